@@ -1,0 +1,289 @@
+"""The read side: a small typed API over the index. Results are frozen dataclasses.
+
+It reads SQLite through the standard library (a read-only connection), so that
+a query process starts fast; the tables are those of tg_index.schema.models.
+
+    from tg_index.queries.api import Index
+    ix = Index.open()                 # the default checkout's index
+    for answer in ix.kernels_for("add.out"):
+        print(answer.op, [(k.key, k.kernel, k.origin) for k in answer.keys])
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..indexer.errors import TgIndexError
+from ..indexer.paths import DB_ENV, default_db
+
+SCHEMA_VERSION = 1  # must equal tg_index.schema.SCHEMA_VERSION (a test checks); kept here to avoid importing SQLAlchemy
+
+
+@dataclass(frozen=True)
+class Loc:
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class KeyKernel:
+    key: str
+    kernel: str
+    origin: str
+    cpp_namespace: str
+    via: str | None
+    location: Loc
+
+
+@dataclass(frozen=True)
+class Formula:
+    names: tuple[str, ...]
+    kind: str
+    formula: str
+    location: Loc
+
+
+@dataclass(frozen=True)
+class Backward:
+    op: str
+    signature: str
+    dispatch_key: str | None
+    output_differentiability: tuple[Any, ...] | None
+    saved_results: tuple[str, ...]
+    formulas: tuple[Formula, ...]
+    location: Loc
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    name: str
+    func: str
+    kind: str
+    variants: tuple[str, ...]
+    tags: tuple[str, ...]
+    structured: bool
+    structured_delegate: str | None
+    structured_inherits: str | None
+    python_module: str | None
+    generated_from: str | None
+    autogen: tuple[str, ...]
+    ufunc_inner_loop: tuple[dict[str, Any], ...]
+    fields: dict[str, Any]  # every field of the entry as written
+    location: Loc
+    siblings: tuple[str, ...] = ()
+    backward: tuple[Backward, ...] = ()
+
+
+@dataclass(frozen=True)
+class KernelsFor:
+    op: str
+    func: str
+    location: Loc
+    structured: bool
+    structured_delegate: str | None
+    keys: tuple[KeyKernel, ...]
+    backward: tuple[Backward, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class OpSummary:
+    name: str
+    kind: str
+    structured: bool
+    tags: tuple[str, ...]
+    location: Loc
+
+
+def to_data(value: Any) -> Any:
+    """Dataclasses -> JSON-ready data; a location becomes {"file", "line"}."""
+    if isinstance(value, list | tuple):
+        return [to_data(v) for v in value]
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: to_data(getattr(value, k)) for k in value.__dataclass_fields__}
+    return value
+
+
+class Index:
+    """An open index database (read-only)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path):
+        self.conn = conn
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path | str | None = None) -> Index:
+        db = Path(path).expanduser() if path is not None else default_db()
+        if not db.is_file():
+            raise TgIndexError(f"no index at {db}; run `tg-index` first (or pass --db / set {DB_ENV})")
+        try:
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            conn.execute("PRAGMA query_only=ON")
+            row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.DatabaseError:
+            raise TgIndexError(f"{db} is not a tg-index database; rebuild it with `tg-index`") from None
+        if row is None or row[0] != str(SCHEMA_VERSION):
+            found = row[0] if row else "none"
+            raise TgIndexError(f"{db} was written with schema version {found}, this tg-query reads version "
+                               f"{SCHEMA_VERSION}; rebuild it with `tg-index`")
+        return cls(conn, db)
+
+    # -- lookups ---------------------------------------------------------------------------------
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT key, value FROM meta ORDER BY key"))
+
+    def resolve(self, name: str) -> list[str]:
+        """`aten::add.out` / `add.out` -> [that op]; a bare `add` -> every overload of add."""
+        name = name.strip()
+        if name.startswith("aten::"):
+            name = name[len("aten::"):]
+        if "." in name:
+            row = self.conn.execute("SELECT name FROM ops WHERE name = ?", (name,)).fetchone()
+            found = [row[0]] if row else []
+        else:
+            found = [r[0] for r in self.conn.execute("SELECT name FROM ops WHERE base = ? ORDER BY id", (name,))]
+        if not found:
+            raise TgIndexError(self._unknown(name))
+        return found
+
+    def _unknown(self, name: str) -> str:
+        names = [r[0] for r in self.conn.execute("SELECT name FROM ops")]
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+        if not close:
+            close = sorted(n for n in names if n.startswith(name.split(".")[0]))[:3]
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "; try `tg-query ops --name PATTERN`"
+        return f"unknown op {name!r}{hint}"
+
+    def _op_row(self, name: str) -> sqlite3.Row:
+        self.conn.row_factory = sqlite3.Row
+        try:
+            return self.conn.execute("SELECT * FROM ops WHERE name = ?", (name,)).fetchone()
+        finally:
+            self.conn.row_factory = None
+
+    def _tags(self, op_id: int) -> tuple[str, ...]:
+        return tuple(r[0] for r in self.conn.execute("SELECT tag FROM op_tags WHERE op_id = ? ORDER BY tag", (op_id,)))
+
+    def backward(self, name: str) -> tuple[Backward, ...]:
+        out = []
+        rows = self.conn.execute(
+            "SELECT id, op, signature, dispatch_key, output_differentiability, saved_results, file, line "
+            "FROM derivatives WHERE op = ? ORDER BY id", (name,)).fetchall()
+        for did, op, sig, key, diff, saved, file, line in rows:
+            formulas = tuple(Formula(tuple(json.loads(n)), k, f, Loc(fl, ln)) for n, k, f, fl, ln in self.conn.execute(
+                "SELECT names, kind, formula, file, line FROM derivative_formulas WHERE derivative_id = ? ORDER BY id",
+                (did,)))
+            out.append(Backward(op, sig, key, None if diff is None else tuple(json.loads(diff)),
+                                tuple(json.loads(saved)), formulas, Loc(file, line)))
+        return tuple(out)
+
+    def op(self, name: str) -> list[OpInfo]:
+        """The entries a name resolves to, with overload siblings and derivatives."""
+        out = []
+        for op_name in self.resolve(name):
+            r = self._op_row(op_name)
+            siblings = tuple(s[0] for s in self.conn.execute(
+                "SELECT name FROM ops WHERE base IN (?, ?) AND name != ? ORDER BY id",
+                (r["base"].rstrip("_"), r["base"].rstrip("_") + "_", op_name)))
+            out.append(OpInfo(
+                name=r["name"], func=r["func"], kind=r["kind"], variants=tuple(json.loads(r["variants"])),
+                tags=self._tags(r["id"]), structured=bool(r["structured"]),
+                structured_delegate=r["structured_delegate"], structured_inherits=r["structured_inherits"],
+                python_module=r["python_module"], generated_from=r["generated_from"],
+                autogen=tuple(json.loads(r["autogen"])), ufunc_inner_loop=tuple(json.loads(r["ufunc_inner_loop"])),
+                fields=json.loads(r["raw"]), location=Loc(r["file"], r["line"]), siblings=siblings,
+                backward=self.backward(op_name)))
+        return out
+
+    def dispatch(self, op_name: str) -> tuple[KeyKernel, ...]:
+        return tuple(KeyKernel(k, kern, o, ns, via, Loc(f, ln)) for k, kern, o, ns, via, f, ln in self.conn.execute(
+            "SELECT key, kernel, origin, cpp_namespace, via, file, line FROM dispatch WHERE op = ? ORDER BY id",
+            (op_name,)))
+
+    def kernels_for(self, name: str, keys: tuple[str, ...] = ()) -> list[KernelsFor]:
+        """For each op the name resolves to: its dispatch table (own keys and its delegate's) and backward."""
+        out = []
+        for op_name in self.resolve(name):
+            func, file, line, structured, delegate = self.conn.execute(
+                "SELECT func, file, line, structured, structured_delegate FROM ops WHERE name = ?", (op_name,)).fetchone()
+            rows = self.dispatch(op_name)
+            if keys:
+                rows = tuple(r for r in rows if r.key in keys)
+            out.append(KernelsFor(op_name, func, Loc(file, line), bool(structured), delegate, rows,
+                                  self.backward(op_name)))
+        return out
+
+    def ops(self, *, key: str | None = None, tag: str | None = None, structured: bool | None = None,
+            kind: str | None = None, origin: str | None = None, name: str | None = None,
+            python_module: str | None = None) -> list[OpSummary]:
+        """A filtered list of ops. name is a glob (`*_backward*`)."""
+        where, args = [], []
+        if key:
+            where.append("o.id IN (SELECT op_id FROM dispatch WHERE key = ?)")
+            args.append(key)
+        if origin:
+            where.append("o.id IN (SELECT op_id FROM dispatch WHERE origin = ?)")
+            args.append(origin)
+        if tag:
+            where.append("o.id IN (SELECT op_id FROM op_tags WHERE tag = ?)")
+            args.append(tag)
+        if structured is not None:
+            where.append("o.structured = ?")
+            args.append(int(structured))
+        if kind:
+            where.append("o.kind = ?")
+            args.append(kind)
+        if name:
+            where.append("o.name GLOB ?")
+            args.append(name)
+        if python_module:
+            where.append("o.python_module = ?")
+            args.append(python_module)
+        sql = "SELECT o.id, o.name, o.kind, o.structured, o.file, o.line FROM ops o"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        rows = self.conn.execute(sql + " ORDER BY o.id", args).fetchall()
+        return [OpSummary(n, k, bool(s), self._tags(i), Loc(f, ln)) for i, n, k, s, f, ln in rows]
+
+    def sql(self, query: str, params: tuple[Any, ...] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run ad-hoc SQL on the read-only connection: (column names, rows)."""
+        try:
+            cur = self.conn.execute(query, params)
+            rows = cur.fetchall()
+        except sqlite3.Error as exc:
+            message = str(exc)
+            if "readonly" in message or "read-only" in message or "query_only" in message:
+                raise TgIndexError(f"the index is read-only here; {message}") from None
+            raise TgIndexError(f"SQL error: {message}") from None
+        columns = [d[0] for d in cur.description] if cur.description else []
+        return columns, rows
+
+    def export(self, table: str) -> Iterator[dict[str, Any]]:
+        """JSON-ready rows of an export table (see EXPORTS)."""
+        if table not in EXPORTS:
+            close = difflib.get_close_matches(table, EXPORTS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TgIndexError(f"unknown export {table!r}{hint} (one of: {', '.join(EXPORTS)})")
+        cur = self.conn.execute(EXPORTS[table])
+        columns = [d[0] for d in cur.description]
+        for row in cur:
+            yield dict(zip(columns, row))
+
+
+EXPORTS: dict[str, str] = {
+    "dispatch": "SELECT op, key, kernel, origin FROM dispatch ORDER BY id",
+    "ops": "SELECT name, func, kind, structured, structured_delegate, file, line FROM ops ORDER BY id",
+    "derivatives": "SELECT d.op, d.dispatch_key, f.names, f.kind, f.formula, f.file, f.line "
+                   "FROM derivatives d JOIN derivative_formulas f ON f.derivative_id = d.id ORDER BY f.id",
+}
+
+__all__ = ["Index", "KernelsFor", "KeyKernel", "OpInfo", "OpSummary", "Backward", "Formula", "Loc",
+           "default_db", "to_data"]

@@ -1,0 +1,205 @@
+"""tg-index and tg-query: thin Typer commands over the build and the typed API.
+
+Every error the library raises (TgIndexError) becomes one line `error: ...` on
+stderr and a non-zero exit; --debug shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..indexer import paths
+from ..indexer.errors import TgIndexError
+from . import render
+from .render import Format
+
+DbOption = Annotated[Optional[Path], typer.Option("--db", help=f"Index database [env: {paths.DB_ENV}; default: the default checkout's index].", show_default=False)]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (same as --format json).")]
+FormatOption = Annotated[Optional[Format], typer.Option("--format", help="Output format: text, json or jsonl.", show_default=False)]
+DebugOption = Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")]
+
+query_app = typer.Typer(
+    name="tg-query",
+    help="Ask a tg-index database where a PyTorch op really runs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+index_app = typer.Typer(name="tg-index", add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+
+_state: dict[str, Optional[Path]] = {"db": None}
+
+
+def _index():
+    from .api import Index
+
+    return Index.open(_state["db"])
+
+
+@query_app.callback()
+def _main(db: DbOption = None, debug: DebugOption = False) -> None:
+    """Ask a tg-index database where a PyTorch op really runs."""
+    _state["db"] = db
+
+
+@query_app.command("kernels-for")
+def kernels_for_cmd(
+    name: Annotated[str, typer.Argument(help="Op: add.out, aten::add.out, or a bare add for every overload.")],
+    key: Annotated[Optional[list[str]], typer.Option("--key", help="Only this dispatch key (repeatable).")] = None,
+    as_json: JsonOption = False,
+    fmt: FormatOption = None,
+) -> None:
+    """The dispatch table of an op (its own keys and its delegate's), kernel names, origins and backward."""
+    answers = _index().kernels_for(name, tuple(key or ()))
+    out = render.pick(fmt, as_json)
+    if out is Format.text:
+        sys.stdout.write(render.kernels_for_text(answers))
+    elif out is Format.jsonl:
+        render.emit_jsonl(answers)
+    else:
+        render.emit_json(render.one_or_many(answers))
+
+
+@query_app.command("op")
+def op_cmd(
+    name: Annotated[str, typer.Argument(help="Op: add.out, aten::add.out, or a bare add for every overload.")],
+    as_json: JsonOption = False,
+    fmt: FormatOption = None,
+) -> None:
+    """The native_functions.yaml entry: schema, variants, flags, tags, file:line, overloads, derivative."""
+    infos = _index().op(name)
+    out = render.pick(fmt, as_json)
+    if out is Format.text:
+        sys.stdout.write(render.op_text(infos))
+    elif out is Format.jsonl:
+        render.emit_jsonl(infos)
+    else:
+        render.emit_json(render.one_or_many(infos))
+
+
+@query_app.command("ops")
+def ops_cmd(
+    key: Annotated[Optional[str], typer.Option("--key", help="Ops with a kernel for this dispatch key.")] = None,
+    tag: Annotated[Optional[str], typer.Option("--tag", help="Ops with this tag (tags.yaml).")] = None,
+    structured: Annotated[Optional[bool], typer.Option("--structured/--not-structured", help="Only structured (or only non-structured) ops.", show_default=False)] = None,
+    kind: Annotated[Optional[str], typer.Option("--kind", help="functional, inplace, out, mutable or scratch.")] = None,
+    origin: Annotated[Optional[str], typer.Option("--origin", help="Ops with a kernel of this origin: yaml, composite_implicit, autogen, ufunc, delegate.")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="Glob on the op name, e.g. '*softmax*'.")] = None,
+    python_module: Annotated[Optional[str], typer.Option("--python-module", help="nn, linalg, special, fft, sparse, nested.")] = None,
+    as_json: JsonOption = False,
+    fmt: FormatOption = None,
+) -> None:
+    """A filtered list of ops."""
+    found = _index().ops(key=key, tag=tag, structured=structured, kind=kind, origin=origin, name=name,
+                         python_module=python_module)
+    out = render.pick(fmt, as_json)
+    if out is Format.text:
+        sys.stdout.write(render.ops_text(found))
+    elif out is Format.jsonl:
+        render.emit_jsonl(found)
+    else:
+        render.emit_json(render.to_data(found))
+
+
+@query_app.command("sql")
+def sql_cmd(
+    query: Annotated[str, typer.Argument(help="SQL to run on a read-only connection (tables and views in the README).")],
+    as_json: JsonOption = False,
+    fmt: FormatOption = None,
+) -> None:
+    """Run ad-hoc SQL on a read-only connection; a write is refused and changes nothing."""
+    columns, rows = _index().sql(query)
+    out = render.pick(fmt, as_json)
+    if out is Format.text:
+        sys.stdout.write(render.sql_text(columns, rows))
+    elif out is Format.jsonl:
+        render.emit_jsonl(dict(zip(columns, r)) for r in rows)
+    else:
+        render.emit_json([dict(zip(columns, r)) for r in rows])
+
+
+@query_app.command("export")
+def export_cmd(
+    table: Annotated[str, typer.Argument(help="What to export: dispatch, ops or derivatives.")],
+) -> None:
+    """Every row of a table as JSON lines (dispatch: {"op", "key", "kernel", "origin"})."""
+    render.emit_jsonl(_index().export(table))
+
+
+@query_app.command("info")
+def info_cmd(as_json: JsonOption = False, fmt: FormatOption = None) -> None:
+    """Which checkout and PyTorch version the index holds, when and by which tool and schema version."""
+    ix = _index()
+    meta = ix.meta()
+    meta["db"] = str(ix.path)
+    if render.pick(fmt, as_json) is Format.text:
+        width = max(len(k) for k in meta)
+        sys.stdout.write("".join(f"{k.ljust(width)}  {v}\n" for k, v in meta.items()))
+    else:
+        render.emit_json(meta)
+
+
+@index_app.command()
+def index_cmd(
+    checkout: Annotated[Optional[Path], typer.Argument(help="PyTorch checkout [default: $TILEGYM_SKILL_CACHE_DIR/pytorch-source, ~/.cache/tilegym/pytorch-source].", show_default=False)] = None,
+    db: Annotated[Optional[Path], typer.Option("--db", help="Where to write the index [default: ~/.cache/tilegym/index/<checkout folder>.db].", show_default=False)] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, only the summary.")] = False,
+    debug: DebugOption = False,
+) -> None:
+    """Build or update the index of a PyTorch checkout."""
+    from ..indexer.build import build
+
+    root = checkout if checkout is not None else paths.default_checkout()
+    target = db if db is not None else paths.index_for(root)
+    if quiet or not sys.stderr.isatty():
+        summary = build(root, target)
+    else:
+        summary = _build_with_bar(root, target, build)
+    print(summary)
+
+
+def _build_with_bar(root: Path, target: Path, build):
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        return build(root, target, progress)
+
+
+def _run(app: typer.Typer, prog: str) -> None:
+    debug = "--debug" in sys.argv[1:]
+    try:
+        app(prog_name=prog)
+    except TgIndexError as exc:
+        if debug:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        print("error: interrupted; the previous index (if any) is untouched", file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(0)
+
+
+def query_main() -> None:
+    _run(query_app, "tg-query")
+
+
+def index_main() -> None:
+    _run(index_app, "tg-index")
