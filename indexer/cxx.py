@@ -1,0 +1,1438 @@
+"""C++/CUDA/Objective-C++ bytes -> facts (definitions, stubs, launches, ...).
+
+`extract(source, path, macros)` is pure: no I/O, no printing, never raises.
+It parses once with tree-sitter (tree-sitter-cpp, or tree-sitter-cuda for
+.cu/.cuh and for headers that use CUDA syntax), runs one combined query built
+from the .scm files next to this module (scm/cpp/*.scm, plus scm/cuda/*.scm
+for CUDA), and turns the captures into frozen facts.
+
+Conventions (documented here once, relied on by the linker):
+
+- Lines are 1-based ints; the file is `CxxFacts.path` (relative to the
+  checkout), so `Location(facts.path, fact.line)` is the location of a fact.
+- Qualified names join the enclosing namespaces and classes with `::`; an
+  unnamed namespace is written `(anonymous)`, as clang prints it:
+  `at::native::(anonymous)::foo`. An out-of-class definition keeps its
+  written qualifier: `void Foo::bar()` in `at` is `at::Foo::bar`.
+- Structured kernels: TORCH_META_FUNC(add) and TORCH_META_FUNC2(add, Tensor)
+  are definitions of kind `meta_func` named `add` and `add.Tensor` (the
+  overload name joined with a dot, as in native_functions.yaml);
+  TORCH_IMPL_FUNC(add_out) is kind `impl_func` named `add_out`. Their
+  qualified name is the C++ the macro expands to:
+  `at::meta::structured_add_Tensor::meta`, `at::native::structured_add_out::impl`.
+  `macro` names the macro used.
+- DispatchStub registrations: see `stub_macros`. A registration of nullptr
+  has `kernel=None, is_nullptr=True`.
+- Calls at namespace scope (static initialisers, TORCH_LIBRARY blocks) have
+  `caller=None`; stub uses are recorded only inside function bodies.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+__all__ = [
+    "CallFact",
+    "CxxFacts",
+    "DEFAULT_STUB_MACROS",
+    "DefinitionFact",
+    "DtypeDispatchFact",
+    "LaunchFact",
+    "LibraryCallFact",
+    "RegistrationFact",
+    "StubExpansion",
+    "StubFact",
+    "StubMacros",
+    "StubUseFact",
+    "extract",
+    "language_for",
+    "stub_macros",
+]
+
+# --------------------------------------------------------------------------
+# Facts
+
+
+@dataclass(frozen=True)
+class DefinitionFact:
+    """A function body: free function, method, CUDA kernel or structured kernel."""
+
+    name: str  # "foo"; structured: "add_out", "add.Tensor"
+    qualified_name: str  # "at::native::(anonymous)::foo"
+    kind: str  # function | method | global_kernel | device_function | meta_func | impl_func
+    signature: str  # the declarator, whitespace-normalised
+    line: int
+    end_line: int
+    is_template: bool
+    qualifiers: tuple[str, ...]  # ("__global__",), ("static", "__device__", "__forceinline__")
+    macro: str | None = None  # TORCH_META_FUNC2, TORCH_IMPL_FUNC, ... for structured kernels
+
+
+@dataclass(frozen=True)
+class StubFact:
+    """One effect of a DispatchStub macro site (a site may register several arches)."""
+
+    kind: str  # declare | define | register
+    macro: str  # "REGISTER_DISPATCH"
+    stub: str  # "add_stub"
+    line: int
+    device: str | None = None  # CPU, CUDA, HIP, MPS, XPU, MTIA, PrivateUse1 (register only)
+    arch: str | None = None  # DEFAULT, AVX2, AVX512, VSX, ZVECTOR, SVE256 (CPU only)
+    kernel: str | None = None  # "add_kernel" (leading & dropped); None for nullptr
+    is_nullptr: bool = False
+    fn_type: str | None = None  # DECLARE_DISPATCH's function pointer type
+
+
+@dataclass(frozen=True)
+class StubUseFact:
+    """A stub called (`add_stub(device_type(), ...)`) or passed to a helper."""
+
+    stub: str
+    caller: str
+    line: int
+    how: str  # call | argument
+
+
+@dataclass(frozen=True)
+class CallFact:
+    """A call edge by name."""
+
+    caller: str | None
+    callee: str  # as written, whitespace removed: "at::cuda::blas::gemm<scalar_t>", "iter.dtype"
+    callee_name: str  # last component, no template arguments: "gemm", "dtype"
+    line: int
+
+
+@dataclass(frozen=True)
+class LaunchFact:
+    """A `<<<...>>>` launch or a launch helper (gpu_kernel, cpu_kernel_vec, parallel_for ...)."""
+
+    kind: str  # "triple_chevron" or the helper's name ("gpu_kernel", "parallel_for", ...)
+    kernel: str | None  # kernel or functor name; None when the helper runs a lambda
+    template_args: str | None  # "<float>" / "<scalar_t, 4>"
+    config: tuple[str, ...]  # (grid, block[, shmem[, stream]]) for triple_chevron
+    caller: str | None
+    line: int
+    lambda_line: int | None = None  # start line of the lambda the helper runs
+    macro: str | None = None  # the #define whose body holds the launch
+
+
+@dataclass(frozen=True)
+class DtypeDispatchFact:
+    """An AT_DISPATCH_* / AT_DISPATCH_V2 use (directly or through a file-local wrapper)."""
+
+    macro: str  # as written: "AT_DISPATCH_FLOATING_TYPES_AND2" or the wrapper's name
+    dtypes: tuple[str, ...]  # ("FLOATING_TYPES", "kHalf", "kBFloat16"); V2: ("AT_ALL_TYPES", "kHalf")
+    name: str | None  # the name string: "add_cpu"
+    caller: str | None
+    line: int
+    via: str | None = None  # the AT_DISPATCH_* macro a file-local wrapper expands to
+
+
+@dataclass(frozen=True)
+class LibraryCallFact:
+    """A call into a vendor library family."""
+
+    family: str  # cublas cublaslt cudnn cufft cusparse cusolver magma onednn mkl flash_attention mem_efficient_attention
+    callee: str
+    caller: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class RegistrationFact:
+    """A TORCH_LIBRARY* block or one m.impl / m.def / m.fallback in it."""
+
+    kind: str  # block | impl | def | fallback
+    macro: str  # TORCH_LIBRARY | TORCH_LIBRARY_IMPL | TORCH_LIBRARY_FRAGMENT
+    namespace: str  # "aten"; "_" for a catch-all TORCH_LIBRARY_IMPL(_, Key, m)
+    dispatch_key: str | None  # "CPU"; None for TORCH_LIBRARY / _FRAGMENT
+    op: str | None  # "aten::add.Tensor" / "add.Tensor" as written, schema stripped
+    schema: str | None  # the full schema string of an m.def("foo(Tensor x) -> Tensor")
+    function: str | None  # "add_out_cpu" from TORCH_FN(add_out_cpu) / &add_out_cpu / add_out_cpu
+    line: int
+    via: str | None = None  # the file-local (or functorch helper) macro used
+
+
+@dataclass(frozen=True)
+class CxxFacts:
+    path: str
+    language: str  # cpp | cuda
+    definitions: tuple[DefinitionFact, ...] = ()
+    stubs: tuple[StubFact, ...] = ()
+    stub_uses: tuple[StubUseFact, ...] = ()
+    calls: tuple[CallFact, ...] = ()
+    launches: tuple[LaunchFact, ...] = ()
+    dtype_dispatches: tuple[DtypeDispatchFact, ...] = ()
+    library_calls: tuple[LibraryCallFact, ...] = ()
+    registrations: tuple[RegistrationFact, ...] = ()
+    parse_errors: int = 0  # ERROR + MISSING nodes (+1 if extraction itself failed)
+
+
+# --------------------------------------------------------------------------
+# Small text helpers (bytes in, str out)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _nospace(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _dec(b: bytes) -> str:
+    return b.decode("utf-8", "replace")
+
+
+_OPEN = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
+_CLOSE = {v: k for k, v in _OPEN.items()}
+
+
+def _skip_literal(src: bytes, i: int) -> int:
+    """If src[i] starts a comment, string or char literal, return the index after it, else i."""
+    c = src[i]
+    n = len(src)
+    if c == 0x2F and i + 1 < n:  # '/'
+        if src[i + 1] == 0x2F:
+            j = src.find(b"\n", i)
+            return n if j < 0 else j
+        if src[i + 1] == 0x2A:
+            j = src.find(b"*/", i + 2)
+            return n if j < 0 else j + 2
+        return i
+    if c == 0x22 or c == 0x27:  # " '
+        if c == 0x27 and i > 0 and chr(src[i - 1]).isalnum():
+            return i  # digit separator 1'000
+        if c == 0x22 and i > 0 and src[i - 1] == 0x52:  # R"delim( ... )delim"
+            k = src.find(b"(", i)
+            if k > 0:
+                delim = b")" + src[i + 1 : k] + b'"'
+                j = src.find(delim, k)
+                if j >= 0:
+                    return j + len(delim)
+        j = i + 1
+        while j < n:
+            d = src[j]
+            if d == 0x5C:
+                j += 2
+                continue
+            if d == c or d == 0x0A:
+                return j + 1
+            j += 1
+        return n
+    return i
+
+
+def _balanced_args(src: bytes, open_paren: int) -> tuple[list[str], int] | None:
+    """Split the parenthesised argument list starting at src[open_paren] == '('.
+
+    Returns (arguments as text, index after the closing paren) or None when
+    the list is not closed. Commas nested in (), [] and {} do not split.
+    """
+    if open_paren >= len(src) or src[open_paren] != 0x28:
+        return None
+    depth = 0
+    args: list[str] = []
+    start = open_paren + 1
+    i = open_paren
+    n = len(src)
+    while i < n:
+        j = _skip_literal(src, i)
+        if j != i:
+            i = j
+            continue
+        c = src[i]
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                last = src[start:i].strip()
+                if last or args:
+                    args.append(_dec(last))
+                return args, i + 1
+        elif c == 0x2C and depth == 1:
+            args.append(_dec(src[start:i].strip()))
+            start = i + 1
+        i += 1
+    return None
+
+
+def _skip_space(src: bytes, i: int) -> int:
+    n = len(src)
+    while i < n:
+        if src[i] in b" \t\r\n\\":
+            i += 1
+            continue
+        j = _skip_literal(src, i) if src[i] == 0x2F else i
+        if j != i:
+            i = j
+            continue
+        return i
+    return i
+
+
+def _body_end(src: bytes, i: int) -> int | None:
+    """From i, find the next '{' (before any ';') and return the index after its match."""
+    n = len(src)
+    while i < n:
+        j = _skip_literal(src, i)
+        if j != i:
+            i = j
+            continue
+        c = src[i]
+        if c == 0x3B:  # ;
+            return None
+        if c == 0x7B:
+            break
+        i += 1
+    else:
+        return None
+    depth = 0
+    while i < n:
+        j = _skip_literal(src, i)
+        if j != i:
+            i = j
+            continue
+        c = src[i]
+        if c == 0x7B:
+            depth += 1
+        elif c == 0x7D:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+_STRING_RE = re.compile(r'(?:u8|u|U|L)?"((?:\\.|[^"\\])*)"')
+
+
+def _string_value(text: str) -> str | None:
+    """The value of a string argument: adjacent literals joined, through
+    TORCH_SELECTIVE_NAME / TORCH_SELECTIVE_SCHEMA; None if it is not a string."""
+    t = text.strip()
+    m = re.fullmatch(r"(?:c10::|torch::)?(?:TORCH_SELECTIVE_NAME|TORCH_SELECTIVE_SCHEMA|TORCH_SELECTIVE_NAME_IN_SCHEMA)\s*\((.*)\)", t, re.S)
+    if m:
+        t = m.group(1).strip()
+    if not t.startswith(('"', 'u8"', 'u"', 'U"', 'L"')):
+        return None
+    parts = _STRING_RE.findall(t)
+    rest = _STRING_RE.sub("", t).strip()
+    if rest:
+        return None
+    return "".join(parts)
+
+
+def _strip_ref(text: str) -> str:
+    t = _norm(text)
+    while t.startswith("(") and t.endswith(")") and _balanced_args(t.encode(), 0) and _balanced_args(t.encode(), 0)[1] == len(t.encode()):
+        t = t[1:-1].strip()
+    if t.startswith("&"):
+        t = t[1:].strip()
+    return t
+
+
+# --------------------------------------------------------------------------
+# C preprocessor, just enough for DispatchStub.h and file-local macros
+
+
+def _strip_comments(text: str) -> str:
+    out = []
+    src = text.encode("utf-8", "replace")
+    i = 0
+    n = len(src)
+    last = 0
+    while i < n:
+        c = src[i]
+        if c in (0x2F, 0x22, 0x27):
+            j = _skip_literal(src, i)
+            if j != i:
+                if c == 0x2F:
+                    out.append(src[last:i])
+                    out.append(b"\n" * src[i:j].count(b"\n") or b" ")
+                    last = j
+                i = j
+                continue
+        i += 1
+    out.append(src[last:])
+    return _dec(b"".join(out))
+
+
+@dataclass(frozen=True)
+class _Define:
+    name: str
+    params: tuple[str, ...] | None  # None: object-like
+    body: str
+
+
+def _substitute(d: _Define, args: list[str]) -> str:
+    """Replace a function-like macro's parameters (with # and ##) by args."""
+    params = d.params or ()
+    mapping: dict[str, str] = {}
+    fixed = list(params)
+    variadic = None
+    if fixed and fixed[-1].endswith("..."):
+        v = fixed.pop()
+        variadic = v[:-3] or "__VA_ARGS__"
+    for k, p in enumerate(fixed):
+        mapping[p] = args[k] if k < len(args) else ""
+    if variadic:
+        mapping[variadic] = ", ".join(args[len(fixed):])
+
+    def rep(m: re.Match[str]) -> str:
+        tok = m.group(0)
+        if tok.startswith('"'):
+            return tok
+        if tok.startswith("#"):
+            name = tok[1:].strip()
+            if name in mapping:
+                return '"' + _norm(mapping[name]).replace("\\", "\\\\").replace('"', '\\"') + '"'
+            return tok
+        return mapping.get(tok, tok)
+
+    out = re.sub(r'"(?:\\.|[^"\\\n])*"|(?<!#)#(?!#)\s*\w+|\w+', rep, d.body)
+    return re.sub(r"\s*##\s*", "", out)
+
+
+def _expand_text(text: str, defines: dict[str, _Define], depth: int = 0) -> str:
+    """Expand calls of the given function-like macros in text (recursively, bounded)."""
+    if depth > 6 or not defines:
+        return text
+    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in defines) + r")\s*\(")
+    src = text.encode()
+    out: list[bytes] = []
+    last = 0
+    changed = False
+    for m in pattern.finditer(text):
+        start = len(text[: m.start()].encode())
+        if start < last:
+            continue
+        paren = len(text[: m.end() - 1].encode())
+        parsed = _balanced_args(src, paren)
+        if parsed is None:
+            continue
+        args, end = parsed
+        out.append(src[last:start])
+        out.append(_substitute(defines[m.group(1)], args).encode())
+        last = end
+        changed = True
+    if not changed:
+        return text
+    out.append(src[last:])
+    return _expand_text(_dec(b"".join(out)), defines, depth + 1)
+
+
+def _logical_lines(text: str) -> list[str]:
+    return re.sub(r"\\\r?\n", " ", _strip_comments(text)).splitlines()
+
+
+_DIRECTIVE = re.compile(r"^\s*#\s*(\w+)\s*(.*)$")
+_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)(\([^)]*\))?\s*(.*)$")
+
+
+def _py_condition(expr: str) -> str:
+    e = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)", lambda m: f'_d("{m.group(1) or m.group(2)}")', expr)
+    e = e.replace("&&", " and ").replace("||", " or ")
+    e = re.sub(r"!(?!=)", " not ", e)
+    return re.sub(r'(?<!["\w])([A-Za-z_]\w*)(?!["\w])', lambda m: m.group(1) if m.group(1) in ("_d", "and", "or", "not") else "0", e)
+
+
+def _holds(conds: tuple[tuple[tuple[str, ...], str], ...], defined: frozenset[str]) -> bool:
+    env = {"_d": lambda n: n in defined, "__builtins__": {}}
+    try:
+        for prior, cur in conds:
+            if any(eval(p, env) for p in prior):  # noqa: S307 - expression built from tokens above
+                return False
+            if not eval(cur, env):  # noqa: S307
+                return False
+    except Exception:
+        return False
+    return True
+
+
+def _conditional_items(text: str) -> list[tuple[str, tuple, str]]:
+    """Lines of a header with the #if conditions they sit under.
+
+    Returns (kind, conds, line) with kind "define" or "line"."""
+    stack: list[list] = []  # [prior list, current]
+    items: list[tuple[str, tuple, str]] = []
+    for line in _logical_lines(text):
+        m = _DIRECTIVE.match(line)
+        if m:
+            d, rest = m.group(1), m.group(2).strip()
+            if d == "if":
+                stack.append([[], _py_condition(rest)])
+            elif d == "ifdef":
+                stack.append([[], f'_d("{rest.split()[0] if rest else ""}")'])
+            elif d == "ifndef":
+                stack.append([[], f'not _d("{rest.split()[0] if rest else ""}")'])
+            elif d == "elif" and stack:
+                stack[-1][0].append(stack[-1][1])
+                stack[-1][1] = _py_condition(rest)
+            elif d == "else" and stack:
+                stack[-1][0].append(stack[-1][1])
+                stack[-1][1] = "1"
+            elif d == "endif" and stack:
+                stack.pop()
+            elif d == "define":
+                items.append(("define", tuple((tuple(p), c) for p, c in stack), line))
+            continue
+        items.append(("line", tuple((tuple(p), c) for p, c in stack), line))
+    return items
+
+
+# --------------------------------------------------------------------------
+# The DispatchStub macro family
+
+
+@dataclass(frozen=True)
+class StubExpansion:
+    """What one macro site does in one compile context.
+
+    Argument indexes refer to the site's macro arguments."""
+
+    kind: str  # declare | define | register
+    stub_arg: int
+    device: str | None = None
+    arch: str | None = None
+    arch_arg: int | None = None  # REGISTER_ARCH_DISPATCH(name, arch, fn): arch comes from the site
+    fn_arg: int | None = None  # the kernel argument
+    is_nullptr: bool = False
+    type_arg: int | None = None  # DECLARE_DISPATCH's function pointer type
+
+
+@dataclass(frozen=True)
+class StubMacros:
+    """The DispatchStub family of one checkout, resolved per compile context.
+
+    Model: an x86-64 build (HAVE_AVX2_CPU_DEFINITION and
+    HAVE_AVX512_CPU_DEFINITION defined), so `capabilities` is the header's
+    CPUCapability enum on x86: (DEFAULT, AVX2, AVX512). Contexts:
+
+    - "cpu": aten/src/ATen/native/cpu/*.cpp and native/quantized/cpu/kernels/*.cpp,
+      compiled once per capability with -DCPU_CAPABILITY=X -DCPU_CAPABILITY_X;
+      a site yields one registration per capability (REGISTER_DISPATCH in
+      2.6.0 registers nullptr for AVX512, as the header says; use
+      ALSO_REGISTER_AVX512_DISPATCH to register it).
+    - "cuda": .cu/.cuh (__CUDACC__); REGISTER_DISPATCH -> device CUDA.
+    - "mps": .mm (__OBJC__ and USE_MPS); REGISTER_DISPATCH -> device MPS.
+    - "plain": every other file.
+
+    A site whose macro expands to nothing on x86 (REGISTER_VSX_DISPATCH,
+    REGISTER_ZVECTOR_DISPATCH, REGISTER_SVE256_DISPATCH) is resolved as if
+    its platform's HAVE_*_CPU_DEFINITION were set, so it still yields its
+    registration (arch VSX, ...). A macro not defined in the file's context
+    at all falls back to the "cpu" context.
+    """
+
+    capabilities: tuple[str, ...]
+    table: tuple[tuple[str, str, tuple[StubExpansion, ...]], ...]  # (context, macro, expansions)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return _stub_lookup(self)[1]
+
+    def expansions(self, context: str, macro: str) -> tuple[StubExpansion, ...]:
+        return _stub_lookup(self)[0].get((context, macro), ())
+
+
+@functools.lru_cache(maxsize=8)
+def _stub_lookup(sm: StubMacros) -> tuple[dict[tuple[str, str], tuple[StubExpansion, ...]], frozenset[str]]:
+    return {(c, m): e for c, m, e in sm.table}, frozenset(m for _, m, _ in sm.table)
+
+
+_DEVICE_NAMES = {"PRIVATEUSE1": "PrivateUse1"}
+
+
+def _stub_effects(name: str, args: list[str], active: dict[str, _Define], cap: str | None, depth: int = 0) -> list[StubExpansion]:
+    d = active.get(name)
+    if d is None or depth > 8:
+        return []
+    body = _substitute(d, args)
+    effects: list[StubExpansion] = []
+    src = body.encode()
+    spans: list[tuple[int, int]] = []
+    for m in re.finditer(rb"\b([A-Z][A-Z0-9_]*_DISPATCH)\s*\(", src):
+        inner = _dec(m.group(1))
+        if inner not in active or any(a <= m.start() < b for a, b in spans):
+            continue
+        parsed = _balanced_args(src, m.end() - 1)
+        if parsed is None:
+            continue
+        effects.extend(_stub_effects(inner, parsed[0], active, cap, depth + 1))
+        spans.append((m.start(), parsed[1]))
+    rest = bytearray(src)
+    for a, b in spans:
+        rest[a:b] = b" " * (b - a)
+    text = _dec(bytes(rest))
+
+    def placeholder(t: str) -> int | None:
+        m = re.fullmatch(r"\s*@(\d+)\s*", t)
+        return int(m.group(1)) if m else None
+
+    def fn_of(expr: str) -> tuple[int | None, bool]:
+        expr = expr.strip()
+        if re.fullmatch(r"nullptr|\(?\s*nullptr\s*\)?", expr) or re.search(r"\?\s*nullptr\s*:\s*nullptr", expr):
+            return None, True
+        k = placeholder(expr)
+        if k is None:
+            m = re.search(r"@(\d+)", expr)
+            k = int(m.group(1)) if m else None
+        return k, False
+
+    if "DispatchStub" in text and "extern" in text:
+        t = re.search(r"DispatchStub\s*<\s*@(\d+)\s*,", text)
+        ext = text[text.index("extern"):]
+        s = re.findall(r"@(\d+)", ext)
+        if s:
+            effects.append(StubExpansion("declare", int(s[-1]), type_arg=int(t.group(1)) if t else None))
+    else:
+        m = re.search(r"DispatchStub\s*<[^;]*>\s*::\s*(@\d+|\w+)\s*=\s*([^;]+);", text)
+        if m:
+            s = re.search(r"@(\d+)", text)
+            arch_tok = m.group(1)
+            arch_arg = int(arch_tok[1:]) if arch_tok.startswith("@") else None
+            arch = None if arch_arg is not None else (cap if arch_tok == "CPU_CAPABILITY" else arch_tok)
+            fn, null = fn_of(m.group(2))
+            if s:
+                effects.append(StubExpansion("register", int(s.group(1)), "CPU", arch, arch_arg, fn, null))
+        m = re.search(r"Register(\w+?)Dispatch\s*<[^;]*?\(\s*@(\d+)\s*,\s*([^;]+)\)\s*;", text)
+        if m:
+            fn, null = fn_of(m.group(3))
+            dev = _DEVICE_NAMES.get(m.group(1), m.group(1))
+            effects.append(StubExpansion("register", int(m.group(2)), dev, None, None, fn, null))
+        m = re.fullmatch(r"\s*(?:static\s+)?struct\s+\S+\s+@(\d+)\s*;?\s*", text)
+        if m:
+            effects.append(StubExpansion("define", int(m.group(1))))
+    return effects
+
+
+_CPU_CONTEXTS = ("plain", "cuda", "mps")
+_CONTEXT_DEFINES = {"plain": (), "cuda": ("__CUDACC__",), "mps": ("__OBJC__", "USE_MPS")}
+_X86 = ("HAVE_AVX2_CPU_DEFINITION", "HAVE_AVX512_CPU_DEFINITION")
+
+
+def stub_macros(dispatch_stub_h: bytes) -> StubMacros:
+    """The DispatchStub macro family as the checkout's DispatchStub.h defines it.
+
+    Every #define whose name ends in _DISPATCH and whose expansion declares,
+    defines or registers a stub is a member; see StubMacros for the model.
+    """
+    text = _dec(dispatch_stub_h)
+    items = _conditional_items(text)
+    defines: list[tuple[tuple, _Define]] = []
+    have: set[str] = set()
+    enum_items: list[tuple[tuple, str]] = []
+    in_enum = False
+    for kind, conds, line in items:
+        have.update(re.findall(r"\bHAVE_\w+_CPU_DEFINITION\b", line))
+        for p, c in conds:
+            have.update(re.findall(r'"(HAVE_\w+_CPU_DEFINITION)"', c))
+        if kind == "define":
+            m = _DEFINE.match(line)
+            if m:
+                params = tuple(p.strip() for p in m.group(2)[1:-1].split(",") if p.strip()) if m.group(2) else None
+                defines.append((conds, _Define(m.group(1), params, m.group(3).strip())))
+            continue
+        if re.search(r"\benum\s+class\s+CPUCapability\b", line):
+            in_enum = True
+        if in_enum:
+            for name in re.findall(r"\b([A-Z][A-Z0-9_]*)\s*(?:=\s*\d+\s*)?[,}]?", line.split("{", 1)[-1]):
+                if name not in ("NUM_OPTIONS",):
+                    enum_items.append((conds, name))
+            if "}" in line:
+                in_enum = False
+    base = frozenset(_X86)
+    capabilities = tuple(dict.fromkeys(n for c, n in enum_items if _holds(c, base))) or ("DEFAULT", "AVX2", "AVX512")
+    all_have = frozenset(have) | base
+
+    def active_for(defined: frozenset[str]) -> dict[str, _Define]:
+        act: dict[str, _Define] = {}
+        for conds, d in defines:
+            if _holds(conds, defined):
+                act[d.name] = d
+        return act
+
+    family = sorted({d.name for _, d in defines if d.name.endswith("_DISPATCH") and d.params is not None})
+    contexts: dict[str, list[tuple[frozenset[str], str | None]]] = {
+        c: [(base | frozenset(_CONTEXT_DEFINES[c]), None)] for c in _CPU_CONTEXTS
+    }
+    contexts["cpu"] = [(base | {"CPU_CAPABILITY", f"CPU_CAPABILITY_{cap}"}, cap) for cap in capabilities]
+    table: list[tuple[str, str, tuple[StubExpansion, ...]]] = []
+    resolved: dict[tuple[str, str], tuple[StubExpansion, ...]] = {}
+    for ctx, variants in contexts.items():
+        for macro in family:
+            effects: list[StubExpansion] = []
+            for defined, cap in variants:
+                act = active_for(defined)
+                d = act.get(macro)
+                args = [f"@{k}" for k in range(len(d.params or ()))] if d else []
+                got = _stub_effects(macro, args, act, cap)
+                if not got:  # expands to nothing on x86: resolve on its own platform
+                    act2 = active_for(defined | all_have)
+                    d2 = act2.get(macro)
+                    if d2:
+                        got = _stub_effects(macro, [f"@{k}" for k in range(len(d2.params or ()))], act2, cap)
+                effects.extend(got)
+            resolved[(ctx, macro)] = tuple(dict.fromkeys(effects))
+    for macro in family:
+        for ctx in contexts:
+            eff = resolved[(ctx, macro)] or resolved[("cpu", macro)]
+            if eff:
+                table.append((ctx, macro, eff))
+    return StubMacros(capabilities, tuple(table))
+
+
+# A summary of the DispatchStub.h macro family (2.x shape), written for the
+# case where the checkout's header cannot be read.
+_DEFAULT_HEADER = b"""
+enum class CPUCapability {
+  DEFAULT = 0,
+#if defined(HAVE_VSX_CPU_DEFINITION)
+  VSX = 1,
+#elif defined(HAVE_ZVECTOR_CPU_DEFINITION)
+  ZVECTOR = 1,
+#elif defined(HAVE_SVE_CPU_DEFINITION)
+  SVE256 = 1,
+#else
+  AVX2 = 1,
+  AVX512 = 2,
+#endif
+  NUM_OPTIONS
+};
+#define DECLARE_DISPATCH(fn, name) struct name##_T : DispatchStub<fn, name##_T> {}; extern struct name##_T name;
+#define DEFINE_DISPATCH(name) struct name##_T name
+#define REGISTER_ARCH_DISPATCH(name, arch, fn) template <> name##_T::FnPtr DispatchStub<name##_T::FnPtr, struct name##_T>::arch = fn;
+#define REGISTER_AVX512_DISPATCH(name, fn) REGISTER_ARCH_DISPATCH(name, AVX512, fn)
+#define REGISTER_AVX2_DISPATCH(name, fn) REGISTER_ARCH_DISPATCH(name, AVX2, fn)
+#define REGISTER_VSX_DISPATCH(name, fn) REGISTER_ARCH_DISPATCH(name, VSX, fn)
+#define REGISTER_ZVECTOR_DISPATCH(name, fn) REGISTER_ARCH_DISPATCH(name, ZVECTOR, fn)
+#define REGISTER_SVE256_DISPATCH(name, fn) REGISTER_ARCH_DISPATCH(name, SVE256, fn)
+#define REGISTER_ALL_CPU_DISPATCH(name, fn) REGISTER_ARCH_DISPATCH(name, DEFAULT, fn) REGISTER_AVX512_DISPATCH(name, fn) REGISTER_AVX2_DISPATCH(name, fn)
+#define REGISTER_NO_CPU_DISPATCH(name) REGISTER_ALL_CPU_DISPATCH(name, nullptr)
+#define REGISTER_CUDA_DISPATCH(name, fn) static RegisterCUDADispatch<struct name##_T> name##__register(name, fn);
+#define REGISTER_XPU_DISPATCH(name, fn) static RegisterXPUDispatch<struct name##_T> name##__register(name, fn);
+#define REGISTER_HIP_DISPATCH(name, fn) static RegisterHIPDispatch<struct name##_T> name##__register(name, fn);
+#define REGISTER_MPS_DISPATCH(name, fn) static RegisterMPSDispatch<struct name##_T> name##__register(name, fn);
+#define REGISTER_MTIA_DISPATCH(name, fn) static RegisterMTIADispatch<struct name##_T> name##__register(name, fn);
+#define REGISTER_PRIVATEUSE1_DISPATCH(name, fn) static RegisterPRIVATEUSE1Dispatch<struct name##_T> name##__register(name, fn);
+#if defined(__CUDACC__)
+#define REGISTER_DISPATCH(name, fn) REGISTER_CUDA_DISPATCH(name, fn)
+#elif defined(__OBJC__) && defined(USE_MPS)
+#define REGISTER_DISPATCH(name, fn) REGISTER_MPS_DISPATCH(name, fn)
+#elif defined(CPU_CAPABILITY)
+#ifdef CPU_CAPABILITY_AVX512
+#define REGISTER_DISPATCH(name, fn) REGISTER_ARCH_DISPATCH(name, CPU_CAPABILITY, ((void*)(fn) ? nullptr : nullptr))
+#else
+#define REGISTER_DISPATCH(name, fn) REGISTER_ARCH_DISPATCH(name, CPU_CAPABILITY, fn)
+#endif
+#define ALSO_REGISTER_AVX512_DISPATCH(name, fn) REGISTER_ARCH_DISPATCH(name, CPU_CAPABILITY, fn)
+#define ALSO_REGISTER_SVE256_DISPATCH(name, fn) REGISTER_ARCH_DISPATCH(name, CPU_CAPABILITY, fn)
+#define REGISTER_NO_AVX512_DISPATCH(name) REGISTER_AVX512_DISPATCH(name, nullptr)
+#endif
+"""
+
+DEFAULT_STUB_MACROS: StubMacros = stub_macros(_DEFAULT_HEADER)
+
+
+def compile_context(path: str) -> str:
+    """The DispatchStub compile context of a file (see StubMacros)."""
+    p = path.replace("\\", "/")
+    low = p.lower()
+    if low.endswith((".cu", ".cuh")):
+        return "cuda"
+    if low.endswith(".mm"):
+        return "mps"
+    if re.search(r"(^|/)aten/src/ATen/native/(cpu|quantized/cpu/kernels)/[^/]+\.cpp$", p):
+        return "cpu"
+    return "plain"
+
+
+# --------------------------------------------------------------------------
+# tree-sitter: languages and the combined queries (cached per process)
+
+_SCM = Path(__file__).with_name("scm")
+_CUDA_MARKERS = re.compile(rb"__global__|__device__|<<<")
+
+
+def language_for(path: str, source: bytes = b"") -> str:
+    """"cuda" for .cu/.cuh and for headers that use CUDA syntax, else "cpp"."""
+    low = path.lower()
+    if low.endswith((".cu", ".cuh")):
+        return "cuda"
+    if low.endswith((".h", ".hpp", ".hxx", ".inl")) and _CUDA_MARKERS.search(source):
+        return "cuda"
+    return "cpp"
+
+
+@functools.lru_cache(maxsize=None)
+def _language(name: str):
+    import tree_sitter as ts
+
+    if name == "cuda":
+        import tree_sitter_cuda
+
+        return ts.Language(tree_sitter_cuda.language())
+    import tree_sitter_cpp
+
+    return ts.Language(tree_sitter_cpp.language())
+
+
+def query_source(name: str) -> str:
+    dirs = ["cpp"] + (["cuda"] if name == "cuda" else [])
+    return "\n".join(p.read_text() for d in dirs for p in sorted((_SCM / d).glob("*.scm")))
+
+
+@functools.lru_cache(maxsize=None)
+def _tools(name: str):
+    import tree_sitter as ts
+
+    lang = _language(name)
+    return ts.Parser(lang), ts.Query(lang, query_source(name))
+
+
+def parse(source: bytes, language: str):
+    """Bare parse (for benchmarks): the tree."""
+    return _tools(language)[0].parse(source)
+
+
+# --------------------------------------------------------------------------
+# Extraction
+
+_STRUCTURED = {
+    "TORCH_META_FUNC": ("meta_func", "meta"),
+    "TORCH_META_FUNC2": ("meta_func", "meta"),
+    "TORCH_PRECOMPUTE_META_FUNC": ("meta_func", "meta"),
+    "TORCH_PRECOMPUTE_META_FUNC2": ("meta_func", "meta"),
+    "TORCH_IMPL_FUNC": ("impl_func", "impl"),
+}
+_LIBRARY_MACROS = ("TORCH_LIBRARY", "TORCH_LIBRARY_IMPL", "TORCH_LIBRARY_FRAGMENT")
+
+_CUDA_QUALIFIERS = re.compile(
+    r"\b(__global__|__device__|__host__|__forceinline__|__noinline__|__launch_bounds__|"
+    r"C10_HOST_DEVICE|C10_DEVICE|C10_HOST|C10_ALWAYS_INLINE|static|inline|constexpr|virtual|explicit|extern)\b"
+)
+
+_HELPER = re.compile(
+    r"(gpu_kernel\w*|opmath_\w*gpu_kernel\w*|jitted_gpu_kernel\w*|gpu_reduce_kernel|launch_\w*kernel\w*|"
+    r"cpu_kernel\w*|cpu_serial_kernel\w*|parallel_for|parallel_reduce|binary_kernel_reduce\w*|"
+    r"vectorized_elementwise_kernel|unrolled_elementwise_kernel|elementwise_kernel)"
+)
+
+_DEVICE_ARG = re.compile(
+    r"(?:(?:at::|c10::)?(?:DeviceType::\w+|k(?:CPU|CUDA|MPS|XPU|HIP|MTIA|PrivateUse1|Meta)))|"
+    r".*\bdevice_type\(\)|.*\.device\(\)\.type\(\)|.*\bdevice\.type\(\)|device_type|.*_device_type\(\)"
+)
+
+_LIBRARY_FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (f, re.compile(p))
+    for f, p in (
+        ("cublaslt", r"(^|::)cublasLt\w*$"),
+        ("cublas", r"(^|::)cublas\w*$|(^|::)cuda::blas::\w+$"),
+        ("cudnn", r"(^|::)cudnn\w*$|(^|::)cudnn_frontend::"),
+        ("cufft", r"(^|::)cufft\w*$"),
+        ("cusparse", r"(^|::)cusparse\w*$"),
+        ("cusolver", r"(^|::)cusolver\w*$"),
+        ("magma", r"(^|::)magma\w*$"),
+        ("onednn", r"(^|::)(ideep|dnnl|mkldnn|onednn)(::|_)|^(mkldnn|onednn)\w*$"),
+        ("mkl", r"(^|::)(mkl_\w+|Dfti\w+|MKL_\w+|cblas_\w+)$|(^|::)mkl::"),
+        ("flash_attention", r"(^|::)(pytorch_)?flash::|(^|::)(mha_(varlen_)?(fwd|bwd)\w*|run_mha_\w+|flash_attention\w*)$"),
+        ("mem_efficient_attention", r"(^|::)(mem_eff\w*|_?efficient_attention\w*|attention_kernel\w*)$|(^|::)AttentionKernel<"),
+    )
+)
+
+# functorch's registration helpers (aten/src/ATen/functorch/BatchRulesHelper.h),
+# summarised: each becomes one m.impl. A file's own #define of the same name wins.
+_BUILTIN_REGISTRATION_MACROS = {
+    d.name: d
+    for d in (
+        _Define("VMAP_SUPPORT", ("op", "batch_rule"), "m.impl(#op, batch_rule);"),
+        _Define("VMAP_SUPPORT2", ("op", "overload", "batch_rule"), 'm.impl(#op "." #overload, batch_rule);'),
+        _Define("OP_DECOMPOSE", ("op",), "m.impl(#op, native::op);"),
+        _Define("OP_DECOMPOSE2", ("op", "overload"), 'm.impl(#op "." #overload, native::op);'),
+        _Define("UNARY_POINTWISE", ("op",), "m.impl(#op, BASIC_UNARY_BATCH_RULE(ATEN_FN(op)));"),
+        _Define("VARIADIC_BDIMS", ("op",), "m.impl(#op, VARIADIC_BDIMS_BATCH_RULE(ATEN_FN(op)));"),
+        _Define("VARIADIC_BDIMS2", ("op", "overload"), 'm.impl(#op "." #overload, VARIADIC_BDIMS_BATCH_RULE(ATEN_FN2(op, overload)));'),
+        _Define("VARIADIC_BDIMS_BOXED", ("op",), "m.impl(#op, boxed_tensor_inputs_batch_rule);"),
+    )
+}
+
+_SCOPES = {"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"}
+
+
+def _last_component(callee: str) -> str:
+    plain = callee
+    while True:  # drop template arguments
+        new = re.sub(r"<[^<>]*>", "", plain)
+        if new == plain:
+            break
+        plain = new
+    parts = re.split(r"::|\.|->", plain)
+    return parts[-1] if parts else plain
+
+
+def _split_scope(qualified: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    i = 0
+    while i < len(qualified):
+        c = qualified[i]
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+        if depth == 0 and qualified.startswith("::", i):
+            out.append(cur)
+            cur = ""
+            i += 2
+            continue
+        cur += c
+        i += 1
+    out.append(cur)
+    return out
+
+
+class _File:
+    """Per-call state of one extraction (kept out of module globals)."""
+
+    def __init__(self, source: bytes, path: str, macros: StubMacros, language: str):
+        self.src = source
+        self.path = path
+        self.macros = macros
+        self.language = language
+        self.context = compile_context(path)
+        self._newlines: list[int] | None = None
+        self.skip: list[tuple[int, int]] = []
+        # enclosing-function lookup
+        self.ranges: list[tuple[int, int, str]] = []
+        self._starts: list[int] = []
+        self._parents: list[int] = []
+
+    def line_of(self, offset: int) -> int:
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer(rb"\n", self.src)]
+        return bisect.bisect_left(self._newlines, offset) + 1
+
+    def text(self, node) -> str:
+        return _dec(self.src[node.start_byte : node.end_byte])
+
+    # ---- enclosing function
+    def set_ranges(self, ranges: list[tuple[int, int, str]]) -> None:
+        ranges.sort(key=lambda r: (r[0], -r[1]))
+        self.ranges = ranges
+        self._starts = [r[0] for r in ranges]
+        parents: list[int] = []
+        stack: list[int] = []
+        for k, (s, e, _) in enumerate(ranges):
+            while stack and ranges[stack[-1]][1] <= s:
+                stack.pop()
+            parents.append(stack[-1] if stack else -1)
+            stack.append(k)
+        self._parents = parents
+
+    def caller_at(self, offset: int) -> str | None:
+        k = bisect.bisect_right(self._starts, offset) - 1
+        while k >= 0:
+            s, e, name = self.ranges[k]
+            if s <= offset < e:
+                return name
+            k = self._parents[k]
+        return None
+
+    def in_skip(self, offset: int) -> bool:
+        k = bisect.bisect_right(self.skip, (offset, 1 << 62)) - 1
+        return k >= 0 and self.skip[k][0] <= offset < self.skip[k][1]
+
+
+def _scope_prefix(node) -> tuple[list[str], bool, bool]:
+    """Enclosing namespaces/classes (outermost first), is_template, in_class."""
+    parts: list[str] = []
+    in_class = False
+    is_template = False
+    p = node.parent
+    first = True
+    while p is not None:
+        t = p.type
+        if first and t == "template_declaration":
+            is_template = True
+        if t != "template_declaration":
+            first = False
+        if t == "namespace_definition":
+            nm = p.child_by_field_name("name")
+            parts.append(_nospace(_dec(nm.text)) if nm is not None else "(anonymous)")
+        elif t in ("class_specifier", "struct_specifier", "union_specifier"):
+            nm = p.child_by_field_name("name")
+            parts.append(_nospace(_dec(nm.text)) if nm is not None else "(anonymous)")
+            in_class = True
+        elif t == "function_definition":
+            break  # local class: keep the class path only
+        p = p.parent
+    parts.reverse()
+    return parts, is_template, in_class
+
+
+def _function_declarator(decl):
+    d = decl
+    while d is not None and d.type != "function_declarator":
+        nxt = d.child_by_field_name("declarator")
+        if nxt is None:
+            for c in d.named_children:
+                if c.type == "function_declarator" or c.child_by_field_name("declarator") is not None:
+                    nxt = c
+                    break
+        d = nxt
+    return d
+
+
+def extract(source: bytes, path: str, macros: StubMacros = DEFAULT_STUB_MACROS) -> CxxFacts:
+    """Facts of one C++/CUDA/Objective-C++ file. Pure; never raises."""
+    language = "cpp"
+    try:
+        language = language_for(path, source)
+        return _extract(source, path, macros, language)
+    except Exception:  # noqa: BLE001 - a bad file must not stop the index
+        try:
+            return CxxFacts(path=path, language=language, parse_errors=1)
+        except Exception:  # pragma: no cover
+            return CxxFacts(path=str(path), language="cpp", parse_errors=1)
+
+
+def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> CxxFacts:
+    import tree_sitter as ts
+
+    parser, query = _tools(language)
+    tree = parser.parse(source)
+    caps = ts.QueryCursor(query).captures(tree.root_node)
+    f = _File(source, path, macros, language)
+    get = lambda k: caps.get(k, ())  # noqa: E731
+
+    parse_errors = len(get("error")) + len(get("missing"))
+    f.skip = sorted((n.start_byte, n.end_byte) for n in get("skip"))
+
+    # ---- the file's own function-like macros
+    local: dict[str, _Define] = {}
+    for n in get("define.name"):
+        p = n.parent
+        params = p.child_by_field_name("parameters")
+        body = p.child_by_field_name("value")
+        names = tuple(_nospace(_dec(c.text)) for c in params.named_children) if params is not None else ()
+        if params is not None and b"..." in params.text and not any(x.endswith("...") for x in names):
+            names = names + ("...",)
+        local[_dec(n.text)] = _Define(_dec(n.text), names, _dec(body.text) if body is not None else "")
+
+    # ---- definitions
+    definitions: list[DefinitionFact] = []
+    ranges: list[tuple[int, int, str]] = []
+    library_blocks: list = []
+    for node in get("definition"):
+        decl = node.child_by_field_name("declarator")
+        fd = _function_declarator(decl) if decl is not None else None
+        if fd is None:
+            continue
+        inner = fd.child_by_field_name("declarator")
+        if inner is None:
+            continue
+        if inner.type == "function_declarator":
+            head = inner.child_by_field_name("declarator")
+            if head is not None and _dec(head.text) in _STRUCTURED:
+                continue  # handled from the macro site
+        written = _nospace(f.text(inner))
+        if written in _LIBRARY_MACROS or written in _STRUCTURED:
+            continue
+        scope, is_template, in_class = _scope_prefix(node)
+        pieces = _split_scope(written)
+        qualified = "::".join(scope + pieces)
+        name = re.sub(r"<.*$", "", pieces[-1]) if not pieces[-1].startswith("operator") else pieces[-1]
+        head = _dec(source[node.start_byte : decl.start_byte])
+        quals = tuple(dict.fromkeys(m.group(1) for m in _CUDA_QUALIFIERS.finditer(head)))
+        if "__global__" in quals:
+            kind = "global_kernel"
+        elif any(q in quals for q in ("__device__", "C10_DEVICE", "C10_HOST_DEVICE")):
+            kind = "device_function"
+        elif in_class or (len(pieces) > 1 and (pieces[-2][:1].isupper() or pieces[-2].endswith(">"))):
+            kind = "method"
+        else:
+            kind = "function"
+        line = node.start_point[0] + 1
+        definitions.append(
+            DefinitionFact(
+                name=name,
+                qualified_name=qualified,
+                kind=kind,
+                signature=_norm(f.text(decl)),
+                line=line,
+                end_line=node.end_point[0] + 1,
+                is_template=is_template,
+                qualifiers=quals,
+            )
+        )
+        ranges.append((node.start_byte, node.end_byte, qualified))
+
+    # ---- macro sites: structured kernels, dispatch stubs, library blocks
+    stubs: list[StubFact] = []
+    stub_names = macros.names
+    for n in get("macro.site"):
+        p = n.parent
+        if p is not None and p.type.startswith("preproc_") and p.type not in ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"):
+            continue
+        name = _dec(n.text)
+        open_paren = _skip_space(source, n.end_byte)
+        parsed = _balanced_args(source, open_paren)
+        if parsed is None:
+            continue
+        args, after = parsed
+        line = n.start_point[0] + 1
+        if name in _STRUCTURED:
+            _structured(f, n, name, args, after, line, definitions, ranges)
+        elif name in _LIBRARY_MACROS:
+            library_blocks.append((n, name, args, after, line))
+        elif name in stub_names:
+            for e in macros.expansions(f.context, name):
+                if e.stub_arg >= len(args):
+                    continue
+                kernel = None
+                if e.fn_arg is not None and e.fn_arg < len(args):
+                    kernel = _strip_ref(args[e.fn_arg])
+                null = e.is_nullptr or kernel in ("nullptr", "NULL")
+                stubs.append(
+                    StubFact(
+                        kind=e.kind,
+                        macro=name,
+                        stub=_nospace(args[e.stub_arg]),
+                        line=line,
+                        device=e.device,
+                        arch=args[e.arch_arg].strip() if e.arch_arg is not None and e.arch_arg < len(args) else e.arch,
+                        kernel=None if null else kernel,
+                        is_nullptr=null,
+                        fn_type=_norm(args[e.type_arg]) if e.type_arg is not None and e.type_arg < len(args) else None,
+                    )
+                )
+
+    f.set_ranges(ranges)
+
+    # ---- calls
+    calls: list[CallFact] = []
+    stub_uses: list[StubUseFact] = []
+    launches: list[LaunchFact] = []
+    dtypes: list[DtypeDispatchFact] = []
+    libcalls: list[LibraryCallFact] = []
+    member_calls: list[tuple[int, object, str, str]] = []  # (offset, node, object, field) for m.impl ...
+    dispatch_wrappers = {k: d for k, d in local.items() if "AT_DISPATCH" in d.body}
+    declared_stubs = {s.stub for s in stubs}
+    for node in get("call"):
+        fn = node.child_by_field_name("function")
+        if fn is None:
+            continue
+        callee = _nospace(f.text(fn))
+        last = _last_component(callee)
+        off = node.start_byte
+        line = node.start_point[0] + 1
+        caller = f.caller_at(off)
+        if fn.type == "field_expression":
+            fld = fn.child_by_field_name("field")
+            obj = fn.child_by_field_name("argument")
+            if fld is not None and obj is not None and _dec(fld.text) in ("impl", "def", "fallback"):
+                member_calls.append((off, node, _nospace(f.text(obj)), _dec(fld.text)))
+        calls.append(CallFact(caller, callee, last, line))
+        if last.startswith("AT_DISPATCH") or last in dispatch_wrappers:
+            d = _dtype_dispatch(f, node, callee, last, caller, line, dispatch_wrappers, local)
+            if d is not None:
+                dtypes.append(d)
+            continue
+        args_node = node.child_by_field_name("arguments")
+        if caller is not None and fn.type in ("identifier", "qualified_identifier"):
+            if last.endswith("_stub") or last in declared_stubs:
+                stub_uses.append(StubUseFact(last, caller, line, "call"))
+            elif args_node is not None and args_node.named_child_count > 0:
+                first = args_node.named_children[0]
+                if first.type != "comment" and _DEVICE_ARG.fullmatch(_nospace(f.text(first))) and last[:1].islower():
+                    stub_uses.append(StubUseFact(last, caller, line, "call"))
+        if _HELPER.fullmatch(last) and args_node is not None:
+            launches.append(_helper_launch(f, fn, last, args_node, caller, line))
+        for fam, rx in _LIBRARY_FAMILIES:
+            if rx.search(callee) or (fam == "cublas" and language == "cuda" and callee.startswith("blas::")):
+                libcalls.append(LibraryCallFact(fam, callee, caller, line))
+                break
+
+    for n in get("stub.argument"):
+        caller = f.caller_at(n.start_byte)
+        if caller is not None:
+            stub_uses.append(StubUseFact(_last_component(_nospace(_dec(n.text))), caller, n.start_point[0] + 1, "argument"))
+
+    # ---- <<< >>> launches
+    for node in get("launch"):
+        kfn = node.child_by_field_name("function")
+        cfg = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
+        if kfn is None:
+            continue
+        kernel, targs = _kernel_name(f, kfn)
+        config = tuple(_norm(f.text(c)) for c in cfg.named_children if c.type != "comment") if cfg is not None else ()
+        launches.append(LaunchFact("triple_chevron", kernel, targs, config, f.caller_at(node.start_byte), node.start_point[0] + 1))
+    for name, d in local.items():
+        if "<<<" in d.body:
+            body_node = None
+            for n in get("define.name"):
+                if _dec(n.text) == name:
+                    body_node = n.parent.child_by_field_name("value")
+            base_line = body_node.start_point[0] + 1 if body_node is not None else 0
+            body = _dec(body_node.text) if body_node is not None else d.body
+            for m in re.finditer(r"([A-Za-z_][\w:]*)\s*(<(?:[^<>]|<[^<>]*>)*>)?\s*<<<(.*?)>>>", body, re.S):
+                cfg_args = _balanced_args(("(" + m.group(3) + ")").encode(), 0)
+                launches.append(
+                    LaunchFact(
+                        "triple_chevron",
+                        m.group(1),
+                        _nospace(m.group(2)) if m.group(2) else None,
+                        tuple(_norm(a) for a in cfg_args[0]) if cfg_args else (),
+                        None,
+                        base_line + body.count("\n", 0, m.start()),
+                        macro=name,
+                    )
+                )
+
+    registrations = _registrations(f, library_blocks, member_calls, local, get)
+
+    return CxxFacts(
+        path=path,
+        language=language,
+        definitions=tuple(sorted(definitions, key=lambda d: (d.line, d.qualified_name))),
+        stubs=tuple(stubs),
+        stub_uses=tuple(dict.fromkeys(stub_uses)),
+        calls=tuple(calls),
+        launches=tuple(sorted(launches, key=lambda x: (x.line, x.kind))),
+        dtype_dispatches=tuple(dtypes),
+        library_calls=tuple(libcalls),
+        registrations=tuple(registrations),
+        parse_errors=parse_errors,
+    )
+
+
+def _structured(f: _File, n, macro: str, args: list[str], after: int, line: int, definitions: list, ranges: list) -> None:
+    kind, method = _STRUCTURED[macro]
+    if not args:
+        return
+    base = _nospace(args[0])
+    name = base if len(args) < 2 or not macro.endswith("2") else f"{base}.{_nospace(args[1])}"
+    cls = "structured_" + (base if "." not in name else f"{base}_{_nospace(args[1])}")
+    # the function_definition this macro heads, if tree-sitter found one
+    p = n.parent
+    defn = None
+    for _ in range(4):
+        if p is None:
+            break
+        if p.type == "function_definition":
+            defn = p
+            break
+        p = p.parent
+    params = _skip_space(f.src, after)
+    parsed = _balanced_args(f.src, params)
+    sig_end = parsed[1] if parsed else after
+    if defn is not None:
+        start, end, end_line = defn.start_byte, defn.end_byte, defn.end_point[0] + 1
+        scope, _, _ = _scope_prefix(defn)
+    else:
+        body_end = _body_end(f.src, sig_end)
+        if body_end is None:
+            return
+        start, end, end_line = n.start_byte, body_end, f.line_of(body_end - 1)
+        scope, _, _ = _scope_prefix(n)
+    qualified = "::".join(scope + [cls, method])
+    definitions.append(
+        DefinitionFact(
+            name=name,
+            qualified_name=qualified,
+            kind=kind,
+            signature=_norm(_dec(f.src[n.start_byte : sig_end])),
+            line=line,
+            end_line=end_line,
+            is_template=False,
+            qualifiers=(),
+            macro=macro,
+        )
+    )
+    ranges.append((start, end, qualified))
+
+
+def _kernel_name(f: _File, kfn) -> tuple[str, str | None]:
+    if kfn.type == "template_function":
+        nm = kfn.child_by_field_name("name")
+        ta = kfn.child_by_field_name("arguments")
+        return _nospace(f.text(nm)) if nm is not None else _nospace(f.text(kfn)), _norm(f.text(ta)) if ta is not None else None
+    if kfn.type == "qualified_identifier":
+        t = _nospace(f.text(kfn))
+        m = re.fullmatch(r"(.*?)(<.*>)", t)
+        if m:
+            return m.group(1), m.group(2)
+        return t, None
+    return _nospace(f.text(kfn)), None
+
+
+def _helper_launch(f: _File, fn, helper: str, args_node, caller: str | None, line: int) -> LaunchFact:
+    targs = None
+    if fn.type == "template_function":
+        ta = fn.child_by_field_name("arguments")
+        targs = _norm(f.text(ta)) if ta is not None else None
+    elif fn.type == "qualified_identifier":
+        ta = fn.child_by_field_name("name")
+        if ta is not None and ta.type == "template_function":
+            a = ta.child_by_field_name("arguments")
+            targs = _norm(f.text(a)) if a is not None else None
+    args = [c for c in args_node.named_children if c.type != "comment"]
+    lam = next((a for a in args if a.type == "lambda_expression"), None)
+    if lam is not None:
+        return LaunchFact(helper, None, targs, (), caller, line, lambda_line=lam.start_point[0] + 1)
+    kernel = None
+    for a in args:
+        if a.type in ("call_expression", "compound_literal_expression"):
+            c = a.child_by_field_name("function") or a.child_by_field_name("type")
+            name = _last_component(_nospace(f.text(c))) if c is not None else ""
+            if name[:1].isupper() or "functor" in name.lower() or "Functor" in name:
+                kernel = _nospace(f.text(c))
+                break
+    if kernel is None:
+        idents = [a for a in args[1:] if a.type in ("identifier", "qualified_identifier", "template_function")]
+        if idents:
+            kernel = _nospace(f.text(idents[-1]))
+    return LaunchFact(helper, kernel, targs, (), caller, line)
+
+
+def _dtype_set(macro: str, args: list[str]) -> tuple[tuple[str, ...], str | None]:
+    def name_of(t: str | None) -> str | None:
+        if t is None:
+            return None
+        v = _string_value(t)
+        return v if v is not None else _norm(t)
+
+    if macro == "AT_DISPATCH_V2":
+        types = tuple(re.sub(r"^AT_EXPAND\s*\((.*)\)$", r"\1", _norm(a)) for a in args[3:])
+        return types, name_of(args[1] if len(args) > 1 else None)
+    if macro == "AT_DISPATCH_SWITCH":
+        rest = " ".join(args[2:])
+        types = re.findall(r"AT_DISPATCH_CASE_(\w+)", rest) + re.findall(r"AT_DISPATCH_CASE\s*\(\s*([\w:]+)", rest)
+        return tuple(types), name_of(args[1] if len(args) > 1 else None)
+    rest = macro[len("AT_DISPATCH_"):]
+    m = re.fullmatch(r"(.+?)_AND(\d+)", rest)
+    if m:
+        setname, extra = m.group(1), int(m.group(2))
+    elif rest.endswith("_AND"):
+        setname, extra = rest[:-4], 1
+    else:
+        setname, extra = rest, 0
+    types = (setname,) + tuple(_nospace(a) for a in args[:extra])
+    return types, name_of(args[extra + 1] if len(args) > extra + 1 else None)
+
+
+def _dtype_dispatch(f: _File, node, callee: str, last: str, caller, line, wrappers: dict[str, _Define], local) -> DtypeDispatchFact | None:
+    if last.startswith("AT_DISPATCH_CASE") or last in ("AT_DISPATCH_CASE",):
+        return None
+    args_node = node.child_by_field_name("arguments")
+    if args_node is None:
+        return None
+    parsed = _balanced_args(f.src, args_node.start_byte)
+    if parsed is None:
+        return None
+    args = parsed[0]
+    if last in wrappers:
+        expanded = _expand_text(f"{last}({', '.join(args)})", local)
+        m = re.search(r"\b(AT_DISPATCH_\w+)\s*\(", expanded)
+        if not m:
+            return DtypeDispatchFact(last, (), None, caller, line)
+        inner = _balanced_args(expanded.encode(), m.end() - 1)
+        types, name = _dtype_set(m.group(1), inner[0] if inner else [])
+        return DtypeDispatchFact(last, types, name, caller, line, via=m.group(1))
+    types, name = _dtype_set(last, args)
+    return DtypeDispatchFact(last, types, name, caller, line)
+
+
+_MEMBER_RE = re.compile(r"\b(\w+)\s*\.\s*(impl|def|fallback)\s*\(")
+
+
+def _registration(kind: str, block: tuple, args: list[str], line: int, via: str | None = None) -> RegistrationFact:
+    macro, ns, key = block
+    op = schema = function = None
+    if kind == "fallback":
+        function = _strip_fn(args[0]) if args else None
+    else:
+        if args:
+            v = _string_value(args[0])
+            if v is None:
+                op = _norm(args[0])
+            elif "(" in v:
+                schema = v
+                op = v.split("(", 1)[0].strip()
+            else:
+                op = v
+        if len(args) > 1:
+            function = _strip_fn(args[1])
+    return RegistrationFact(kind, macro, ns, key, op, schema, function, line, via)
+
+
+def _strip_fn(text: str) -> str:
+    t = _norm(text)
+    m = re.fullmatch(r"(?:c10::|torch::)?TORCH_FN\s*\((.*)\)", t, re.S)
+    if m:
+        t = m.group(1)
+    return _strip_ref(t)
+
+
+def _registrations(f: _File, blocks: list, member_calls: list, local: dict[str, _Define], get) -> list[RegistrationFact]:
+    out: list[RegistrationFact] = []
+    if not blocks:
+        return out
+    reg_macros = dict(_BUILTIN_REGISTRATION_MACROS)
+    reg_macros.update(local)
+    usable = {k: d for k, d in reg_macros.items() if _MEMBER_RE.search(d.body) or any(o in d.body for o in reg_macros if o != k)}
+    pattern = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in usable) + rb")\s*\(") if usable else None
+    for n, macro, args, after, line in blocks:
+        if not args:
+            continue
+        ns = _nospace(args[0])
+        key = _nospace(args[1]) if macro == "TORCH_LIBRARY_IMPL" and len(args) > 2 else None
+        var = _nospace(args[-1])
+        block = (macro, ns, key)
+        out.append(RegistrationFact("block", macro, ns, key, None, None, None, line))
+        # body range: tree-sitter's function_definition, else braces in the text
+        p = n.parent
+        rng = None
+        for _ in range(3):
+            if p is None:
+                break
+            if p.type == "function_definition":
+                body = p.child_by_field_name("body")
+                if body is not None:
+                    rng = (body.start_byte, body.end_byte)
+                break
+            p = p.parent
+        if rng is None:
+            end = _body_end(f.src, after)
+            if end is None:
+                continue
+            rng = (after, end)
+        for off, node, obj, field in member_calls:
+            if rng[0] <= off < rng[1] and obj == var:
+                a = node.child_by_field_name("arguments")
+                parsed = _balanced_args(f.src, a.start_byte) if a is not None else None
+                out.append(_registration(field, block, parsed[0] if parsed else [], node.start_point[0] + 1))
+        if pattern is None:
+            continue
+        for m in pattern.finditer(f.src, rng[0], rng[1]):
+            if f.in_skip(m.start()) or (m.start() > 0 and f.src[m.start() - 1 : m.start()] in (b".", b">")):
+                continue
+            parsed = _balanced_args(f.src, m.end() - 1)
+            if parsed is None:
+                continue
+            name = _dec(m.group(1))
+            expanded = _expand_text(f"{name}({', '.join(parsed[0])})", reg_macros)
+            ln = f.line_of(m.start())
+            src = expanded.encode()
+            for mm in _MEMBER_RE.finditer(expanded):
+                inner = _balanced_args(src, len(expanded[: mm.end() - 1].encode()))
+                out.append(_registration(mm.group(2), block, inner[0] if inner else [], ln, via=name))
+    return out
+
