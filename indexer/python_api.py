@@ -425,6 +425,9 @@ class _Walker:
         dotted, rooted = r
         dotted = _normalize(dotted)
         if rooted:
+            if isinstance(func, ast.Name) and func.id in self.defined and func.id not in scope.aliases:
+                # a def or class of this very file: its qualified name is the whole answer
+                return CallFact(scope.owner, CallKind.PYTHON, func.id, dotted, loc)
             kind, name = classify(dotted)
             return CallFact(scope.owner, kind, name, dotted, loc)
         if isinstance(func, ast.Name):
@@ -458,6 +461,8 @@ class _Walker:
                 return  # bound to a local value, not to something the linker can name
             dotted = _normalize(r[0])
             kind, name = classify(dotted)
+            if isinstance(expr, ast.Name) and expr.id in self.defined:
+                kind = CallKind.PYTHON  # a def of this file, as for calls
             self.bindings.append(BindingFact(qual, kind, name, dotted, via, loc))
 
         if isinstance(value, (ast.Name, ast.Attribute)):

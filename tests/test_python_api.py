@@ -1,0 +1,361 @@
+"""indexer/python_api.py on the small fixture checkout under tests/fixtures/python/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tg_index.indexer.facts import Location
+from tg_index.indexer.python_api import (
+    PY_SOURCES,
+    BindingFact,
+    CallFact,
+    ClassFact,
+    DecompFact,
+    DefFact,
+    PyFacts,
+    ReexportFact,
+    classify,
+    extract,
+    module_classes,
+    module_name,
+    py_source_files,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures" / "python"
+
+
+def facts(rel: str) -> PyFacts:
+    return extract((FIXTURES / rel).read_bytes(), rel)
+
+
+def calls_of(f: PyFacts, caller: str) -> list[tuple[str, str, str, int]]:
+    return [(c.kind, c.name, c.target, c.loc.line) for c in f.calls if c.caller == caller]
+
+
+# --- names -----------------------------------------------------------------------------
+
+
+def test_module_name_from_path():
+    assert module_name("torch/nn/modules/conv.py") == "torch.nn.modules.conv"
+    assert module_name("torch/_refs/special/__init__.py") == "torch._refs.special"
+    assert module_name("torch/__init__.py") == "torch"
+
+
+@pytest.mark.parametrize(
+    ("dotted", "expected"),
+    [
+        ("torch._C._nn.gelu", ("torch_c_nn", "gelu")),
+        ("torch._VF.lstm", ("vf", "lstm")),
+        ("torch.layer_norm", ("torch", "layer_norm")),
+        ("torch.ops.aten.add.Tensor", ("torch_ops", "aten::add.Tensor")),
+        ("torch._ops.ops.aten.native_layer_norm", ("torch_ops", "aten::native_layer_norm")),
+        ("torch._C._VariableFunctions.add", ("torch_c", "_VariableFunctions.add")),
+        ("torch._C._linalg.linalg_det", ("torch_c", "_linalg.linalg_det")),
+        ("torch._C._TensorBase.neg", ("tensor_base", "neg")),
+        ("torch.Tensor.add_", ("tensor_method", "add_")),
+        ("torch.nn.functional.conv2d", ("functional", "conv2d")),
+        ("torch.cuda.is_available", ("python", "is_available")),
+        ("torch.ops.aten.add.Tensor.py_impl", ("python", "py_impl")),
+    ],
+)
+def test_classify(dotted, expected):
+    assert classify(dotted) == expected
+
+
+# --- defs, classes, calls -----------------------------------------------------------------
+
+
+def test_functional_defs_with_lines():
+    f = facts("torch/nn/functional.py")
+    assert f.error is None
+    assert f.module == "torch.nn.functional"
+    assert [(d.qualname, d.kind, d.loc.line, d.end_line) for d in f.defs] == [
+        ("torch.nn.functional._max_pool1d", "function", 20, 21),
+        ("torch.nn.functional.max_pool1d_with_indices", "function", 24, 25),
+        ("torch.nn.functional.layer_norm", "function", 35, 38),
+        ("torch.nn.functional.cross_entropy", "function", 41, 42),
+        ("torch.nn.functional.dropout", "function", 45, 46),
+        ("torch.nn.functional.silu", "function", 49, 51),
+        ("torch.nn.functional.softplus_like", "function", 54, 55),
+        ("torch.nn.functional.scripted_only", "function", 60, 61),  # under a module-level `if`
+    ]
+    assert f.defs[2] == DefFact(
+        "torch.nn.functional.layer_norm",
+        "layer_norm",
+        "function",
+        None,
+        Location("torch/nn/functional.py", 35),
+        38,
+    )
+
+
+def test_functional_calls_resolve_aliases():
+    f = facts("torch/nn/functional.py")
+    assert calls_of(f, "torch.nn.functional.layer_norm") == [
+        ("python", "has_torch_function_unary", "torch.overrides.has_torch_function_unary", 36),
+        ("python", "handle_torch_function", "torch.overrides.handle_torch_function", 37),
+        ("torch", "layer_norm", "torch.layer_norm", 38),
+    ]
+    # `import torch._C._nn as nn2`
+    assert calls_of(f, "torch.nn.functional.cross_entropy") == [
+        ("torch_c_nn", "cross_entropy_loss", "torch._C._nn.cross_entropy_loss", 42)
+    ]
+    # `from torch import _VF`
+    assert calls_of(f, "torch.nn.functional.dropout") == [("vf", "dropout", "torch._VF.dropout", 46)]
+    # method calls on values, including on a call result
+    assert calls_of(f, "torch.nn.functional.silu") == [
+        ("tensor_method", "sigmoid", "input.sigmoid", 50),
+        ("tensor_method", "contiguous", "<expr>.contiguous", 51),
+        ("tensor_method", "mul", "out.mul", 51),
+    ]
+    # module-level names bound to C functions are called through their binding
+    assert calls_of(f, "torch.nn.functional.softplus_like") == [
+        ("torch_c_nn", "softplus", "torch._C._nn.softplus", 55),
+        ("functional", "gelu", "torch.nn.functional.gelu", 55),
+    ]
+    assert calls_of(f, "torch.nn.functional.scripted_only") == [
+        ("torch_ops", "aten::add.Tensor", "torch.ops.aten.add.Tensor", 61)
+    ]
+
+
+def test_module_classes_forward_and_helper_method():
+    f = facts("torch/nn/modules/conv.py")
+    by_name = {c.name: c for c in f.classes}
+    assert by_name["Conv2d"] == ClassFact(
+        "torch.nn.modules.conv.Conv2d",
+        "Conv2d",
+        ("torch.nn.modules.conv._ConvNd",),
+        ("_ConvNd",),
+        True,
+        "torch.nn.modules.conv.Conv2d.forward",
+        Location("torch/nn/modules/conv.py", 17),
+        24,
+    )
+    assert by_name["_ConvNd"].bases == ("torch.nn.modules.module.Module",)
+    assert by_name["_ConvNd"].is_module and by_name["_ConvNd"].forward is None
+    assert by_name["LazyConv2d"].bases == ("torch.nn.modules.lazy.LazyModuleMixin", "torch.nn.modules.conv.Conv2d")
+    assert by_name["LazyConv2d"].is_module
+    assert not by_name["NotAModule"].is_module
+    assert calls_of(f, "torch.nn.modules.conv.Conv2d.forward") == [
+        ("python", "_conv_forward", "self._conv_forward", 24)
+    ]
+    # `from torch.nn import functional as F` and `from .. import functional as F2`
+    assert calls_of(f, "torch.nn.modules.conv.Conv2d._conv_forward") == [
+        ("functional", "conv2d", "torch.nn.functional.conv2d", 20),
+        ("functional", "pad", "torch.nn.functional.pad", 20),
+        ("functional", "conv2d", "torch.nn.functional.conv2d", 21),
+    ]
+    assert calls_of(f, "torch.nn.modules.conv._ConvNd.reset_parameters") == [
+        ("python", "sqrt", "math.sqrt", 13),
+        ("tensor_method", "uniform_", "self.weight.uniform_", 14),
+    ]
+    assert [d.kind for d in f.defs] == ["method"] * 4
+    assert f.defs[1].cls == "torch.nn.modules.conv.Conv2d"
+
+
+def test_layer_norm_forward_and_cross_file_module_linking():
+    f = facts("torch/nn/modules/normalization.py")
+    assert calls_of(f, "torch.nn.modules.normalization.LayerNorm.forward") == [
+        ("functional", "layer_norm", "torch.nn.functional.layer_norm", 9)
+    ]
+    (_, group) = f.classes
+    assert group.bases == ("torch.nn.modules.batchnorm._NormBase",)
+    assert group.is_module is False  # the evidence is in batchnorm.py
+    every = [facts(str(p.relative_to(FIXTURES))) for p in sorted((FIXTURES / "torch/nn/modules").glob("*.py"))]
+    assert module_classes(every) == {
+        "torch.nn.modules.batchnorm._NormBase",
+        "torch.nn.modules.conv._ConvNd",
+        "torch.nn.modules.conv.Conv2d",
+        "torch.nn.modules.conv.LazyConv2d",
+        "torch.nn.modules.normalization.LayerNorm",
+        "torch.nn.modules.normalization.GroupNormish",
+    }
+
+
+def test_tensor_class_bindings_and_super_calls():
+    f = facts("torch/_tensor.py")
+    assert f.bindings == (
+        BindingFact(
+            "torch._tensor.Tensor.detach",
+            "tensor_base",
+            "detach",
+            "torch._C.TensorBase.detach",
+            "_add_docstr",
+            Location("torch/_tensor.py", 7),
+        ),
+        BindingFact(
+            "torch._tensor.Tensor.__neg__",
+            "tensor_base",
+            "neg",
+            "torch._C.TensorBase.neg",
+            "assign",
+            Location("torch/_tensor.py", 8),
+        ),
+    )
+    assert calls_of(f, "torch._tensor.Tensor.norm") == [("torch", "norm", "torch.norm", 11)]
+    assert calls_of(f, "torch._tensor.Tensor.unflatten") == [("tensor_base", "unflatten", "super().unflatten", 14)]
+
+
+# --- bindings ------------------------------------------------------------------------------
+
+
+def test_add_docstr_boolean_dispatch_and_plain_bindings():
+    f = facts("torch/nn/functional.py")
+    loc = lambda line: Location("torch/nn/functional.py", line)  # noqa: E731
+    assert f.bindings == (
+        BindingFact("torch.nn.functional.conv2d", "torch", "conv2d", "torch.conv2d", "_add_docstr", loc(10)),
+        BindingFact("torch.nn.functional.gelu", "torch_c_nn", "gelu", "torch._C._nn.gelu", "_add_docstr", loc(15)),
+        BindingFact("torch.nn.functional.softplus", "torch_c_nn", "softplus", "torch._C._nn.softplus", "assign", loc(17)),
+        BindingFact(
+            "torch.nn.functional.max_pool1d",
+            "python",
+            "max_pool1d_with_indices",
+            "torch.nn.functional.max_pool1d_with_indices",
+            "boolean_dispatch",
+            loc(28),
+        ),
+        BindingFact(
+            "torch.nn.functional.max_pool1d",
+            "python",
+            "_max_pool1d",
+            "torch.nn.functional._max_pool1d",
+            "boolean_dispatch",
+            loc(28),
+        ),
+    )
+
+
+# --- re-exports --------------------------------------------------------------------------------
+
+
+def test_torch_init_reexports():
+    f = facts("torch/__init__.py")
+    loc = lambda line: Location("torch/__init__.py", line)  # noqa: E731
+    assert f.reexports == (
+        ReexportFact("torch", "TYPE_CHECKING", "typing.TYPE_CHECKING", "import", (), loc(1)),
+        ReexportFact("torch", "*", "torch._C", "star_import", (), loc(3)),
+        ReexportFact("torch", "no_grad", "torch.autograd.no_grad", "import", (), loc(4)),
+        ReexportFact("torch", "_C", "torch._C", "import", (), loc(5)),
+        ReexportFact("torch", "typename", "", "all", (), loc(7)),
+        # the TYPE_CHECKING-only `from torch._C._VariableFunctions import *` is not a runtime export
+        ReexportFact("torch", "*", "torch._C._VariableFunctions", "dir_loop", ("__*", "unique_dim"), loc(14)),
+        ReexportFact("torch", "e", "", "all", (), loc(22)),
+        ReexportFact("torch", "pi", "", "all", (), loc(22)),
+        ReexportFact("torch", "*", "torch.functional", "star_import", (), loc(24)),
+    )
+
+
+def test_vf_forwards_to_variable_functions():
+    f = facts("torch/_VF.py")
+    assert f.reexports == (
+        ReexportFact("torch._VF", "*", "torch._C._VariableFunctions", "getattr_forward", (), Location("torch/_VF.py", 16)),
+    )
+    # a class of the file is a python call, whatever namespace the file is
+    assert calls_of(f, "torch._VF") == [("python", "VFModule", "torch._VF.VFModule", 16)]
+
+
+def test_package_init_imports_are_reexports():
+    f = facts("torch/nn/modules/__init__.py")
+    imports = [(r.name, r.source) for r in f.reexports if r.kind == "import"]
+    assert imports == [
+        ("Module", "torch.nn.modules.module.Module"),
+        ("Conv2d", "torch.nn.modules.conv.Conv2d"),
+        ("LazyConv2d", "torch.nn.modules.conv.LazyConv2d"),
+        ("LayerNorm", "torch.nn.modules.normalization.LayerNorm"),
+    ]
+    assert [r.name for r in f.reexports if r.kind == "all"] == ["Module", "Conv2d", "LazyConv2d", "LayerNorm"]
+    # a plain module's imports are not re-exports
+    assert facts("torch/nn/modules/conv.py").reexports == ()
+
+
+# --- decompositions and refs -------------------------------------------------------------------
+
+
+def test_decompositions():
+    f = facts("torch/_decomp/decompositions.py")
+    loc = lambda line: Location("torch/_decomp/decompositions.py", line)  # noqa: E731
+    mod = "torch._decomp.decompositions"
+    reg = "register_decomposition"
+    assert f.decomps == (
+        DecompFact("decomposition", "native_layer_norm", "aten", f"{mod}.native_layer_norm", reg, "written", loc(11)),
+        DecompFact("decomposition", "fill.Scalar", "aten", f"{mod}.fill", reg, "written", loc(17)),
+        DecompFact("decomposition", "fill.Tensor", "aten", f"{mod}.fill", reg, "written", loc(17)),
+        DecompFact("py_impl", "fill.Scalar", "aten", f"{mod}.fill", "py_impl(Autograd)", "written", loc(18)),
+        # register_decomposition(MODULE_LEVEL_LIST)(fn) and getattr(aten, "const")
+        DecompFact("decomposition", "upsample_nearest1d.vec", "aten", f"{mod}._upsample", reg, "written", loc(27)),
+        DecompFact("decomposition", "upsample_nearest2d.vec", "aten", f"{mod}._upsample", reg, "written", loc(27)),
+        DecompFact("decomposition", "relu_", "aten", f"{mod}._upsample", reg, "written", loc(28)),
+        # register_decomposition(op) on a parameter is not statically visible: nothing
+    )
+    # `aten = torch._ops.ops.aten` makes aten.X calls torch.ops calls
+    assert calls_of(f, f"{mod}.native_layer_norm")[-1] == ("torch_ops", "aten::sub.Tensor", "torch.ops.aten.sub.Tensor", 14)
+
+
+def test_refs_factories_and_public_defs():
+    f = facts("torch/_refs/__init__.py")
+    loc = lambda line: Location("torch/_refs/__init__.py", line)  # noqa: E731
+    unary = "_make_elementwise_unary_reference"
+    assert f.decomps == (
+        DecompFact("ref", "cos", "aten", "torch._refs.cos", unary, "inferred", loc(15)),
+        DecompFact("ref", "special_i0", "aten", "torch._refs.i0", unary, "written", loc(20)),
+        DecompFact("ref", None, "", "torch._refs.positive", unary, "none", loc(25)),  # aten_op=None
+        DecompFact("ref", "add", "aten", "torch._refs.add", "register_decomposition", "written", loc(30)),
+        DecompFact("ref", None, "", "torch._refs.broadcast_to", "", "none", loc(35)),  # public, registers nothing
+        DecompFact("ref", "cos_", "aten", "torch._refs.cos_", "_make_inplace", "inferred", loc(39)),
+    )
+    assert calls_of(f, "torch._refs.cos") == [("python", "cos", "torch._prims.cos", 17)]
+
+
+def test_refs_submodule_prefix_rule():
+    f = facts("torch/_refs/special/__init__.py")
+    loc = lambda line: Location("torch/_refs/special/__init__.py", line)  # noqa: E731
+    assert f.decomps == (
+        DecompFact(
+            "ref", "special_i0e", "aten", "torch._refs.special.i0e", "_make_elementwise_unary_reference", "inferred", loc(4)
+        ),
+        DecompFact(
+            "ref",
+            "special_xlog1py_named",
+            "aten",
+            "torch._refs.special.xlog1py",
+            "_make_elementwise_binary_reference",
+            "inferred",
+            loc(9),
+        ),
+        DecompFact(
+            "ref", None, "", "torch._refs.special.zeta", "_make_elementwise_binary_reference", "none", loc(14)
+        ),
+    )
+
+
+# --- bad input and file selection --------------------------------------------------------------
+
+
+def test_syntax_error_is_a_fact_not_an_exception():
+    f = facts("broken.py")
+    assert f == PyFacts("broken.py", "broken", error="broken.py:1: invalid syntax")
+
+
+@pytest.mark.parametrize("source", [b"\x00\x01", b"x = (" * 10, "é = 1".encode("latin-1"), b""])
+def test_never_raises(source):
+    f = extract(source, "torch/odd.py")
+    assert isinstance(f, PyFacts)
+    assert f.error is None or f.error.startswith("torch/odd.py:")
+
+
+def test_py_source_files_on_fixture_tree():
+    files = py_source_files(FIXTURES)
+    assert "broken.py" not in files
+    assert files == sorted(files)
+    assert {
+        "torch/__init__.py",
+        "torch/_VF.py",
+        "torch/_tensor.py",
+        "torch/nn/functional.py",
+        "torch/nn/modules/conv.py",
+        "torch/_decomp/decompositions.py",
+        "torch/_refs/special/__init__.py",
+    } <= set(files)
+    assert "torch/nn/modules/**/*.py" in PY_SOURCES
