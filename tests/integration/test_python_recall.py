@@ -1,0 +1,303 @@
+"""python_api on real PyTorch checkouts: recall against independent line scans, and spot checks.
+
+The checkouts come from TG_TEST_PYTORCH_2_6_0 / TG_TEST_PYTORCH_1_13_1 (default
+~/.cache/tilegym/test-sources/pytorch-<version>). A missing checkout fails: these
+tests are the evidence that the extractor works on PyTorch, not on our fixtures.
+Every expected answer below was read in the sources of that version.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from tg_index.indexer.facts import Location
+from tg_index.indexer.python_api import (
+    BindingFact,
+    DecompFact,
+    PyFacts,
+    ReexportFact,
+    extract,
+    module_classes,
+    py_source_files,
+)
+
+VERSIONS = {
+    "2.6.0": "TG_TEST_PYTORCH_2_6_0",
+    "1.13.1": "TG_TEST_PYTORCH_1_13_1",
+}
+
+
+def checkout(version: str) -> Path:
+    env = VERSIONS[version]
+    root = Path(os.environ.get(env) or os.path.expanduser(f"~/.cache/tilegym/test-sources/pytorch-{version}"))
+    if not (root / "torch" / "nn" / "functional.py").is_file():
+        pytest.fail(
+            f"no PyTorch {version} checkout at {root}; set {env} to a checkout of v{version} "
+            f"(see DESIGN.md, 'Real sources to work against')"
+        )
+    return root
+
+
+@cache
+def all_facts(version: str) -> dict[str, PyFacts]:
+    root = checkout(version)
+    return {rel: extract((root / rel).read_bytes(), rel) for rel in py_source_files(root)}
+
+
+def calls(version: str, rel: str, caller: str) -> list[tuple[str, str, int]]:
+    return [(c.kind, c.name, c.loc.line) for c in all_facts(version)[rel].calls if c.caller == caller]
+
+
+both = pytest.mark.parametrize("version", list(VERSIONS))
+
+
+# --- recall against independent scans -------------------------------------------------------
+
+
+@both
+def test_every_file_parses(version):
+    facts = all_facts(version)
+    assert len(facts) > 40
+    assert [f.error for f in facts.values() if f.error] == []
+
+
+@both
+def test_every_functional_def_is_extracted(version):
+    rel = "torch/nn/functional.py"
+    lines = (checkout(version) / rel).read_text().splitlines()
+    top_level = {(m[2], i) for i, line in enumerate(lines, 1) if (m := re.match(r"(async\s+)?def\s+(\w+)", line))}
+    got = {(d.name, d.loc.line) for d in all_facts(version)[rel].defs if d.kind == "function"}
+    assert len(top_level) > 100  # 117 in 2.6.0, 110 in 1.13.1
+    assert top_level <= got, f"missed: {sorted(top_level - got)}"
+    # anything more is a def nested in a module-level if/try block, hence indented
+    assert all(lines[line - 1][:1].isspace() for _, line in got - top_level)
+
+
+def _scan_module_classes(root: Path) -> set[tuple[str, str]]:
+    """(file, class) of every nn.Module subclass under torch/nn/modules, by class-header regex and base-name closure."""
+    header = re.compile(r"^class\s+(\w+)\s*(?:\(([^)]*)\))?\s*:", re.M)
+    entries: list[tuple[str, str, set[str]]] = []
+    for path in sorted((root / "torch/nn/modules").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for m in header.finditer(path.read_text()):
+            written = re.sub(r"\[[^\]]*\]", "", m[2] or "")
+            leaves = {b.strip().split(".")[-1] for b in written.split(",") if b.strip() and "=" not in b}
+            entries.append((rel, m[1], leaves))
+    names = {"Module"}
+    while True:
+        grown = names | {name for _, name, leaves in entries if leaves & names}
+        if grown == names:
+            break
+        names = grown
+    # a class is a subclass when one of its own bases is; _functions.py reuses module names for autograd Functions
+    return {(rel, name) for rel, name, leaves in entries if leaves & names}
+
+
+@both
+def test_every_module_subclass_under_nn_modules_is_extracted(version):
+    facts = all_facts(version)
+    found = module_classes(facts.values())
+    got = {
+        (c.loc.file, c.name)
+        for f in facts.values()
+        if f.path.startswith("torch/nn/modules/")
+        for c in f.classes
+        if c.qualname in found
+    }
+    expected = _scan_module_classes(checkout(version))
+    assert len(expected) > 150
+    assert got == expected, f"missed {sorted(expected - got)}, extra {sorted(got - expected)}"
+
+
+@both
+def test_every_register_decomposition_decorator_is_extracted(version):
+    rel = "torch/_decomp/decompositions.py"
+    lines = (checkout(version) / rel).read_text().splitlines()
+    expected = set()
+    for i, line in enumerate(lines, 1):
+        if m := re.match(r"@register_decomposition\((.*)\)\s*$", line):
+            for op in re.findall(r"aten\.([\w.]+)", m[1]):
+                expected.add((op, i))
+    got = {(d.op, d.loc.line) for d in all_facts(version)[rel].decomps if d.registrar == "register_decomposition"}
+    assert len(expected) > 80
+    assert expected <= got, f"missed: {sorted(expected - got)}"
+
+
+# --- spot checks, read in the sources ---------------------------------------------------------
+
+SPOT = {
+    # version: (LayerNorm.forward -> F.layer_norm, F.layer_norm -> torch.layer_norm, LSTM.forward -> _VF.lstm,
+    #           F.cross_entropy -> torch._C._nn.cross_entropy_loss, gelu binding, conv2d binding, linear binding,
+    #           Conv2d.forward -> self._conv_forward, Conv2d._conv_forward -> F.conv2d, Linear.forward -> F.linear,
+    #           F.softmax -> input.softmax, dir loop)
+    "2.6.0": dict(
+        ln_forward=217,
+        ln_functional=2910,
+        lstm=[1124, 1136],
+        cross_entropy=3494,
+        gelu=1987,
+        conv2d=92,
+        linear=2309,
+        conv_forward=554,
+        conv_fn=[538, 549],
+        linear_forward=125,
+        softmax=2140,
+        dir_loop=2069,
+        vf=31,
+    ),
+    "1.13.1": dict(
+        ln_forward=190,
+        ln_functional=2515,
+        lstm=[774, 777],
+        cross_entropy=3026,
+        gelu=1706,
+        conv2d=81,
+        linear=1993,
+        conv_forward=463,
+        conv_fn=[456, 459],
+        linear_forward=114,
+        softmax=1841,
+        dir_loop=817,
+        vf=30,
+    ),
+}
+
+
+@both
+def test_layer_norm_chain(version):
+    s = SPOT[version]
+    assert ("functional", "layer_norm", s["ln_forward"]) in calls(
+        version, "torch/nn/modules/normalization.py", "torch.nn.modules.normalization.LayerNorm.forward"
+    )
+    assert ("torch", "layer_norm", s["ln_functional"]) in calls(
+        version, "torch/nn/functional.py", "torch.nn.functional.layer_norm"
+    )
+
+
+@both
+def test_lstm_forward_calls_vf_lstm(version):
+    got = calls(version, "torch/nn/modules/rnn.py", "torch.nn.modules.rnn.LSTM.forward")
+    assert [line for kind, name, line in got if (kind, name) == ("vf", "lstm")] == SPOT[version]["lstm"]
+
+
+@both
+def test_cross_entropy_calls_torch_c_nn(version):
+    got = calls(version, "torch/nn/functional.py", "torch.nn.functional.cross_entropy")
+    assert ("torch_c_nn", "cross_entropy_loss", SPOT[version]["cross_entropy"]) in got
+
+
+@both
+def test_functional_bindings_to_c(version):
+    s = SPOT[version]
+    bindings = {b.qualname: b for b in all_facts(version)["torch/nn/functional.py"].bindings}
+    loc = lambda line: Location("torch/nn/functional.py", line)  # noqa: E731
+    assert bindings["torch.nn.functional.gelu"] == BindingFact(
+        "torch.nn.functional.gelu", "torch_c_nn", "gelu", "torch._C._nn.gelu", "_add_docstr", loc(s["gelu"])
+    )
+    assert bindings["torch.nn.functional.conv2d"] == BindingFact(
+        "torch.nn.functional.conv2d", "torch", "conv2d", "torch.conv2d", "_add_docstr", loc(s["conv2d"])
+    )
+    assert bindings["torch.nn.functional.linear"] == BindingFact(
+        "torch.nn.functional.linear", "torch_c_nn", "linear", "torch._C._nn.linear", "_add_docstr", loc(s["linear"])
+    )
+    pool = [b.name for b in all_facts(version)["torch/nn/functional.py"].bindings if b.qualname.endswith(".max_pool2d")]
+    assert pool == ["max_pool2d_with_indices", "_max_pool2d"]  # boolean_dispatch(if_true=..., if_false=...)
+
+
+@both
+def test_conv2d_goes_through_conv_forward(version):
+    s = SPOT[version]
+    rel = "torch/nn/modules/conv.py"
+    assert ("python", "_conv_forward", s["conv_forward"]) in calls(version, rel, "torch.nn.modules.conv.Conv2d.forward")
+    got = calls(version, rel, "torch.nn.modules.conv.Conv2d._conv_forward")
+    assert [line for kind, name, line in got if (kind, name) == ("functional", "conv2d")] == s["conv_fn"]
+
+
+@both
+def test_linear_and_softmax(version):
+    s = SPOT[version]
+    assert ("functional", "linear", s["linear_forward"]) in calls(
+        version, "torch/nn/modules/linear.py", "torch.nn.modules.linear.Linear.forward"
+    )
+    assert ("tensor_method", "softmax", s["softmax"]) in calls(
+        version, "torch/nn/functional.py", "torch.nn.functional.softmax"
+    )
+
+
+@both
+def test_torch_exports_variable_functions_and_vf_forwards(version):
+    s = SPOT[version]
+    torch_init = all_facts(version)["torch/__init__.py"].reexports
+    assert (
+        ReexportFact(
+            "torch", "*", "torch._C._VariableFunctions", "dir_loop", ("__*", "unique_dim"), Location("torch/__init__.py", s["dir_loop"])
+        )
+        in torch_init
+    )
+    assert any(r.kind == "star_import" and r.source == "torch.functional" for r in torch_init)
+    assert all_facts(version)["torch/_VF.py"].reexports == (
+        ReexportFact("torch._VF", "*", "torch._C._VariableFunctions", "getattr_forward", (), Location("torch/_VF.py", s["vf"])),
+    )
+    functional_all = {r.name for r in all_facts(version)["torch/functional.py"].reexports if r.kind == "all"}
+    assert {"einsum", "norm", "split", "stft", "unique"} <= functional_all
+
+
+NATIVE_LAYER_NORM = {
+    "2.6.0": [
+        DecompFact(
+            "ref", "native_layer_norm", "aten", "torch._refs.native_layer_norm", "register_decomposition", "written",
+            Location("torch/_refs/__init__.py", 3237),
+        ),
+        DecompFact(
+            "decomposition", "native_layer_norm_backward.default", "aten",
+            "torch._decomp.decompositions.native_layer_norm_backward", "register_decomposition", "written",
+            Location("torch/_decomp/decompositions.py", 1621),
+        ),
+        DecompFact(
+            "decomposition", "native_layer_norm_backward.out", "aten",
+            "torch._decomp.decompositions.native_layer_norm_backward_out", "register_decomposition", "written",
+            Location("torch/_decomp/decompositions.py", 1702),
+        ),
+        DecompFact(
+            "decomposition", "native_layer_norm_backward", "aten",
+            "torch._decomp.decompositions_for_jvp.native_layer_norm_backward", "register_decomposition_for_jvp",
+            "written", Location("torch/_decomp/decompositions_for_jvp.py", 131),
+        ),
+    ],
+    "1.13.1": [
+        DecompFact(
+            "ref", "native_layer_norm", "aten", "torch._refs.native_layer_norm", "register_decomposition", "written",
+            Location("torch/_refs/__init__.py", 2679),
+        ),
+        DecompFact(
+            "decomposition", "native_layer_norm_backward", "aten",
+            "torch._decomp.decompositions.native_layer_norm_backward", "register_decomposition", "written",
+            Location("torch/_decomp/decompositions.py", 1232),
+        ),
+        DecompFact(
+            "decomposition", "native_layer_norm_backward", "aten",
+            "torch._decomp.decompositions_for_jvp.native_layer_norm_backward", "register_decomposition_for_jvp",
+            "written", Location("torch/_decomp/decompositions_for_jvp.py", 120),
+        ),
+    ],
+}  # fmt: skip
+
+
+@both
+def test_native_layer_norm_decompositions(version):
+    got = [d for f in all_facts(version).values() for d in f.decomps if d.op and d.op.startswith("native_layer_norm")]
+    assert sorted(got, key=lambda d: d.loc) == sorted(NATIVE_LAYER_NORM[version], key=lambda d: d.loc)
+
+
+def test_refs_factory_naming_rule_2_6_0():
+    decomps = {(d.function, d.op, d.how) for f in all_facts("2.6.0").values() for d in f.decomps}
+    assert ("torch._refs.abs", "abs", "inferred") in decomps  # @_make_elementwise_unary_reference(...)
+    assert ("torch._refs.i0", "i0", "written") in decomps  # aten_op=aten.i0
+    assert ("torch._refs.abs_", "abs_", "inferred") in decomps  # abs_ = _make_inplace(abs)
+    assert ("torch._refs.special.i0e", "special_i0e", "inferred") in decomps  # prefix from the module
+    assert ("torch._refs.nn.functional.celu_", "celu_", "inferred") in decomps
