@@ -243,6 +243,9 @@ class _Walker:
     bindings: list[BindingFact] = field(default_factory=list)
     reexports: list[ReexportFact] = field(default_factory=list)
     decomps: list[DecompFact] = field(default_factory=list)
+    # module-level defs that register an inner def for one of their parameters:
+    # def register_inplace(aten_op, outplace_op): @register_decomposition(aten_op) def inplace_op ...
+    helpers: dict[str, tuple[int, str]] = field(default_factory=dict)  # def name -> (param index, registrar)
 
     def loc(self, node: ast.AST) -> Location:
         return Location(self.path, getattr(node, "lineno", 0))
@@ -379,6 +382,8 @@ class _Walker:
         for deco in node.decorator_list:
             self.decorator(deco, qual, node)
         scope = _Scope(qual, cls, _local_names(node), self.local_imports(node))
+        if cls is None:
+            self.note_helper(node, scope)
         for stmt in node.body:
             self.scan_calls(stmt, scope)
         if cls is None and self.module.startswith("torch._refs") and not node.name.startswith("_"):
@@ -578,8 +583,33 @@ class _Walker:
         prefix = rest.replace(".", "_") + "_" if rest else ""
         self.decomps.append(DecompFact("ref", f"{prefix}{base}", "aten", qual, leaf, "inferred", loc))
 
+    def note_helper(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: _Scope) -> None:
+        params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and sub is not node:
+                for deco in sub.decorator_list:
+                    if (
+                        isinstance(deco, ast.Call)
+                        and deco.args
+                        and isinstance(deco.args[0], ast.Name)
+                        and deco.args[0].id in params
+                        and (name := self.registrar(deco, scope)) is not None
+                    ):
+                        self.helpers[node.name] = (params.index(deco.args[0].id), name)
+                        return
+
     def registration_call(self, value: ast.Call, scope: _Scope, fallback_fn: str) -> None:
-        """register_decomposition(ops)(fn) written as a call, or X = register_decomposition(ops)(fn)."""
+        """register_decomposition(ops)(fn) written as a call, X = register_decomposition(ops)(fn),
+        or a call of a registering helper: register_inplace(aten.add_, aten.add)."""
+        if isinstance(value.func, ast.Name) and value.func.id in self.helpers:
+            index, _ = self.helpers[value.func.id]
+            if index < len(value.args):
+                helper = f"{self.module}.{value.func.id}"
+                for ns, op in self.ops_in(value.args[index], scope) or ():
+                    self.decomps.append(
+                        DecompFact(self.decomp_kind(), op, ns, helper, value.func.id, "written", self.loc(value))
+                    )
+            return
         inner = value.func
         if not (isinstance(inner, ast.Call) and inner.args):
             return

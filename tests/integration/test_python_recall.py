@@ -54,6 +54,7 @@ def calls(version: str, rel: str, caller: str) -> list[tuple[str, str, int]]:
 
 
 both = pytest.mark.parametrize("version", list(VERSIONS))
+pytestmark = pytest.mark.integration
 
 
 # --- recall against independent scans -------------------------------------------------------
@@ -292,6 +293,16 @@ NATIVE_LAYER_NORM = {
 def test_native_layer_norm_decompositions(version):
     got = [d for f in all_facts(version).values() for d in f.decomps if d.op and d.op.startswith("native_layer_norm")]
     assert sorted(got, key=lambda d: d.loc) == sorted(NATIVE_LAYER_NORM[version], key=lambda d: d.loc)
+
+
+@both
+def test_register_inplace_helper_calls(version):
+    rel = "torch/_decomp/decompositions.py"
+    lines = (checkout(version) / rel).read_text().splitlines()
+    expected = {(m[1], i) for i, line in enumerate(lines, 1) if (m := re.match(r"register_inplace\(aten\.(\w+),", line))}
+    got = {(d.op, d.loc.line) for d in all_facts(version)[rel].decomps if d.registrar == "register_inplace"}
+    assert len(expected) >= 8  # 25 in 2.6.0, 8 in 1.13.1
+    assert got == expected
 
 
 def test_refs_factory_naming_rule_2_6_0():
