@@ -10,8 +10,9 @@ NativeFunction.from_yaml and torchgen/native_function_generation.py):
 - ufunc_inner_loop gives CPU and CUDA kernels named ufunc_<name>_<key> (origin ufunc);
 - every name listed in autogen is a generated op with a CompositeExplicitAutograd
   kernel (origin autogen);
-- a structured_delegate variant uses its delegate's kernels for the keys it does not
-  list itself (origin delegate; not part of torchgen's BackendIndex).
+- a structured_delegate variant uses its delegate's structured kernels for the keys it
+  does not list itself (origin delegate), and every structured group gets a Meta kernel
+  from its meta function (origin meta); torchgen generates both, outside its BackendIndex.
 """
 
 from __future__ import annotations
@@ -237,7 +238,7 @@ class DispatchFact:
     key: str  # "SparseCPU"
     kernel: str  # "add_out_sparse_cpu"
     cpp_namespace: str  # "at::native"
-    origin: str  # yaml | composite_implicit | autogen | ufunc | delegate
+    origin: str  # yaml | composite_implicit | autogen | ufunc | delegate | meta
     structured: bool
     via: str | None  # the delegate op, for origin delegate
     loc: Location
@@ -473,22 +474,42 @@ def parse_native_functions(text: str, path: str = NATIVE_FUNCTIONS) -> tuple[tup
 
 
 def _delegate_rows(ops: dict[str, OpFact], rows: list[DispatchFact], lines: dict[str, int]) -> list[DispatchFact]:
+    """Kernels that structured groups get without a dispatch: line of their own.
+
+    A structured_delegate variant is registered, for each key where its delegate
+    has a structured kernel, with a wrapper around that kernel (origin delegate).
+    Every structured group gets a Meta kernel built from its meta function, the
+    struct at::meta::structured_<functional op> (origin meta).
+    """
     by_op: dict[str, list[DispatchFact]] = {}
+    variants: dict[str, list[OpFact]] = {}
     for row in rows:
         by_op.setdefault(row.op, []).append(row)
-    extra = []
     for op in ops.values():
-        delegate = op.structured_delegate
-        if delegate is None:
+        if op.structured_delegate is not None:
+            if op.structured_delegate not in ops:
+                raise SourceError(f"{op.loc}: structured_delegate '{op.structured_delegate}' is not an op of this file")
+            variants.setdefault(op.structured_delegate, []).append(op)
+    extra = []
+    for out_op in ops.values():
+        if not out_op.structured:
             continue
-        if delegate not in ops:
-            raise SourceError(f"{op.loc}: structured_delegate '{delegate}' is not an op of this file")
-        own = {r.key for r in by_op.get(op.name, [])}
-        line = lines[op.name]
-        for row in by_op.get(delegate, []):
-            if row.key not in own:
-                extra.append(DispatchFact(op.name, row.key, row.kernel, row.cpp_namespace, "delegate",
-                                          row.structured, delegate, Location(op.loc.file, line)))
+        users = variants.get(out_op.name, [])
+        functional = next((v for v in users if v.kind == "functional"), None)
+        has_meta = any(r.key == "Meta" for r in by_op.get(out_op.name, []))
+        if functional is not None and not has_meta:
+            meta = f"structured_{functional.base}_{functional.overload}" if functional.overload else f"structured_{functional.base}"
+            for op in [out_op, *users]:
+                if not any(r.key == "Meta" for r in by_op.get(op.name, [])):
+                    extra.append(DispatchFact(op.name, "Meta", meta, "at::meta", "meta", True,
+                                              None if op is out_op else out_op.name,
+                                              op.loc if op is out_op else Location(op.loc.file, lines[op.name])))
+        for op in users:
+            own = {r.key for r in by_op.get(op.name, [])}
+            for row in by_op.get(out_op.name, []):
+                if row.structured and row.key not in own:
+                    extra.append(DispatchFact(op.name, row.key, row.kernel, row.cpp_namespace, "delegate",
+                                              True, out_op.name, Location(op.loc.file, lines[op.name])))
     return extra
 
 

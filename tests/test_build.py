@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tg_index.indexer.build import build
+from tg_index.indexer.errors import TgIndexError
+from tg_index.queries.api import SCHEMA_VERSION as API_SCHEMA_VERSION
+from tg_index.schema import SCHEMA_VERSION
+
+
+def _count(db: Path, table: str) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_summary_and_meta(mini: Path, tmp_path: Path):
+    db = tmp_path / "ix.db"
+    summary = build(mini, db)
+    assert (summary.ops, summary.files) == (9, 3)
+    with sqlite3.connect(db) as conn:
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+    assert meta["checkout"] == str(mini.resolve())
+    assert meta["pytorch_version"] == "2.6.0a0"
+    assert meta["schema_version"] == str(SCHEMA_VERSION)
+    assert meta["tool_version"] == "0.1.0"
+    assert meta["indexed_at"].endswith("+00:00")
+
+
+def test_api_and_schema_agree_on_the_version():
+    assert API_SCHEMA_VERSION == SCHEMA_VERSION
+
+
+def test_interrupted_build_leaves_previous_index(mini: Path, tmp_path: Path):
+    (tmp_path / "out").mkdir()
+    db = tmp_path / "out" / "ix.db"
+    build(mini, db)
+    before = db.read_bytes()
+    (mini / "aten/src/ATen/native/native_functions.yaml").write_text("- func: only(Tensor self) -> Tensor\n")
+
+    def interrupt(stage: str, done: int, total: int) -> None:
+        if done == total:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build(mini, db, interrupt)
+    assert db.read_bytes() == before
+    assert [p.name for p in db.parent.iterdir()] == ["ix.db"]  # no temporary file left behind
+    assert _count(db, "ops") == 9
+
+
+def test_failed_build_leaves_previous_index(mini: Path, tmp_path: Path):
+    db = tmp_path / "ix.db"
+    build(mini, db)
+    (mini / "aten/src/ATen/native/native_functions.yaml").write_text("- func: [unclosed\n")
+    with pytest.raises(TgIndexError, match=r"native_functions.yaml:\d+: malformed YAML"):
+        build(mini, db)
+    assert _count(db, "ops") == 9
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: p / "nowhere", "no checkout at {p}/nowhere; clone PyTorch there (see README) or pass its path"),
+        (lambda p: (p / "file").write_text("x") and p / "file", "{p}/file is not a directory; pass the root of a PyTorch checkout"),
+        (lambda p: p, "{p} is not a PyTorch checkout: aten/src/ATen/native/native_functions.yaml is missing"),
+    ],
+)
+def test_not_a_checkout(tmp_path: Path, make, message):
+    with pytest.raises(TgIndexError) as err:
+        build(make(tmp_path), tmp_path / "ix.db")
+    assert str(err.value) == message.format(p=tmp_path)
+
+
+def test_symlink_out_of_checkout_is_refused(mini: Path, tmp_path: Path):
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("- name: relu(Tensor self) -> Tensor\n  self: grad\n")
+    target = mini / "tools/autograd/derivatives.yaml"
+    target.unlink()
+    target.symlink_to(outside)
+    with pytest.raises(TgIndexError, match="tools/autograd/derivatives.yaml is a symlink that leads out of the checkout"):
+        build(mini, tmp_path / "ix.db")

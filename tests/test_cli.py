@@ -1,0 +1,140 @@
+"""The commands as a user runs them: installed console scripts, real SQLite files."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+from .conftest import run
+
+README = Path(__file__).parents[1] / "README.md"
+QUERY_COMMANDS = ["kernels-for", "op", "ops", "sql", "export", "info"]
+
+
+def test_every_command_has_help_and_is_in_the_readme():
+    readme = README.read_text()
+    for args in (["tg-index", "--help"], ["tg-query", "--help"]):
+        result = run(*args)
+        assert result.returncode == 0, result.stderr
+        assert "Usage:" in result.stdout
+    for command in QUERY_COMMANDS:
+        result = run("tg-query", command, "--help")
+        assert result.returncode == 0, result.stderr
+        assert f"tg-query {command}" in result.stdout
+        assert f"tg-query {command}" in readme, f"README does not show `tg-query {command}`"
+    assert "tg-index" in readme and "make run" in readme and "make test" in readme
+
+
+def test_index_then_kernels_for_json(mini: Path, tmp_path: Path):
+    db = tmp_path / "ix.db"
+    built = run("tg-index", str(mini), "--db", str(db))
+    assert built.returncode == 0, built.stderr
+    assert re.fullmatch(r"indexed 9 ops, 12 kernels, 3 files in \d+\.\d s -> .*ix\.db\n", built.stdout)
+    result = run("tg-query", "--db", str(db), "kernels-for", "aten::add.out", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["op"] == "add.out"
+    assert [(k["key"], k["kernel"], k["origin"]) for k in data["keys"]] == [
+        ("SparseCPU", "add_out_sparse_cpu", "yaml"), ("SparseMeta", "add_out_sparse_cpu", "yaml"),
+        ("MPS", "add_out_mps", "yaml"), ("CPU", "ufunc_add_CPU", "ufunc"), ("CUDA", "ufunc_add_CUDA", "ufunc"),
+        ("Meta", "structured_add_Tensor", "meta"),
+    ]
+
+
+def test_bare_name_gives_every_overload(mini_db: Path):
+    result = run("tg-query", "--db", str(mini_db), "kernels-for", "add", "--json")
+    assert [a["op"] for a in json.loads(result.stdout)] == ["add.Tensor", "add.out"]
+    text = run("tg-query", "--db", str(mini_db), "kernels-for", "add.Tensor", "--key", "CPU").stdout
+    assert "CPU  at::native::ufunc_add_CPU  [via add.out]  aten/src/ATen/native/native_functions.yaml:4" in text
+    assert "backward  tools/autograd/derivatives.yaml:2" in text
+
+
+def test_op_shows_entry_siblings_and_backward(mini_db: Path):
+    data = json.loads(run("tg-query", "--db", str(mini_db), "op", "add.Tensor", "--json").stdout)
+    assert data["siblings"] == ["add_.Tensor", "add.out"]
+    assert data["fields"]["dispatch"] == {"SparseCPU, SparseCUDA": "add_sparse"}
+    assert data["location"] == {"file": "aten/src/ATen/native/native_functions.yaml", "line": 2}
+    assert [f["names"] for f in data["backward"][0]["formulas"]] == [["self"], ["other"], ["result"]]
+
+
+def test_ops_filters(mini_db: Path):
+    def names(*args: str) -> list[str]:
+        return [o["name"] for o in json.loads(run("tg-query", "--db", str(mini_db), "ops", *args, "--json").stdout)]
+
+    assert names("--tag", "core") == ["add.Tensor", "mul.Scalar"]
+    assert names("--structured") == ["add.out"]
+    assert names("--key", "CPU") == ["add.Tensor", "add_.Tensor", "add.out", "custom_op"]
+    assert names("--origin", "autogen") == ["mul.Scalar_out", "custom_op.out"]
+    assert names("--name", "mul*", "--kind", "inplace") == ["mul_.Scalar"]
+
+
+def test_export_dispatch_is_json_lines(mini_db: Path):
+    lines = run("tg-query", "--db", str(mini_db), "export", "dispatch").stdout.splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert len(rows) == 22
+    assert rows[0] == {"op": "add.Tensor", "key": "SparseCPU", "kernel": "add_sparse", "origin": "yaml"}
+
+
+def test_sql_reads_and_refuses_writes(mini: Path, tmp_path: Path):
+    db = tmp_path / "ix.db"
+    run("tg-index", str(mini), "--db", str(db))
+    ok = run("tg-query", "--db", str(db), "sql", "SELECT kernel FROM v_dispatch WHERE op = 'relu'", "--json")
+    assert json.loads(ok.stdout) == [{"kernel": "relu"}]
+    for statement in ("DELETE FROM ops", "DROP TABLE ops", "INSERT INTO meta VALUES ('a', 'b')"):
+        refused = run("tg-query", "--db", str(db), "sql", statement)
+        assert refused.returncode == 1
+        assert refused.stderr.startswith("error: the index is read-only here; attempt to write a readonly database")
+        assert "Traceback" not in refused.stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM ops").fetchone()[0] == 9
+
+
+def _error(result) -> str:
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    return result.stderr.strip()
+
+
+def test_one_line_errors(mini: Path, mini_db: Path, tmp_path: Path):
+    assert _error(run("tg-query", "--db", str(mini_db), "kernels-for", "add.outt")) == \
+        "error: unknown op 'add.outt'; did you mean 'add.out'?"
+    assert _error(run("tg-query", "--db", str(tmp_path / "none.db"), "op", "relu")) == \
+        f"error: no index at {tmp_path / 'none.db'}; run `tg-index` first (or pass --db / set TG_INDEX_DB)"
+    assert _error(run("tg-query", "--db", str(mini_db), "export", "dispatc")) == \
+        "error: unknown export 'dispatc'; did you mean 'dispatch'? (one of: dispatch, ops, derivatives)"
+    assert _error(run("tg-query", "--db", str(mini_db), "sql", "SELEC 1")).startswith("error: SQL error: near \"SELEC\"")
+    assert _error(run("tg-index", str(tmp_path / "absent"), "--db", str(tmp_path / "x.db"))) == \
+        f"error: no checkout at {tmp_path / 'absent'}; clone PyTorch there (see README) or pass its path"
+    (mini / "aten/src/ATen/native/native_functions.yaml").write_text("- func: a(Tensor self) -> Tensor\n  dispatch: {CPU: a\n")
+    assert _error(run("tg-index", str(mini), "--db", str(tmp_path / "x.db"))).startswith(
+        "error: aten/src/ATen/native/native_functions.yaml:3: malformed YAML:")
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_other_schema_version_and_foreign_files(mini_db: Path, tmp_path: Path):
+    old = tmp_path / "old.db"
+    shutil.copy(mini_db, old)
+    with sqlite3.connect(old) as conn:
+        conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
+    assert _error(run("tg-query", "--db", str(old), "info")) == (
+        f"error: {old} was written with schema version 0, this tg-query reads version 1; rebuild it with `tg-index`")
+    junk = tmp_path / "junk.db"
+    junk.write_text("not sqlite at all")
+    assert _error(run("tg-query", "--db", str(junk), "info")) == \
+        f"error: {junk} is not a tg-index database; rebuild it with `tg-index`"
+
+
+def test_debug_shows_the_traceback(mini_db: Path):
+    result = run("tg-query", "--db", str(mini_db), "--debug", "op", "nope.nope")
+    assert result.returncode != 0
+    assert "Traceback" in result.stderr and "TgIndexError" in result.stderr
+
+
+def test_db_from_environment(mini_db: Path):
+    result = run("tg-query", "info", "--json", env={"TG_INDEX_DB": str(mini_db)})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["pytorch_version"] == "2.6.0a0"
