@@ -10,13 +10,17 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import multiprocessing
 import os
+import shutil
+import sqlite3
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import create_engine, event, insert, text
+from sqlalchemy import create_engine, event, insert
 from sqlalchemy.engine import Connection
 
 from ..schema import SCHEMA_VERSION, Base, views_sql
@@ -98,41 +102,196 @@ def _write_yaml(conn: Connection, facts: native_yaml.NativeFacts, derivs: tuple[
     return op_ids
 
 
-def build(checkout: Path, db: Path, progress: Progress = _no_progress) -> BuildSummary:
-    """Index a checkout into db (created or replaced atomically)."""
+# The C++ tables and their columns after (file_id, file), in the order _cxx_rows gives them.
+CXX_TABLES: dict[str, tuple[str, ...]] = {
+    "definitions": ("name", "qualified_name", "kind", "signature", "line", "end_line", "is_template", "qualifiers", "macro"),
+    "stubs": ("stub", "kind", "macro", "device", "arch", "kernel", "is_nullptr", "fn_type", "line"),
+    "stub_uses": ("stub", "caller", "how", "line"),
+    "calls": ("caller", "callee", "callee_name", "line"),
+    "launches": ("kind", "kernel", "template_args", "config", "caller", "line", "lambda_line", "macro"),
+    "type_dispatch": ("macro", "dtypes", "name", "caller", "line", "via"),
+    "library_calls": ("family", "callee", "caller", "line"),
+    "registrations": ("kind", "macro", "namespace", "dispatch_key", "op", "schema", "function", "line", "via"),
+}
+YAML_TABLES = ("derivative_formulas", "derivatives", "ufunc_loops", "dispatch", "op_tags", "ops", "tags")
+DISPATCH_STUB_H = "aten/src/ATen/native/DispatchStub.h"
+
+_MACROS: object = None  # the checkout's DispatchStub macro family, set in each worker
+
+
+def _init_worker(header: bytes | None) -> None:
+    global _MACROS
+    from . import cxx
+
+    _MACROS = cxx.stub_macros(header) if header else cxx.DEFAULT_STUB_MACROS
+
+
+def _cxx_rows(item: tuple[str, bytes]) -> tuple[str, dict[str, list[tuple]] | None, int, str]:
+    """Worker: one file -> rows per table (without file_id, file), error count, status."""
+    from . import cxx
+
+    rel, data = item
+    try:
+        f = cxx.extract(data, rel, _MACROS)
+    except Exception as exc:  # extract never raises by contract; a bug there must not stop the build
+        return rel, None, 1, f"failed: {type(exc).__name__}: {exc}"[:300]
+    rows = {
+        "definitions": [(d.name, d.qualified_name, d.kind, d.signature, d.line, d.end_line, int(d.is_template),
+                         json.dumps(d.qualifiers), d.macro) for d in f.definitions],
+        "stubs": [(s.stub, s.kind, s.macro, s.device, s.arch, s.kernel, int(s.is_nullptr), s.fn_type, s.line)
+                  for s in f.stubs],
+        "stub_uses": [(u.stub, u.caller, u.how, u.line) for u in f.stub_uses],
+        "calls": [(c.caller, c.callee, c.callee_name, c.line) for c in f.calls],
+        "launches": [(x.kind, x.kernel, x.template_args, json.dumps(x.config), x.caller, x.line, x.lambda_line, x.macro)
+                     for x in f.launches],
+        "type_dispatch": [(t.macro, json.dumps(t.dtypes), t.name, t.caller, t.line, t.via) for t in f.dtype_dispatches],
+        "library_calls": [(x.family, x.callee, x.caller, x.line) for x in f.library_calls],
+        "registrations": [(r.kind, r.macro, r.namespace, r.dispatch_key, r.op, r.schema, r.function, r.line, r.via)
+                          for r in f.registrations],
+    }
+    status = "ok" if f.failure is None else f"partial: {f.failure}"[:300]
+    return rel, rows, f.parse_errors, status
+
+
+def _insert_cxx(conn: Connection, file_id: int, rel: str, rows: dict[str, list[tuple]]) -> None:
+    for table, columns in CXX_TABLES.items():
+        if rows[table]:
+            marks = ", ".join("?" * (len(columns) + 2))
+            conn.exec_driver_sql(f"INSERT INTO {table} (file_id, file, {', '.join(columns)}) VALUES ({marks})",
+                                 [(file_id, rel, *r) for r in rows[table]])
+
+
+def _previous(db: Path, root: Path) -> dict[str, str] | None:
+    """meta of an index of the same checkout and schema that can be updated in place, else None."""
+    if not db.is_file():
+        return None
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            meta = dict(conn.execute("SELECT key, value FROM meta"))
+    except sqlite3.Error:
+        return None
+    ok = meta.get("schema_version") == str(SCHEMA_VERSION) and meta.get("checkout") == str(root) \
+        and meta.get("tool_version") == TOOL_VERSION
+    return meta if ok else None
+
+
+def _pool(jobs: int, header: bytes | None):
+    ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    return ctx.Pool(jobs, initializer=_init_worker, initargs=(header,))
+
+
+def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
+          excludes: tuple[str, ...] = discover.DEFAULT_EXCLUDES, jobs: int | None = None) -> BuildSummary:
+    """Index a checkout into db, or update the index there: only changed files are parsed again.
+
+    The result is written to a temporary file beside db and renamed over it at the end.
+    """
     start = time.perf_counter()
     root = discover.check_checkout(checkout)
     progress("yaml", 0, 3)
-    sources: dict[str, str] = {}
+    texts: dict[str, str] = {}
     for rel in (native_yaml.NATIVE_FUNCTIONS, native_yaml.TAGS, derivatives.DERIVATIVES):
         content = discover.read_text(root, rel)
         if content is not None:
-            sources[rel] = content
-    native = native_yaml.parse(sources[native_yaml.NATIVE_FUNCTIONS], sources.get(native_yaml.TAGS))
-    derivs = derivatives.parse(sources[derivatives.DERIVATIVES]) if derivatives.DERIVATIVES in sources else ()
-    progress("yaml", 3, 3)
+            texts[rel] = content
+    yaml_files = {rel: _sha(t.encode()) for rel, t in texts.items()}
 
+    sources, outside = discover.walk_sources(root, excludes)
+    contents: dict[str, bytes] = {}
+    unreadable: dict[str, str] = {}
+    for rel in sources:
+        try:
+            contents[rel] = (root / rel).read_bytes()
+        except OSError as exc:
+            unreadable[rel] = f"skipped: {exc.strerror or exc}"
+    header = contents.get(DISPATCH_STUB_H)
+    cxx_key = f"{TOOL_VERSION}:{_sha(header) if header else 'default'}:{','.join(sorted(excludes))}"
+
+    previous = _previous(db, root)
     db.parent.mkdir(parents=True, exist_ok=True)
     tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
+    old_files: dict[str, tuple[int, str]] = {}
+    if previous is not None:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            old_files = {p: (i, h) for i, p, h in conn.execute("SELECT id, path, sha256 FROM files")}
+    current = {rel: _sha(data) for rel, data in contents.items()} | yaml_files
+    # A file keeps its rows when its content is the same and so is everything its facts depend on.
+    same_cxx = previous is not None and previous.get("cxx_key") == cxx_key
+    kept = {p for p, (_i, h) in old_files.items()
+            if h and current.get(p) == h and (same_cxx or p in yaml_files)}
+    stale = [i for p, (i, _h) in old_files.items() if p not in kept]
+    yaml_changed = previous is None or not set(yaml_files) <= kept
     engine = create_engine(f"sqlite:///{tmp}")
 
     @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn, _record):  # bulk load: the temp file is thrown away on failure anyway
+    def _pragmas(dbapi_conn, _record):  # the temp file is thrown away on failure anyway
         dbapi_conn.execute("PRAGMA journal_mode=OFF")
         dbapi_conn.execute("PRAGMA synchronous=OFF")
 
+    pool = None
     try:
-        Base.metadata.create_all(engine)
+        if previous is None:
+            Base.metadata.create_all(engine)
+        else:
+            shutil.copyfile(db, tmp)
         with engine.begin() as conn:
-            for statement in views_sql().split(";"):
-                if statement.strip():
-                    conn.exec_driver_sql(statement)
-            _write_yaml(conn, native, derivs)
-            files = [dict(path=rel, language="yaml", sha256=_sha(content.encode()), size=len(content.encode()),
-                          parse_errors=0, status="ok") for rel, content in sources.items()]
-            _insert(conn, m.File, files)
+            if previous is None:
+                for statement in views_sql().split(";"):
+                    if statement.strip():
+                        conn.exec_driver_sql(statement)
+            if yaml_changed:
+                native = native_yaml.parse(texts[native_yaml.NATIVE_FUNCTIONS], texts.get(native_yaml.TAGS))
+                derivs = derivatives.parse(texts[derivatives.DERIVATIVES]) if derivatives.DERIVATIVES in texts else ()
+                for table in YAML_TABLES:
+                    conn.exec_driver_sql(f"DELETE FROM {table}")
+                _write_yaml(conn, native, derivs)
+            progress("yaml", 3, 3)
+
+            # Files: unchanged ones keep their rows; the others are dropped and parsed again.
+            for file_id in stale:
+                for table in CXX_TABLES:
+                    conn.exec_driver_sql(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
+                conn.exec_driver_sql("DELETE FROM files WHERE id = ?", (file_id,))
+            next_id = (conn.exec_driver_sql("SELECT coalesce(max(id), 0) FROM files").scalar() or 0) + 1
+            for rel, sha in yaml_files.items():
+                if rel not in kept:
+                    _insert(conn, m.File, [dict(id=next_id, path=rel, language="yaml", sha256=sha,
+                                                size=len(texts[rel].encode()), parse_errors=0, status="ok")])
+                    next_id += 1
+            skipped = [(rel, "skipped: symlink leads out of the checkout") for rel in outside]
+            skipped += list(unreadable.items())
+            for rel, status in skipped:
+                _insert(conn, m.File, [dict(id=next_id, path=rel, language=_language(rel), sha256="", size=0,
+                                            parse_errors=0, status=status)])
+                next_id += 1
+            todo = [rel for rel in contents if rel not in kept]
+            progress("C++/CUDA", 0, len(todo))
+            if todo:
+                workers = jobs or os.cpu_count() or 1
+                items = ((rel, contents[rel]) for rel in todo)
+                if workers > 1 and len(todo) > 1:
+                    pool = _pool(workers, header)
+                    results = pool.imap_unordered(_cxx_rows, items, chunksize=4)
+                else:
+                    _init_worker(header)
+                    results = map(_cxx_rows, items)
+                for done, (rel, rows, errors, status) in enumerate(results, start=1):
+                    conn.exec_driver_sql(
+                        "INSERT INTO files (id, path, language, sha256, size, parse_errors, status) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (next_id, rel, _language(rel), current[rel], len(contents[rel]), errors, status))
+                    if rows is not None:
+                        _insert_cxx(conn, next_id, rel, rows)
+                    next_id += 1
+                    progress("C++/CUDA", done, len(todo))
+                if pool is not None:
+                    pool.close()
+                    pool.join()
+                    pool = None
+
             seconds = time.perf_counter() - start
+            files = conn.exec_driver_sql("SELECT count(*) FROM files").scalar() or 0
             meta = {
                 "checkout": str(root),
                 "pytorch_version": discover.pytorch_version(root),
@@ -140,19 +299,31 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress) -> BuildS
                 "tool_version": TOOL_VERSION,
                 "schema_version": str(SCHEMA_VERSION),
                 "seconds": f"{seconds:.2f}",
-                "files": str(len(files)),
+                "files": str(files),
+                "parsed": str(len(todo)),
+                "cxx_key": cxx_key,
+                "excludes": json.dumps(list(excludes)),
             }
+            conn.exec_driver_sql("DELETE FROM meta")
             _insert(conn, m.Meta, [{"key": k, "value": v} for k, v in meta.items()])
-        with engine.connect() as conn:
-            conn.execute(text("ANALYZE"))
+            ops = conn.exec_driver_sql("SELECT count(*) FROM ops").scalar() or 0
+            kernels = conn.exec_driver_sql("SELECT count(DISTINCT cpp_namespace || '::' || kernel) FROM dispatch").scalar() or 0
+        if previous is None or todo or yaml_changed:
+            with engine.connect() as conn:
+                conn.exec_driver_sql("ANALYZE")
         engine.dispose()
         os.replace(tmp, db)
     except BaseException:
+        if pool is not None:
+            pool.terminate()
         engine.dispose()
         tmp.unlink(missing_ok=True)
         raise
-    kernels = len({(r.cpp_namespace, r.kernel) for r in native.dispatch})
-    return BuildSummary(db, len(native.ops), kernels, len(files), time.perf_counter() - start)
+    return BuildSummary(db, ops, kernels, files, time.perf_counter() - start)
+
+
+def _language(rel: str) -> str:
+    return discover.CXX_LANGUAGES.get(os.path.splitext(rel)[1], "yaml" if rel.endswith(".yaml") else "other")
 
 
 __all__ = ["BuildSummary", "TgIndexError", "build"]

@@ -41,3 +41,38 @@ def read_text(root: Path, rel: str) -> str | None:
 def pytorch_version(root: Path) -> str:
     text = read_text(root, "version.txt")
     return text.strip() if text else "unknown"
+
+
+# Source files of the C++/CUDA layer, by suffix.
+CXX_LANGUAGES = {
+    ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".h": "cpp", ".hpp": "cpp",
+    ".cu": "cuda", ".cuh": "cuda", ".mm": "objcpp",
+}
+# Folder names never walked into (third-party code, build output, tests, platform apps).
+DEFAULT_EXCLUDES = (".git", "third_party", "build", "test", "tests", "benchmarks", "android", "ios", "docs")
+
+
+def walk_sources(root: Path, excludes: tuple[str, ...] = DEFAULT_EXCLUDES) -> tuple[list[str], list[str]]:
+    """(C/C++/CUDA/Objective-C++ files, symlinks skipped because they lead out), both relative and sorted.
+
+    An exclude is a folder name (`test`) or a path relative to the checkout (`torch/csrc/deploy`).
+    Symlinked folders are not followed; a symlinked file is kept only when it stays inside the checkout.
+    """
+    names = {e for e in excludes if "/" not in e}
+    paths = {e.strip("/") for e in excludes if "/" in e}
+    found: list[str] = []
+    outside: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        rel_dir = "" if rel_dir == "." else rel_dir
+        dirnames[:] = [d for d in dirnames
+                       if d not in names and (f"{rel_dir}/{d}" if rel_dir else d) not in paths]
+        for name in filenames:
+            if os.path.splitext(name)[1] not in CXX_LANGUAGES:
+                continue
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            if os.path.islink(os.path.join(dirpath, name)) and inside(root, rel) is None:
+                outside.append(rel)
+                continue
+            found.append(rel)
+    return sorted(found), sorted(outside)

@@ -153,3 +153,132 @@ class DerivativeFormula(Base):
 
 
 Index("ix_dispatch_op_key", Dispatch.op, Dispatch.key)
+
+
+# ---- C/C++/CUDA/Objective-C++ facts (tree-sitter). Each row belongs to one file of `files`;
+# `caller` is the qualified name of the enclosing function (NULL at namespace scope).
+
+
+class Definition(Base):
+    """Function definitions, __global__ kernels, and structured kernels (TORCH_META_FUNC*, TORCH_IMPL_FUNC)."""
+
+    __tablename__ = "definitions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String, index=True, comment="foo; add_out for TORCH_IMPL_FUNC(add_out); add.Tensor for TORCH_META_FUNC2(add, Tensor)")
+    qualified_name: Mapped[str] = mapped_column(String, index=True, comment="at::native::(anonymous)::foo; at::meta::structured_add_Tensor::meta")
+    kind: Mapped[str] = mapped_column(String, comment="function, method, global_kernel, device_function, meta_func, impl_func")
+    signature: Mapped[str] = mapped_column(Text, comment="the declarator, whitespace folded")
+    line: Mapped[int] = mapped_column(Integer)
+    end_line: Mapped[int] = mapped_column(Integer)
+    is_template: Mapped[int] = mapped_column(Integer)
+    qualifiers: Mapped[str] = mapped_column(String, comment="JSON list: __global__, __device__, static, inline ...")
+    macro: Mapped[str | None] = mapped_column(String, comment="TORCH_META_FUNC2, TORCH_IMPL_FUNC ... for structured kernels")
+
+
+class Stub(Base):
+    """DispatchStub sites: DECLARE_DISPATCH, DEFINE_DISPATCH and every REGISTER_*/ALSO_REGISTER_* form."""
+
+    __tablename__ = "stubs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file: Mapped[str] = mapped_column(String)
+    stub: Mapped[str] = mapped_column(String, index=True, comment="add_stub")
+    kind: Mapped[str] = mapped_column(String, comment="declare, define or register")
+    macro: Mapped[str] = mapped_column(String, comment="the macro as written: REGISTER_DISPATCH, REGISTER_AVX512_DISPATCH ...")
+    device: Mapped[str | None] = mapped_column(String, comment="register: CPU, CUDA, HIP, MPS, XPU, MTIA, PrivateUse1")
+    arch: Mapped[str | None] = mapped_column(String, comment="register on CPU: the CPU capability (DEFAULT, AVX2, AVX512, VSX, ZVECTOR, SVE256)")
+    kernel: Mapped[str | None] = mapped_column(String, index=True, comment="the registered function; NULL for nullptr")
+    is_nullptr: Mapped[int] = mapped_column(Integer, comment="1 when nullptr is registered")
+    fn_type: Mapped[str | None] = mapped_column(String, comment="declare: the function pointer type")
+    line: Mapped[int] = mapped_column(Integer)
+
+
+class StubUse(Base):
+    """A stub called (add_stub(device_type(), ...)) or passed as an argument inside a function."""
+
+    __tablename__ = "stub_uses"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file: Mapped[str] = mapped_column(String)
+    stub: Mapped[str] = mapped_column(String, index=True)
+    caller: Mapped[str] = mapped_column(String, index=True)
+    how: Mapped[str] = mapped_column(String, comment="call or argument")
+    line: Mapped[int] = mapped_column(Integer)
+
+
+class Call(Base):
+    """Call edges by name."""
+
+    __tablename__ = "calls"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file: Mapped[str] = mapped_column(String)
+    caller: Mapped[str | None] = mapped_column(String, index=True)
+    callee: Mapped[str] = mapped_column(String, comment="as written, spaces removed: at::cuda::blas::gemm<scalar_t>")
+    callee_name: Mapped[str] = mapped_column(String, index=True, comment="last component without template arguments: gemm")
+    line: Mapped[int] = mapped_column(Integer)
+
+
+class Launch(Base):
+    """<<<...>>> launches (also inside #define bodies) and launch helpers (gpu_kernel, cpu_kernel_vec, parallel_for ...)."""
+
+    __tablename__ = "launches"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file: Mapped[str] = mapped_column(String)
+    kind: Mapped[str] = mapped_column(String, comment="triple_chevron, or the helper's name")
+    kernel: Mapped[str | None] = mapped_column(String, index=True, comment="kernel or functor name; NULL when a lambda runs")
+    template_args: Mapped[str | None] = mapped_column(String)
+    config: Mapped[str] = mapped_column(Text, comment="JSON list: grid, block, shared memory, stream")
+    caller: Mapped[str | None] = mapped_column(String, index=True)
+    line: Mapped[int] = mapped_column(Integer)
+    lambda_line: Mapped[int | None] = mapped_column(Integer, comment="first line of the lambda the helper runs")
+    macro: Mapped[str | None] = mapped_column(String, comment="the #define whose body holds the launch")
+
+
+class TypeDispatch(Base):
+    """AT_DISPATCH_* and AT_DISPATCH_V2 uses, also through file-local wrapper macros."""
+
+    __tablename__ = "type_dispatch"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file: Mapped[str] = mapped_column(String)
+    macro: Mapped[str] = mapped_column(String)
+    dtypes: Mapped[str] = mapped_column(Text, comment="JSON list: the type set and extra types, e.g. [\"FLOATING_TYPES\", \"kHalf\"]")
+    name: Mapped[str | None] = mapped_column(String, comment="the name string, e.g. add_cpu")
+    caller: Mapped[str | None] = mapped_column(String, index=True)
+    line: Mapped[int] = mapped_column(Integer)
+    via: Mapped[str | None] = mapped_column(String, comment="the AT_DISPATCH_* macro a file-local wrapper expands to")
+
+
+class LibraryCall(Base):
+    """Calls into vendor libraries, by family."""
+
+    __tablename__ = "library_calls"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file: Mapped[str] = mapped_column(String)
+    family: Mapped[str] = mapped_column(String, index=True, comment="cublas, cublaslt, cudnn, cufft, cusparse, cusolver, magma, onednn, mkl, flash_attention, mem_efficient_attention")
+    callee: Mapped[str] = mapped_column(String)
+    caller: Mapped[str | None] = mapped_column(String, index=True)
+    line: Mapped[int] = mapped_column(Integer)
+
+
+class Registration(Base):
+    """TORCH_LIBRARY / TORCH_LIBRARY_IMPL / TORCH_LIBRARY_FRAGMENT blocks and their m.impl / m.def / m.fallback."""
+
+    __tablename__ = "registrations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file: Mapped[str] = mapped_column(String)
+    kind: Mapped[str] = mapped_column(String, comment="block, impl, def or fallback")
+    macro: Mapped[str] = mapped_column(String, comment="TORCH_LIBRARY, TORCH_LIBRARY_IMPL or TORCH_LIBRARY_FRAGMENT")
+    namespace: Mapped[str] = mapped_column(String, comment="aten; _ for a catch-all TORCH_LIBRARY_IMPL")
+    dispatch_key: Mapped[str | None] = mapped_column(String, index=True)
+    op: Mapped[str | None] = mapped_column(String, index=True, comment="op name as written, schema stripped")
+    schema: Mapped[str | None] = mapped_column(Text, comment="the schema of an m.def")
+    function: Mapped[str | None] = mapped_column(String, index=True, comment="the C++ function registered")
+    line: Mapped[int] = mapped_column(Integer)
+    via: Mapped[str | None] = mapped_column(String, comment="the file-local macro used, when one was")
