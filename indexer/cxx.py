@@ -172,6 +172,7 @@ class CxxFacts:
     library_calls: tuple[LibraryCallFact, ...] = ()
     registrations: tuple[RegistrationFact, ...] = ()
     parse_errors: int = 0  # ERROR + MISSING nodes (+1 if extraction itself failed)
+    failure: str | None = None  # "ExceptionType: message" when extraction stopped early (a bug to report)
 
 
 # --------------------------------------------------------------------------
@@ -996,16 +997,25 @@ def extract(source: bytes, path: str, macros: StubMacros = DEFAULT_STUB_MACROS) 
     try:
         language = language_for(path, source)
         return _extract(source, path, macros, language)
-    except Exception:  # noqa: BLE001 - a bad file must not stop the index
-        try:
-            return CxxFacts(path=path, language=language, parse_errors=1)
-        except Exception:  # pragma: no cover
-            return CxxFacts(path=str(path), language="cpp", parse_errors=1)
+    except Exception as exc:  # noqa: BLE001 - a bad file must not stop the index
+        return CxxFacts(path=str(path), language=language, parse_errors=1, failure=f"{type(exc).__name__}: {exc}"[:500])
+
+
+# Attribute-like macros that tree-sitter cannot place before a declaration
+# (`template <...> C10_LAUNCH_BOUNDS_1(128) __global__ void k(...)`): blanked
+# before parsing, newlines kept, so every offset and line stays the same.
+_ATTRIBUTE_MACROS = re.compile(rb"\bC10_LAUNCH_BOUNDS_[0-9]\b(?:\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?")
+
+
+def _blank(m: re.Match[bytes]) -> bytes:
+    return re.sub(rb"[^\n]", b" ", m.group(0))
 
 
 def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> CxxFacts:
     import tree_sitter as ts
 
+    if b"C10_LAUNCH_BOUNDS_" in source:
+        source = _ATTRIBUTE_MACROS.sub(_blank, source)
     parser, query = _tools(language)
     tree = parser.parse(source)
     caps = ts.QueryCursor(query).captures(tree.root_node)
@@ -1165,36 +1175,35 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
         if caller is not None:
             stub_uses.append(StubUseFact(_last_component(_nospace(_dec(n.text))), caller, n.start_point[0] + 1, "argument"))
 
-    # ---- <<< >>> launches
+    # ---- <<< >>> launches: parsed ones, then the text of #define bodies and ERROR nodes
+    seen_chevrons: set[int] = set()
     for node in get("launch"):
         kfn = node.child_by_field_name("function")
         cfg = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
-        if kfn is None:
+        if kfn is None or cfg is None:
             continue
         kernel, targs = _kernel_name(f, kfn)
-        config = tuple(_norm(f.text(c)) for c in cfg.named_children if c.type != "comment") if cfg is not None else ()
-        launches.append(LaunchFact("triple_chevron", kernel, targs, config, f.caller_at(node.start_byte), node.start_point[0] + 1))
-    for name, d in local.items():
-        if "<<<" in d.body:
-            body_node = None
-            for n in get("define.name"):
-                if _dec(n.text) == name:
-                    body_node = n.parent.child_by_field_name("value")
-            base_line = body_node.start_point[0] + 1 if body_node is not None else 0
-            body = _dec(body_node.text) if body_node is not None else d.body
-            for m in re.finditer(r"([A-Za-z_][\w:]*)\s*(<(?:[^<>]|<[^<>]*>)*>)?\s*<<<(.*?)>>>", body, re.S):
-                cfg_args = _balanced_args(("(" + m.group(3) + ")").encode(), 0)
-                launches.append(
-                    LaunchFact(
-                        "triple_chevron",
-                        m.group(1),
-                        _nospace(m.group(2)) if m.group(2) else None,
-                        tuple(_norm(a) for a in cfg_args[0]) if cfg_args else (),
-                        None,
-                        base_line + body.count("\n", 0, m.start()),
-                        macro=name,
-                    )
-                )
+        config = tuple(_norm(f.text(c)) for c in cfg.named_children if c.type != "comment")
+        seen_chevrons.add(cfg.start_byte)
+        launches.append(LaunchFact("triple_chevron", kernel, targs, config, f.caller_at(node.start_byte), cfg.start_point[0] + 1))
+    texts = [(n.parent, "define") for n in get("define.name")] + [(n, "error") for n in get("error")]
+    for holder, what in texts:
+        body_node = holder.child_by_field_name("value") if what == "define" else holder
+        if body_node is None or b"<<<" not in source[body_node.start_byte : body_node.end_byte]:
+            continue
+        macro = _dec(holder.child_by_field_name("name").text) if what == "define" else None
+        for launch, off in _text_launches(f, body_node.start_byte, body_node.end_byte, macro):
+            if off not in seen_chevrons:
+                seen_chevrons.add(off)
+                launches.append(launch)
+
+    # ---- __global__ definitions tree-sitter did not shape (preprocessor lines inside them)
+    for tok in get("kernel.keyword"):
+        if any(d.kind == "global_kernel" and d.line <= tok.start_point[0] + 1 <= d.end_line for d in definitions):
+            continue
+        d = _text_kernel(f, tok)
+        if d is not None:
+            definitions.append(d)
 
     registrations = _registrations(f, library_blocks, member_calls, local, get)
 
@@ -1257,6 +1266,86 @@ def _structured(f: _File, n, macro: str, args: list[str], after: int, line: int,
         )
     )
     ranges.append((start, end, qualified))
+
+
+_TEXT_LAUNCH = re.compile(rb"([A-Za-z_][\w:]*)\s*(<(?:[^<>;{}]|<(?:[^<>;{}]|<[^<>;{}]*>)*>)*>)?\s*<<<")
+
+
+def _text_launches(f: _File, start: int, end: int, macro: str | None) -> list[tuple[LaunchFact, int]]:
+    """Launches found in raw text (a #define body or an ERROR region)."""
+    out = []
+    for m in _TEXT_LAUNCH.finditer(f.src, start, end):
+        chevron = m.end() - 3
+        if f.in_skip(m.start()) and macro is None:
+            continue
+        close = f.src.find(b">>>", chevron, end)
+        if close < 0:
+            continue
+        cfg = _balanced_args(b"(" + f.src[chevron + 3 : close] + b")", 0)
+        out.append(
+            (
+                LaunchFact(
+                    "triple_chevron",
+                    _dec(m.group(1)),
+                    _nospace(_dec(m.group(2))) if m.group(2) else None,
+                    tuple(_norm(a) for a in cfg[0]) if cfg else (),
+                    None if macro else f.caller_at(m.start()),
+                    f.line_of(chevron),
+                    macro=macro,
+                ),
+                chevron,
+            )
+        )
+    return out
+
+
+def _text_kernel(f: _File, tok) -> DefinitionFact | None:
+    """A __global__ definition read from the text after the keyword."""
+    src = f.src
+    i = tok.end_byte
+    n = len(src)
+    name_m = None
+    while i < n:
+        i = _skip_space(src, i)
+        if i < n and src[i] == 0x23:  # a preprocessor line inside the declaration
+            j = src.find(b"\n", i)
+            i = n if j < 0 else j
+            continue
+        m = re.compile(rb"[A-Za-z_][\w:]*|[*&<>,]+").match(src, i)
+        if m is None:
+            break
+        word = m.group(0)
+        nxt = _skip_space(src, m.end())
+        if nxt < n and src[nxt] == 0x28 and word not in (b"__launch_bounds__",):
+            name_m = (word, m.start(), nxt)
+            break
+        if nxt < n and src[nxt] == 0x28:
+            parsed = _balanced_args(src, nxt)
+            i = parsed[1] if parsed else n
+            continue
+        i = m.end()
+    if name_m is None:
+        return None
+    word, name_start, paren = name_m
+    parsed = _balanced_args(src, paren)
+    if parsed is None:
+        return None
+    end = _body_end(src, parsed[1])
+    if end is None:
+        return None
+    scope, _, _ = _scope_prefix(tok)
+    written = _nospace(_dec(word))
+    head = src[max(0, tok.start_byte - 400) : tok.start_byte]
+    return DefinitionFact(
+        name=_split_scope(written)[-1],
+        qualified_name="::".join(scope + _split_scope(written)),
+        kind="global_kernel",
+        signature=_norm(_dec(src[name_start : parsed[1]])),
+        line=tok.start_point[0] + 1,
+        end_line=f.line_of(end - 1),
+        is_template=bool(re.search(rb"template\s*<[^;{}]*>\s*$", head)),
+        qualifiers=("__global__",),
+    )
 
 
 def _kernel_name(f: _File, kfn) -> tuple[str, str | None]:
