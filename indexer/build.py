@@ -168,10 +168,11 @@ def _previous(db: Path, root: Path) -> dict[str, str] | None:
     try:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.Error:
         return None
     ok = meta.get("schema_version") == str(SCHEMA_VERSION) and meta.get("checkout") == str(root) \
-        and meta.get("tool_version") == TOOL_VERSION
+        and meta.get("tool_version") == TOOL_VERSION and set(Base.metadata.tables) <= tables
     return meta if ok else None
 
 

@@ -102,6 +102,63 @@ class OpSummary:
     location: Loc
 
 
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    qualified_name: str
+    kind: str
+    signature: str
+    qualifiers: tuple[str, ...]
+    macro: str | None
+    location: Loc
+    end_line: int
+
+
+@dataclass(frozen=True)
+class StubSite:
+    kind: str  # declare, define, register
+    macro: str
+    device: str | None
+    arch: str | None
+    kernel: str | None
+    is_nullptr: bool
+    location: Loc
+
+
+@dataclass(frozen=True)
+class Use:
+    caller: str | None
+    name: str  # what was called or launched, as written
+    how: str  # call, argument, triple_chevron, gpu_kernel ...
+    location: Loc
+
+
+@dataclass(frozen=True)
+class StubInfo:
+    stub: str
+    declarations: tuple[StubSite, ...]
+    definitions: tuple[StubSite, ...]
+    registrations: tuple[StubSite, ...]
+    callers: tuple[Use, ...]
+
+
+@dataclass(frozen=True)
+class TypeSet:
+    macro: str
+    dtypes: tuple[str, ...]
+    name: str | None
+    function: str | None
+    location: Loc
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    name: str
+    definitions: tuple[Symbol, ...]
+    launches: tuple[Use, ...]
+    dtypes: tuple[TypeSet, ...]  # AT_DISPATCH sets in the functions that launch it
+
+
 def to_data(value: Any) -> Any:
     """Dataclasses -> JSON-ready data; a location becomes {"file", "line"}."""
     if isinstance(value, list | tuple):
@@ -253,6 +310,76 @@ class Index:
         rows = self.conn.execute(sql + " ORDER BY o.id", args).fetchall()
         return [OpSummary(n, k, bool(s), self._tags(i), Loc(f, ln)) for i, n, k, s, f, ln in rows]
 
+    # -- C++/CUDA ------------------------------------------------------------------------------
+
+    def _close(self, name: str, sql: str) -> str:
+        stem = name.split("::")[-1]
+        candidates = [r[0] for r in self.conn.execute(sql, (stem[:3] + "%",))]
+        close = difflib.get_close_matches(stem, candidates, n=3, cutoff=0.6)
+        return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+
+    def symbol(self, name: str, kind: str | None = None) -> list[Symbol]:
+        """Definitions named `name` (or whose qualified name is or ends with `::name`)."""
+        sql = ("SELECT name, qualified_name, kind, signature, qualifiers, macro, file, line, end_line FROM definitions "
+               "WHERE (name = ? OR qualified_name = ? OR qualified_name LIKE ?)")
+        args: list[Any] = [name, name, f"%::{name}"]
+        if kind:
+            sql += " AND kind = ?"
+            args.append(kind)
+        found = [Symbol(n, q, k, sig, tuple(json.loads(qual)), mac, Loc(f, ln), end)
+                 for n, q, k, sig, qual, mac, f, ln, end in self.conn.execute(sql + " ORDER BY file, line", args)]
+        if not found:
+            what = f"no {kind} definition" if kind else "no definition"
+            raise TgIndexError(f"{what} named {name!r}" + self._close(
+                name, "SELECT DISTINCT name FROM definitions WHERE name LIKE ?"))
+        return found
+
+    def stub(self, name: str) -> StubInfo:
+        """A DispatchStub: declaration, definition, every registration per device and CPU capability, callers."""
+        sites = [StubSite(k, mac, dev, arch, kern, bool(null), Loc(f, ln)) for k, mac, dev, arch, kern, null, f, ln in
+                 self.conn.execute("SELECT kind, macro, device, arch, kernel, is_nullptr, file, line FROM stubs "
+                                   "WHERE stub = ? ORDER BY file, line, device, arch", (name,))]
+        if not sites:
+            raise TgIndexError(f"no dispatch stub named {name!r}" + self._close(
+                name, "SELECT DISTINCT stub FROM stubs WHERE stub LIKE ?"))
+        callers = tuple(Use(c, name, how, Loc(f, ln)) for c, how, f, ln in self.conn.execute(
+            "SELECT caller, how, file, line FROM stub_uses WHERE stub = ? ORDER BY file, line", (name,)))
+        return StubInfo(name, tuple(s for s in sites if s.kind == "declare"),
+                        tuple(s for s in sites if s.kind == "define"),
+                        tuple(s for s in sites if s.kind == "register"), callers)
+
+    def kernel(self, name: str) -> KernelInfo:
+        """A __global__ kernel (or a functor run by a launch helper): definition, launch sites, dtypes."""
+        defs = [Symbol(n, q, k, sig, tuple(json.loads(qual)), mac, Loc(f, ln), end)
+                for n, q, k, sig, qual, mac, f, ln, end in self.conn.execute(
+                    "SELECT name, qualified_name, kind, signature, qualifiers, macro, file, line, end_line "
+                    "FROM definitions WHERE kind = 'global_kernel' AND (name = ? OR qualified_name = ?) "
+                    "ORDER BY file, line", (name, name))]
+        launches = [Use(c, k or name, kind, Loc(f, ln)) for kind, k, c, f, ln in self.conn.execute(
+            "SELECT kind, kernel, caller, file, line FROM launches WHERE kernel = ? ORDER BY file, line", (name,))]
+        if not defs and not launches:
+            raise TgIndexError(f"no __global__ kernel or launched functor named {name!r}" + self._close(
+                name, "SELECT DISTINCT name FROM definitions WHERE kind = 'global_kernel' AND name LIKE ?"))
+        launchers = sorted({u.caller for u in launches if u.caller})
+        dtypes: list[TypeSet] = []
+        for caller in launchers:
+            dtypes.extend(TypeSet(mac, tuple(json.loads(dt)), nm, fn, Loc(f, ln)) for mac, dt, nm, fn, f, ln in
+                          self.conn.execute("SELECT macro, dtypes, name, caller, file, line FROM type_dispatch "
+                                            "WHERE caller = ? ORDER BY file, line", (caller,)))
+        return KernelInfo(name, tuple(defs), tuple(launches), tuple(dtypes))
+
+    def callers(self, name: str) -> list[Use]:
+        """Call sites of a function by name (last component, or the whole name as written)."""
+        stem = name.split("::")[-1]
+        rows = self.conn.execute("SELECT caller, callee, file, line FROM calls WHERE callee_name = ? "
+                                 "ORDER BY file, line", (stem,)).fetchall()
+        if "::" in name:
+            rows = [r for r in rows if r[1].split("<")[0].endswith(name)]
+        if not rows:
+            raise TgIndexError(f"no calls of {name!r}" + self._close(
+                name, "SELECT DISTINCT callee_name FROM calls WHERE callee_name LIKE ?"))
+        return [Use(c, callee, "call", Loc(f, ln)) for c, callee, f, ln in rows]
+
     def sql(self, query: str, params: tuple[Any, ...] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run ad-hoc SQL on the read-only connection: (column names, rows)."""
         try:
@@ -275,15 +402,27 @@ class Index:
         cur = self.conn.execute(EXPORTS[table])
         columns = [d[0] for d in cur.description]
         for row in cur:
-            yield dict(zip(columns, row))
+            data = dict(zip(columns, row))
+            if "dtypes" in data:
+                data["dtypes"] = json.loads(data["dtypes"])
+            yield data
 
 
 EXPORTS: dict[str, str] = {
     "dispatch": "SELECT op, key, kernel, origin FROM dispatch ORDER BY id",
+    "definitions": "SELECT name, qualified_name, kind, file, line, end_line FROM definitions ORDER BY id",
+    "stubs": "SELECT stub, kind, macro, device, arch, kernel, file, line FROM stubs ORDER BY id",
+    "launches": "SELECT kind, kernel, caller AS function, file, line FROM launches ORDER BY id",
+    "registrations": "SELECT kind, macro, namespace, dispatch_key AS key, op, function, file, line "
+                     "FROM registrations ORDER BY id",
+    "type-dispatch": "SELECT macro, dtypes, name, caller AS function, file, line FROM type_dispatch ORDER BY id",
+    "calls": "SELECT caller, callee, callee_name, file, line FROM calls ORDER BY id",
+    "library-calls": "SELECT family, callee, caller AS function, file, line FROM library_calls ORDER BY id",
     "ops": "SELECT name, func, kind, structured, structured_delegate, file, line FROM ops ORDER BY id",
     "derivatives": "SELECT d.op, d.dispatch_key, f.names, f.kind, f.formula, f.file, f.line "
                    "FROM derivatives d JOIN derivative_formulas f ON f.derivative_id = d.id ORDER BY f.id",
 }
 
 __all__ = ["Index", "KernelsFor", "KeyKernel", "OpInfo", "OpSummary", "Backward", "Formula", "Loc",
+           "Symbol", "StubSite", "StubInfo", "Use", "TypeSet", "KernelInfo",
            "default_db", "to_data"]

@@ -106,6 +106,57 @@ def ops_cmd(
         render.emit_json(render.to_data(found))
 
 
+def _emit(result, fmt: Format | None, as_json: bool, text) -> None:
+    out = render.pick(fmt, as_json)
+    if out is Format.text:
+        sys.stdout.write(text(result))
+    elif out is Format.jsonl:
+        render.emit_jsonl(result if isinstance(result, list) else [result])
+    else:
+        render.emit_json(render.to_data(result))
+
+
+@query_app.command("symbol")
+def symbol_cmd(
+    name: Annotated[str, typer.Argument(help="Function name, qualified name (at::native::add_out_mps) or structured name (add.Tensor).")],
+    kind: Annotated[Optional[str], typer.Option("--kind", help="function, method, global_kernel, device_function, meta_func, impl_func.")] = None,
+    as_json: JsonOption = False,
+    fmt: FormatOption = None,
+) -> None:
+    """C++/CUDA definitions of a name, with file:line ranges."""
+    _emit(_index().symbol(name, kind), fmt, as_json, render.symbols_text)
+
+
+@query_app.command("stub")
+def stub_cmd(
+    name: Annotated[str, typer.Argument(help="DispatchStub name, e.g. add_stub.")],
+    as_json: JsonOption = False,
+    fmt: FormatOption = None,
+) -> None:
+    """A DispatchStub: declaration, definition, every registration per device and CPU capability, callers."""
+    _emit(_index().stub(name), fmt, as_json, render.stub_text)
+
+
+@query_app.command("kernel")
+def kernel_cmd(
+    name: Annotated[str, typer.Argument(help="__global__ kernel name (or a functor a launch helper runs).")],
+    as_json: JsonOption = False,
+    fmt: FormatOption = None,
+) -> None:
+    """A __global__ kernel: definition, launch sites, and the AT_DISPATCH dtype sets around its launches."""
+    _emit(_index().kernel(name), fmt, as_json, render.kernel_text)
+
+
+@query_app.command("callers")
+def callers_cmd(
+    name: Annotated[str, typer.Argument(help="Function name (last component matches) or a qualified suffix like cuda::blas::gemm.")],
+    as_json: JsonOption = False,
+    fmt: FormatOption = None,
+) -> None:
+    """Where a function is called, by name: caller, call as written, file:line."""
+    _emit(_index().callers(name), fmt, as_json, render.uses_text)
+
+
 @query_app.command("sql")
 def sql_cmd(
     query: Annotated[str, typer.Argument(help="SQL to run on a read-only connection (tables and views in the README).")],
@@ -125,9 +176,9 @@ def sql_cmd(
 
 @query_app.command("export")
 def export_cmd(
-    table: Annotated[str, typer.Argument(help="What to export: dispatch, ops or derivatives.")],
+    table: Annotated[str, typer.Argument(help="What to export: dispatch, ops, derivatives, definitions, stubs, launches, registrations, type-dispatch, calls, library-calls.")],
 ) -> None:
-    """Every row of a table as JSON lines (dispatch: {"op", "key", "kernel", "origin"})."""
+    """Every row of a table as JSON lines (fields in the README)."""
     render.emit_jsonl(_index().export(table))
 
 
@@ -148,18 +199,24 @@ def info_cmd(as_json: JsonOption = False, fmt: FormatOption = None) -> None:
 def index_cmd(
     checkout: Annotated[Optional[Path], typer.Argument(help="PyTorch checkout [default: $TILEGYM_SKILL_CACHE_DIR/pytorch-source, ~/.cache/tilegym/pytorch-source].", show_default=False)] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="Where to write the index [default: ~/.cache/tilegym/index/<checkout folder>.db].", show_default=False)] = None,
+    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", help="Folder name or checkout-relative path not to walk (repeatable; replaces the default list).", show_default=False)] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that parse C++/CUDA [default: all cores].", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, only the summary.")] = False,
     debug: DebugOption = False,
 ) -> None:
     """Build or update the index of a PyTorch checkout."""
+    from functools import partial
+
     from ..indexer.build import build
+    from ..indexer.discover import DEFAULT_EXCLUDES
 
     root = checkout if checkout is not None else paths.default_checkout()
     target = db if db is not None else paths.index_for(root)
+    run = partial(build, excludes=tuple(exclude) if exclude else DEFAULT_EXCLUDES, jobs=jobs)
     if quiet or not sys.stderr.isatty():
-        summary = build(root, target)
+        summary = run(root, target)
     else:
-        summary = _build_with_bar(root, target, build)
+        summary = _build_with_bar(root, target, run)
     print(summary)
 
 

@@ -7,7 +7,7 @@ import sys
 from enum import Enum
 from typing import Any, Iterable
 
-from .api import Backward, KernelsFor, OpInfo, OpSummary, to_data
+from .api import Backward, KernelInfo, KernelsFor, OpInfo, OpSummary, StubInfo, StubSite, Symbol, Use, to_data
 
 
 class Format(str, Enum):
@@ -122,3 +122,46 @@ def sql_text(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
     lines.insert(1, "  ".join("-" * w for w in widths))
     lines.append(f"({len(rows)} rows)")
     return "\n".join(lines) + "\n"
+
+
+def symbols_text(symbols: list[Symbol]) -> str:
+    rows = [(s.kind, s.qualified_name, f"{s.location}-{s.end_line}") for s in symbols]
+    lines = _table(rows, indent="")
+    for s in symbols:
+        if s.macro:
+            lines.append(f"{s.qualified_name}: {s.macro}({s.name})")
+    return "\n".join(lines) + "\n"
+
+
+def _site(s: StubSite) -> str:
+    target = "nullptr" if s.is_nullptr else (s.kernel or "")
+    where = " ".join(x for x in (s.device, s.arch) if x)
+    return f"  {where:<14} {target:<40} {s.macro}  {s.location}"
+
+
+def stub_text(info: StubInfo) -> str:
+    out = [info.stub]
+    out.extend(f"  declared  {s.location}" for s in info.declarations)
+    out.extend(f"  defined   {s.location}" for s in info.definitions)
+    out.append(f"  registrations ({len(info.registrations)}):")
+    out.extend("  " + _site(s) for s in info.registrations)
+    out.append(f"  callers ({len(info.callers)}):")
+    out.extend(f"    {u.caller or '(namespace scope)'}  [{u.how}]  {u.location}" for u in info.callers)
+    return "\n".join(out) + "\n"
+
+
+def uses_text(uses: list[Use] | tuple[Use, ...], indent: str = "") -> str:
+    rows = [(u.caller or "(namespace scope)", u.name, u.how, str(u.location)) for u in uses]
+    return "\n".join(_table(rows, indent=indent)) + "\n"
+
+
+def kernel_text(info: KernelInfo) -> str:
+    out = [info.name]
+    out.extend(f"  defined  {d.qualified_name}  {d.location}-{d.end_line}" for d in info.definitions)
+    out.append(f"  launches ({len(info.launches)}):")
+    out.append(uses_text(info.launches, indent="    ").rstrip("\n"))
+    if info.dtypes:
+        out.append("  dtypes (AT_DISPATCH in the launching functions):")
+        out.extend(f"    {t.macro}({', '.join(t.dtypes)}) {t.name or ''}  in {t.function}  {t.location}"
+                   for t in info.dtypes)
+    return "\n".join(out) + "\n"

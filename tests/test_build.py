@@ -19,7 +19,7 @@ def _count(db: Path, table: str) -> int:
 def test_summary_and_meta(mini: Path, tmp_path: Path):
     db = tmp_path / "ix.db"
     summary = build(mini, db)
-    assert (summary.ops, summary.files) == (9, 3)
+    assert (summary.ops, summary.files) == (9, 7)
     with sqlite3.connect(db) as conn:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     assert meta["checkout"] == str(mini.resolve())

@@ -11,7 +11,7 @@ from pathlib import Path
 from .conftest import run
 
 README = Path(__file__).parents[1] / "README.md"
-QUERY_COMMANDS = ["kernels-for", "op", "ops", "sql", "export", "info"]
+QUERY_COMMANDS = ["kernels-for", "op", "ops", "symbol", "stub", "kernel", "callers", "sql", "export", "info"]
 
 
 def test_every_command_has_help_and_is_in_the_readme():
@@ -32,7 +32,7 @@ def test_index_then_kernels_for_json(mini: Path, tmp_path: Path):
     db = tmp_path / "ix.db"
     built = run("tg-index", str(mini), "--db", str(db))
     assert built.returncode == 0, built.stderr
-    assert re.fullmatch(r"indexed 9 ops, 12 kernels, 3 files in \d+\.\d s -> .*ix\.db\n", built.stdout)
+    assert re.fullmatch(r"indexed 9 ops, 12 kernels, 7 files in \d+\.\d s -> .*ix\.db\n", built.stdout)
     result = run("tg-query", "--db", str(db), "kernels-for", "aten::add.out", "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
@@ -104,8 +104,9 @@ def test_one_line_errors(mini: Path, mini_db: Path, tmp_path: Path):
         "error: unknown op 'add.outt'; did you mean 'add.out'?"
     assert _error(run("tg-query", "--db", str(tmp_path / "none.db"), "op", "relu")) == \
         f"error: no index at {tmp_path / 'none.db'}; run `tg-index` first (or pass --db / set TG_INDEX_DB)"
-    assert _error(run("tg-query", "--db", str(mini_db), "export", "dispatc")) == \
-        "error: unknown export 'dispatc'; did you mean 'dispatch'? (one of: dispatch, ops, derivatives)"
+    assert _error(run("tg-query", "--db", str(mini_db), "export", "dispatc")) == (
+        "error: unknown export 'dispatc'; did you mean 'dispatch'? (one of: dispatch, definitions, stubs, launches, "
+        "registrations, type-dispatch, calls, library-calls, ops, derivatives)")
     assert _error(run("tg-query", "--db", str(mini_db), "sql", "SELEC 1")).startswith("error: SQL error: near \"SELEC\"")
     assert _error(run("tg-index", str(tmp_path / "absent"), "--db", str(tmp_path / "x.db"))) == \
         f"error: no checkout at {tmp_path / 'absent'}; clone PyTorch there (see README) or pass its path"
