@@ -82,3 +82,48 @@ def test_symlink_out_of_checkout_is_refused(mini: Path, tmp_path: Path):
     target.symlink_to(outside)
     with pytest.raises(TgIndexError, match="tools/autograd/derivatives.yaml is a symlink that leads out of the checkout"):
         build(mini, tmp_path / "ix.db")
+
+
+def _meta(db: Path) -> dict[str, str]:
+    with sqlite3.connect(db) as conn:
+        return dict(conn.execute("SELECT key, value FROM meta"))
+
+
+def test_update_parses_only_changed_files(mini: Path, tmp_path: Path):
+    db = tmp_path / "ix.db"
+    build(mini, db, jobs=1)
+    assert _meta(db)["parsed"] == "4"
+    build(mini, db, jobs=1)
+    assert _meta(db)["parsed"] == "0"
+    kernel = mini / "aten/src/ATen/native/cuda/AddKernel.cu"
+    kernel.write_text(kernel.read_text().replace("add_kernel_cuda<scalar_t><<<grid, block, 0, stream>>>",
+                                                 "add_kernel_cuda<scalar_t><<<grid, 256>>>"))
+    (mini / "aten/src/ATen/native/cpu/BinaryOpsKernel.cpp").unlink()
+    build(mini, db, jobs=1)
+    assert _meta(db)["parsed"] == "1"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT config FROM launches WHERE kind = 'triple_chevron'").fetchall() == [('["grid", "256"]',)]
+        assert conn.execute("SELECT count(*) FROM stubs WHERE file LIKE '%/cpu/%'").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM files").fetchone() == (6,)
+
+
+def test_parallel_and_serial_builds_agree(mini: Path, tmp_path: Path):
+    serial, parallel = tmp_path / "serial.db", tmp_path / "parallel.db"
+    build(mini, serial, jobs=1)
+    build(mini, parallel, jobs=2)
+    query = "SELECT file, name, qualified_name, kind, line FROM definitions ORDER BY file, line, name"
+    with sqlite3.connect(serial) as a, sqlite3.connect(parallel) as b:
+        assert a.execute(query).fetchall() == b.execute(query).fetchall()
+        assert len(a.execute(query).fetchall()) == 6
+
+
+def test_symlinked_source_leading_out_is_skipped_and_reported(mini: Path, tmp_path: Path):
+    outside = tmp_path / "evil.cpp"
+    outside.write_text("void evil() {}\n")
+    (mini / "aten/src/ATen/native/evil.cpp").symlink_to(outside)
+    db = tmp_path / "ix.db"
+    build(mini, db)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT status FROM files WHERE path = 'aten/src/ATen/native/evil.cpp'").fetchone() == (
+            "skipped: symlink leads out of the checkout",)
+        assert conn.execute("SELECT count(*) FROM definitions WHERE name = 'evil'").fetchone() == (0,)
