@@ -845,7 +845,7 @@ _LIBRARY_FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("onednn", r"(^|::)(ideep|dnnl|mkldnn|onednn)(::|_)|^(mkldnn|onednn)\w*$"),
         ("mkl", r"(^|::)(mkl_\w+|Dfti\w+|MKL_\w+|cblas_\w+)$|(^|::)mkl::"),
         ("flash_attention", r"(^|::)(pytorch_)?flash::|(^|::)(mha_(varlen_)?(fwd|bwd)\w*|run_mha_\w+|flash_attention\w*)$"),
-        ("mem_efficient_attention", r"(^|::)(mem_eff\w*|_?efficient_attention\w*|attention_kernel\w*)$|(^|::)AttentionKernel<"),
+        ("mem_efficient_attention", r"(^|::)(mem_eff\w*|_?efficient_attention\w*|attention_kernel\w*)$|(^|::)AttentionKernel(::|$)"),
     )
 )
 
@@ -864,17 +864,28 @@ _BUILTIN_REGISTRATION_MACROS = {
         _Define("VARIADIC_BDIMS_BOXED", ("op",), "m.impl(#op, boxed_tensor_inputs_batch_rule);"),
     )
 }
+# autocast's KERNEL_<DEVICE>(op[, overload], policy) (aten/src/ATen/autocast_mode.h in 2.x).
+_BUILTIN_REGISTRATION_MACROS.update(
+    {
+        f"KERNEL_{dev}": _Define(f"KERNEL_{dev}", ("...",), f"__TG_AUTOCAST__({key}, __VA_ARGS__)")
+        for dev, key in (("CUDA", "CUDA"), ("CPU", "CPU"), ("XPU", "XPU"), ("MPS", "MPS"), ("PRIVATEUSEONE", "PrivateUse1"))
+    }
+)
 
 _SCOPES = {"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"}
 
 
-def _last_component(callee: str) -> str:
+def _without_template_args(callee: str) -> str:
     plain = callee
-    while True:  # drop template arguments
+    while True:
         new = re.sub(r"<[^<>]*>", "", plain)
         if new == plain:
-            break
+            return plain
         plain = new
+
+
+def _last_component(callee: str) -> str:
+    plain = _without_template_args(callee)
     parts = re.split(r"::|\.|->", plain)
     return parts[-1] if parts else plain
 
@@ -910,6 +921,7 @@ class _File:
         self.context = compile_context(path)
         self._newlines: list[int] | None = None
         self.skip: list[tuple[int, int]] = []
+        self.define_names: set[int] = set()  # offsets of #define names
         # enclosing-function lookup
         self.ranges: list[tuple[int, int, str]] = []
         self._starts: list[int] = []
@@ -1007,6 +1019,10 @@ def extract(source: bytes, path: str, macros: StubMacros = DEFAULT_STUB_MACROS) 
 _ATTRIBUTE_MACROS = re.compile(rb"\bC10_LAUNCH_BOUNDS_[0-9]\b(?:\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?")
 
 
+# `[&] GPU_LAMBDA (scalar_t a) {...}`: the qualifier macro hides the lambda from tree-sitter.
+_LAMBDA_QUALIFIERS = re.compile(rb"(?<=\])[ \t]*(?:GPU_LAMBDA|C10_HOST_DEVICE|C10_DEVICE|__host__|__device__)(?:\s+(?:__host__|__device__))*\b")
+
+
 def _blank(m: re.Match[bytes]) -> bytes:
     return re.sub(rb"[^\n]", b" ", m.group(0))
 
@@ -1016,6 +1032,8 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
 
     if b"C10_LAUNCH_BOUNDS_" in source:
         source = _ATTRIBUTE_MACROS.sub(_blank, source)
+    if b"]" in source and (b"LAMBDA" in source or b"__device__" in source or b"C10_" in source):
+        source = _LAMBDA_QUALIFIERS.sub(_blank, source)
     parser, query = _tools(language)
     tree = parser.parse(source)
     caps = ts.QueryCursor(query).captures(tree.root_node)
@@ -1034,7 +1052,9 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
         names = tuple(_nospace(_dec(c.text)) for c in params.named_children) if params is not None else ()
         if params is not None and b"..." in params.text and not any(x.endswith("...") for x in names):
             names = names + ("...",)
-        local[_dec(n.text)] = _Define(_dec(n.text), names, _dec(body.text) if body is not None else "")
+        text = re.sub(r"\\\r?\n", " ", _dec(body.text)) if body is not None else ""
+        local[_dec(n.text)] = _Define(_dec(n.text), names, text)
+        f.define_names.add(n.start_byte)
 
     # ---- definitions
     definitions: list[DefinitionFact] = []
@@ -1165,8 +1185,9 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
                     stub_uses.append(StubUseFact(last, caller, line, "call"))
         if _HELPER.fullmatch(last) and args_node is not None:
             launches.append(_helper_launch(f, fn, last, args_node, caller, line))
+        plain = _without_template_args(callee) if "<" in callee else callee
         for fam, rx in _LIBRARY_FAMILIES:
-            if rx.search(callee) or (fam == "cublas" and language == "cuda" and callee.startswith("blas::")):
+            if rx.search(plain) or (fam == "cublas" and language == "cuda" and plain.startswith("blas::")):
                 libcalls.append(LibraryCallFact(fam, callee, caller, line))
                 break
 
@@ -1203,6 +1224,11 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
             continue
         d = _text_kernel(f, tok)
         if d is not None:
+            # tree-sitter may have read the tail `name(...) {...}` as a plain function
+            definitions = [
+                x for x in definitions
+                if not (x.kind != "global_kernel" and x.name == d.name and d.line <= x.line <= d.end_line)
+            ]
             definitions.append(d)
 
     registrations = _registrations(f, library_blocks, member_calls, local, get)
@@ -1211,13 +1237,13 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
         path=path,
         language=language,
         definitions=tuple(sorted(definitions, key=lambda d: (d.line, d.qualified_name))),
-        stubs=tuple(stubs),
-        stub_uses=tuple(dict.fromkeys(stub_uses)),
+        stubs=tuple(sorted(stubs, key=lambda x: x.line)),
+        stub_uses=tuple(sorted(dict.fromkeys(stub_uses), key=lambda x: x.line)),
         calls=tuple(calls),
         launches=tuple(sorted(launches, key=lambda x: (x.line, x.kind))),
-        dtype_dispatches=tuple(dtypes),
-        library_calls=tuple(libcalls),
-        registrations=tuple(registrations),
+        dtype_dispatches=tuple(sorted(dtypes, key=lambda x: x.line)),
+        library_calls=tuple(sorted(libcalls, key=lambda x: x.line)),
+        registrations=tuple(sorted(registrations, key=lambda x: x.line)),
         parse_errors=parse_errors,
     )
 
@@ -1457,8 +1483,9 @@ def _registration(kind: str, block: tuple, args: list[str], line: int, via: str 
                 op = v.split("(", 1)[0].strip()
             else:
                 op = v
-        if len(args) > 1:
-            function = _strip_fn(args[1])
+        rest = [a for a in args[1:] if not a.lstrip().startswith("{") and "Tag::" not in a]
+        if rest:  # commas inside template arguments split an argument: join them back
+            function = _strip_fn(", ".join(rest))
     return RegistrationFact(kind, macro, ns, key, op, schema, function, line, via)
 
 
@@ -1476,7 +1503,11 @@ def _registrations(f: _File, blocks: list, member_calls: list, local: dict[str, 
         return out
     reg_macros = dict(_BUILTIN_REGISTRATION_MACROS)
     reg_macros.update(local)
-    usable = {k: d for k, d in reg_macros.items() if _MEMBER_RE.search(d.body) or any(o in d.body for o in reg_macros if o != k)}
+    usable = {
+        k: d
+        for k, d in reg_macros.items()
+        if _MEMBER_RE.search(d.body) or "__TG_AUTOCAST__" in d.body or any(o in d.body for o in reg_macros if o != k)
+    }
     pattern = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in usable) + rb")\s*\(") if usable else None
     for n, macro, args, after, line in blocks:
         if not args:
@@ -1511,7 +1542,7 @@ def _registrations(f: _File, blocks: list, member_calls: list, local: dict[str, 
         if pattern is None:
             continue
         for m in pattern.finditer(f.src, rng[0], rng[1]):
-            if f.in_skip(m.start()) or (m.start() > 0 and f.src[m.start() - 1 : m.start()] in (b".", b">")):
+            if f.in_skip(m.start()) or m.start() in f.define_names or (m.start() > 0 and f.src[m.start() - 1 : m.start()] in (b".", b">")):
                 continue
             parsed = _balanced_args(f.src, m.end() - 1)
             if parsed is None:
@@ -1523,5 +1554,12 @@ def _registrations(f: _File, blocks: list, member_calls: list, local: dict[str, 
             for mm in _MEMBER_RE.finditer(expanded):
                 inner = _balanced_args(src, len(expanded[: mm.end() - 1].encode()))
                 out.append(_registration(mm.group(2), block, inner[0] if inner else [], ln, via=name))
+            for mm in re.finditer(r"__TG_AUTOCAST__\s*\(", expanded):
+                inner = _balanced_args(src, len(expanded[: mm.end() - 1].encode()))
+                a = [_nospace(x) for x in inner[0]] if inner else []
+                if len(a) in (3, 4):
+                    op = f"aten::{a[1]}" + (f".{a[2]}" if len(a) == 4 else "")
+                    fn = f"WrapFunction<CastPolicy::{a[-1]}, DeviceType::{a[0]}, ATEN_FN({op[6:]})>::type::call"
+                    out.append(RegistrationFact("impl", macro, ns, key, op, None, fn, ln, via=name))
     return out
 

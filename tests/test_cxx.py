@@ -1,0 +1,267 @@
+"""The C++/CUDA extractor on one small fixture per construct (tests/fixtures/cxx/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tg_index.indexer import cxx
+from tg_index.indexer.cxx import (
+    DefinitionFact,
+    DtypeDispatchFact,
+    LaunchFact,
+    LibraryCallFact,
+    RegistrationFact,
+    StubFact,
+    StubUseFact,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures" / "cxx"
+
+
+@pytest.fixture(scope="module")
+def macros() -> cxx.StubMacros:
+    return cxx.stub_macros((FIXTURES / "DispatchStub.h").read_bytes())
+
+
+def run(name: str, path: str, macros: cxx.StubMacros) -> cxx.CxxFacts:
+    facts = cxx.extract((FIXTURES / name).read_bytes(), path, macros)
+    assert facts.failure is None
+    return facts
+
+
+def test_both_grammars_load():
+    import tree_sitter as ts
+    import tree_sitter_cpp
+    import tree_sitter_cuda
+
+    for lang in (ts.Language(tree_sitter_cpp.language()), ts.Language(tree_sitter_cuda.language())):
+        tree = ts.Parser(lang).parse(b"int f() { return 1; }")
+        assert tree.root_node.type == "translation_unit" and not tree.root_node.has_error
+    assert cxx.language_for("a/b.cu") == "cuda"
+    assert cxx.language_for("a/b.cuh") == "cuda"
+    assert cxx.language_for("a/b.cpp", b"__global__ void k() {}") == "cpp"
+    assert cxx.language_for("a/b.h", b"__global__ void k() {}") == "cuda"
+    assert cxx.language_for("a/b.h", b"int x;") == "cpp"
+    assert cxx.extract(b"__global__ void k(int* p) {}", "x.cu").definitions[0].kind == "global_kernel"
+
+
+def test_stub_macros_from_header(macros):
+    assert macros.capabilities == ("DEFAULT", "AVX2", "AVX512")
+    E = cxx.StubExpansion
+    assert macros.expansions("cpu", "REGISTER_DISPATCH") == (
+        E("register", 0, "CPU", "DEFAULT", None, 1),
+        E("register", 0, "CPU", "AVX2", None, 1),
+        E("register", 0, "CPU", "AVX512", None, None, True),
+    )
+    assert macros.expansions("cuda", "REGISTER_DISPATCH") == (E("register", 0, "CUDA", None, None, 1),)
+    assert macros.expansions("mps", "REGISTER_DISPATCH") == (E("register", 0, "MPS", None, None, 1),)
+    assert macros.expansions("plain", "DECLARE_DISPATCH") == (E("declare", 1, type_arg=0),)
+    assert macros.expansions("plain", "DEFINE_DISPATCH") == (E("define", 0),)
+    assert macros.expansions("plain", "REGISTER_ARCH_DISPATCH") == (E("register", 0, "CPU", None, 1, 2),)
+    # expands to nothing on x86: resolved on its own platform
+    assert macros.expansions("plain", "REGISTER_VSX_DISPATCH") == (E("register", 0, "CPU", "VSX", None, 1),)
+    assert {e.arch for e in macros.expansions("plain", "REGISTER_NO_CPU_DISPATCH")} == {"DEFAULT", "AVX2", "AVX512"}
+    assert all(e.is_nullptr for e in macros.expansions("plain", "REGISTER_NO_CPU_DISPATCH"))
+    assert "ALSO_REGISTER_AVX512_DISPATCH" in macros.names
+    # the built-in summary agrees with the fixture header on the common macros
+    for ctx in ("cpu", "cuda", "mps", "plain"):
+        for m in ("REGISTER_DISPATCH", "DECLARE_DISPATCH", "DEFINE_DISPATCH", "REGISTER_CUDA_DISPATCH"):
+            assert cxx.DEFAULT_STUB_MACROS.expansions(ctx, m) == macros.expansions(ctx, m), (ctx, m)
+
+
+def test_compile_context():
+    assert cxx.compile_context("aten/src/ATen/native/cpu/BinaryOpsKernel.cpp") == "cpu"
+    assert cxx.compile_context("aten/src/ATen/native/quantized/cpu/kernels/QuantizedOpKernels.cpp") == "cpu"
+    assert cxx.compile_context("aten/src/ATen/native/quantized/cpu/qadd.cpp") == "plain"
+    assert cxx.compile_context("aten/src/ATen/native/cuda/BinaryMulKernel.cu") == "cuda"
+    assert cxx.compile_context("aten/src/ATen/native/mps/operations/BinaryOps.mm") == "mps"
+
+
+def test_definitions(macros):
+    f = run("definitions.cpp", "aten/src/ATen/native/Defs.cpp", macros)
+    assert f.definitions == (
+        DefinitionFact("helper", "at::native::(anonymous)::helper", "function", "helper(int x)", 5, 5, False, ()),
+        DefinitionFact("twice", "at::native::twice", "function", "twice(T v)", 10, 12, True, ()),
+        DefinitionFact("add", "at::native::Accumulator::add", "method", "add(int v)", 15, 15, False, ()),
+        DefinitionFact("Accumulator_reset", "at::native::Accumulator_reset", "function", "Accumulator_reset(Accumulator& a)", 19, 19, False, ()),
+        DefinitionFact("size", "at::Widget::size", "method", "Widget::size() const", 23, 23, False, ()),
+    )
+    assert f.parse_errors == 0
+    assert cxx.CallFact("at::native::twice", "helper", "helper", 11) in f.calls
+
+
+def test_structured_kernels(macros):
+    f = run("structured.cpp", "aten/src/ATen/native/BinaryOps.cpp", macros)
+    assert [(d.name, d.qualified_name, d.kind, d.macro, d.line, d.end_line) for d in f.definitions] == [
+        ("add.Tensor", "at::meta::structured_add_Tensor::meta", "meta_func", "TORCH_META_FUNC2", 3, 5),
+        ("max_pool2d", "at::meta::structured_max_pool2d::meta", "meta_func", "TORCH_PRECOMPUTE_META_FUNC", 7, 9),
+        ("add_out", "at::native::structured_add_out::impl", "impl_func", "TORCH_IMPL_FUNC", 15, 18),
+    ]
+    assert f.definitions[2].signature == (
+        "TORCH_IMPL_FUNC(add_out) ( const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& result)"
+    )
+    assert f.stub_uses == (StubUseFact("add_stub", "at::native::structured_add_out::impl", 17, "call"),)
+
+
+def test_stub_declarations(macros):
+    f = run("stub_declarations.h", "aten/src/ATen/native/BinaryOps.h", macros)
+    assert f.stubs == (
+        StubFact("declare", "DECLARE_DISPATCH", "add_stub", 4, fn_type="binary_fn_alpha"),
+        StubFact("declare", "DECLARE_DISPATCH", "abs_stub", 5, fn_type="void(*)(TensorIterator&)"),
+    )
+
+
+def test_cpu_registrations_one_per_capability(macros):
+    f = run("stub_registrations_cpu.cpp", "aten/src/ATen/native/cpu/AddKernel.cpp", macros)
+    R = "register"
+    assert f.stubs == (
+        StubFact(R, "REGISTER_DISPATCH", "add_stub", 9, "CPU", "DEFAULT", "add_kernel"),
+        StubFact(R, "REGISTER_DISPATCH", "add_stub", 9, "CPU", "AVX2", "add_kernel"),
+        StubFact(R, "REGISTER_DISPATCH", "add_stub", 9, "CPU", "AVX512", None, True),
+        StubFact(R, "ALSO_REGISTER_AVX512_DISPATCH", "abs_stub", 10, "CPU", "DEFAULT", "abs_kernel"),
+        StubFact(R, "ALSO_REGISTER_AVX512_DISPATCH", "abs_stub", 10, "CPU", "AVX2", "abs_kernel"),
+        StubFact(R, "ALSO_REGISTER_AVX512_DISPATCH", "abs_stub", 10, "CPU", "AVX512", "abs_kernel"),
+        StubFact(R, "REGISTER_NO_CPU_DISPATCH", "sub_stub", 11, "CPU", "DEFAULT", None, True),
+        StubFact(R, "REGISTER_NO_CPU_DISPATCH", "sub_stub", 11, "CPU", "AVX512", None, True),
+        StubFact(R, "REGISTER_NO_CPU_DISPATCH", "sub_stub", 11, "CPU", "AVX2", None, True),
+        StubFact(R, "REGISTER_VSX_DISPATCH", "mul_stub", 12, "CPU", "VSX", "mul_kernel_vsx"),
+    )
+
+
+def test_cuda_registrations_and_nullptr(macros):
+    f = run("stub_registrations.cu", "aten/src/ATen/native/cuda/AddKernel.cu", macros)
+    assert f.stubs == (
+        StubFact("register", "REGISTER_DISPATCH", "add_stub", 5, "CUDA", None, "add_kernel_cuda"),
+        StubFact("register", "REGISTER_CUDA_DISPATCH", "abs_stub", 6, "CUDA", None, None, True),
+    )
+    assert f.language == "cuda"
+
+
+def test_stub_uses(macros):
+    f = run("stub_uses.cpp", "aten/src/ATen/native/BinaryOps.cpp", macros)
+    assert [s for s in f.stubs] == [
+        StubFact("define", "DEFINE_DISPATCH", "add_stub", 3),
+        StubFact("define", "DEFINE_DISPATCH", "reflection_pad1d_kernel", 4),
+    ]
+    assert f.stub_uses == (
+        # a call whose first argument is a device type: recorded, the linker keeps declared stubs only
+        StubUseFact("stub", "at::native::binary_op", 7, "call"),
+        StubUseFact("add_stub", "at::native::add_out", 12, "call"),
+        StubUseFact("add_stub", "at::native::add_out", 13, "argument"),
+        StubUseFact("reflection_pad1d_kernel", "at::native::add_out", 14, "call"),
+    )
+
+
+def test_kernels_and_launches(macros):
+    f = run("kernels.cu", "aten/src/ATen/native/cuda/Fill.cu", macros)
+    assert [(d.name, d.qualified_name, d.kind, d.line, d.end_line, d.is_template, d.qualifiers) for d in f.definitions] == [
+        ("fill_kernel", "at::native::(anonymous)::fill_kernel", "global_kernel", 5, 7, True, ("__global__",)),
+        ("square", "at::native::(anonymous)::square", "device_function", 9, 9, False, ("static", "__device__", "__forceinline__")),
+        # preprocessor lines inside the declaration: recovered from the text
+        ("scale_kernel", "at::native::(anonymous)::scale_kernel", "global_kernel", 12, 18, True, ("__global__",)),
+        ("fill_cuda", "at::native::fill_cuda", "function", 25, 29, False, ()),
+        ("square_cuda", "at::native::square_cuda", "function", 31, 36, False, ()),
+    ]
+    assert f.launches == (
+        LaunchFact("triple_chevron", "scale_kernel", "<T>", ("grid", "block", "0", "stream"), None, 21, macro="LAUNCH_SCALE"),
+        LaunchFact(
+            "triple_chevron", "fill_kernel", "<float>",
+            ("grid", "block", "0", "at::cuda::getCurrentCUDAStream()"), "at::native::fill_cuda", 26,
+        ),
+        LaunchFact("gpu_kernel", None, None, (), "at::native::square_cuda", 32, lambda_line=32),
+        LaunchFact("gpu_kernel_with_scalars", "MulFunctor<float>", None, (), "at::native::square_cuda", 35),
+    )
+
+
+def test_dtype_dispatch(macros):
+    f = run("dtype_dispatch.cpp", "aten/src/ATen/native/cpu/AddKernel.cpp", macros)
+    assert f.dtype_dispatches == (
+        DtypeDispatchFact("AT_DISPATCH_FLOATING_TYPES_AND2", ("FLOATING_TYPES", "kHalf", "kBFloat16"), "add_cpu", "at::native::add_kernel", 7),
+        DtypeDispatchFact("AT_DISPATCH_V2", ("AT_ALL_TYPES", "kBFloat16", "kHalf"), "abs_cpu", "at::native::abs_kernel", 13),
+        DtypeDispatchFact(
+            "AT_DISPATCH_REDUCE_TYPES", ("FLOATING_TYPES", "kHalf"), "sum_cpu", "at::native::sum_kernel", 19,
+            via="AT_DISPATCH_FLOATING_TYPES_AND",
+        ),
+    )
+    assert [(l.kind, l.kernel, l.line, l.lambda_line) for l in f.launches] == [
+        ("cpu_kernel", None, 8, 8),
+        ("cpu_kernel", None, 14, 14),
+        ("binary_kernel_reduce_vec", "SumOps<scalar_t>", 20, None),
+    ]
+
+
+def test_library_calls(macros):
+    f = run("library_calls.cu", "aten/src/ATen/native/cuda/Blas.cu", macros)
+    assert f.library_calls == (
+        LibraryCallFact("cublas", "cublasSgemm", "at::native::gemm_cuda", 4),
+        LibraryCallFact("cublas", "at::cuda::blas::gemm<float>", "at::native::gemm_cuda", 5),
+        LibraryCallFact("cublaslt", "cublasLtMatmul", "at::native::gemm_cuda", 6),
+        LibraryCallFact("cudnn", "cudnnConvolutionForward", "at::native::conv_cuda", 10),
+        LibraryCallFact("flash_attention", "pytorch_flash::mha_fwd", "at::native::attention_cuda", 14),
+    )
+
+
+def test_library_registrations(macros):
+    f = run("registrations.cpp", "aten/src/ATen/Registrations.cpp", macros)
+    T, I, F = "TORCH_LIBRARY", "TORCH_LIBRARY_IMPL", "TORCH_LIBRARY_FRAGMENT"
+    assert f.registrations == (
+        RegistrationFact("block", T, "myops", None, None, None, None, 6),
+        RegistrationFact("def", T, "myops", None, "myadd", "myadd(Tensor self, Tensor other) -> Tensor", None, 7),
+        RegistrationFact("def", T, "myops", None, "myops::mymul", "myops::mymul(Tensor self) -> Tensor", "mymul_impl", 8),
+        RegistrationFact("block", I, "aten", "CPU", None, None, None, 11),
+        RegistrationFact("impl", I, "aten", "CPU", "add.Tensor", None, "wrapper_CPU_add_Tensor", 12),
+        RegistrationFact("impl", I, "aten", "CPU", "aten::abs", None, "abs_cpu", 13),
+        RegistrationFact("impl", I, "aten", "CPU", "neg", None, "neg_cpu", 14),
+        RegistrationFact("block", I, "_", "Autocast", None, None, None, 17),
+        RegistrationFact("fallback", I, "_", "Autocast", None, None, "torch::CppFunction::makeFallthrough()", 18),
+        RegistrationFact("block", I, "aten", "Autocast", None, None, None, 21),
+        RegistrationFact(
+            "impl", I, "aten", "Autocast", "aten::conv1d", None,
+            "WrapFunction<CastPolicy::lower_precision_fp, decltype(ATEN_FN(conv1d))>::type::call", 22, via="KERNEL",
+        ),
+        RegistrationFact(
+            "impl", I, "aten", "Autocast", "aten::matmul", None,
+            "WrapFunction<CastPolicy::lower_precision_fp, decltype(ATEN_FN(matmul))>::type::call", 23, via="KERNEL",
+        ),
+        RegistrationFact("block", I, "aten", "FuncTorchBatched", None, None, None, 26),
+        RegistrationFact("impl", I, "aten", "FuncTorchBatched", "sin", None, "sin_batch_rule", 27, via="VMAP_SUPPORT"),
+        RegistrationFact("impl", I, "aten", "FuncTorchBatched", "add.Tensor", None, "add_batch_rule", 28, via="VMAP_SUPPORT2"),
+        RegistrationFact("block", F, "aten", None, None, None, None, 31),
+        RegistrationFact("def", F, "aten", None, "extra_op", "extra_op(Tensor self) -> Tensor", None, 32),
+    )
+
+
+def test_parse_errors_around_a_macro_keep_the_rest(macros):
+    f = run("parse_errors.cpp", "aten/src/ATen/native/cpu/Weird.cpp", macros)
+    assert f.parse_errors > 0
+    # the namespace is lost in the damaged region; the definition and the registration survive
+    assert [(d.name, d.line, d.end_line) for d in f.definitions] == [("survivor", 8, 8)]
+    assert [(s.stub, s.arch, s.kernel, s.line) for s in f.stubs] == [
+        ("survivor_stub", "DEFAULT", "survivor_kernel", 10),
+        ("survivor_stub", "AVX2", "survivor_kernel", 10),
+        ("survivor_stub", "AVX512", None, 10),
+    ]
+    assert any(c.callee == "helper_call" and c.line == 8 for c in f.calls)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [b"", b"\x00\xff\xfe garbage {{{ ((( <<<", b"#define X(a) a <<<", b"TORCH_LIBRARY_IMPL(", b"REGISTER_DISPATCH(x", "é".encode() * 10],
+)
+def test_never_raises(source, macros):
+    for path in ("a.cpp", "a.cu", "aten/src/ATen/native/cpu/a.cpp", "a.mm"):
+        f = cxx.extract(source, path, macros)
+        assert isinstance(f, cxx.CxxFacts)
+        assert f.failure is None
+
+
+def test_facts_are_frozen_and_picklable(macros):
+    import pickle
+
+    f = run("kernels.cu", "aten/src/ATen/native/cuda/Fill.cu", macros)
+    assert pickle.loads(pickle.dumps(f)) == f
+    assert pickle.loads(pickle.dumps(macros)) == macros
+    with pytest.raises(AttributeError):
+        f.definitions[0].name = "x"  # type: ignore[misc]
