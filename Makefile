@@ -37,3 +37,6 @@ test: venv sources
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
+
+bench: venv sources
+	$(BIN)/python tests/bench.py $(TG_TEST_PYTORCH_2_6_0)

@@ -1,0 +1,110 @@
+"""Benchmark on a real tree: prints figures measured in one run (`make bench`).
+
+    python tests/bench.py [TREE]     # default: $TG_TEST_PYTORCH_2_6_0
+
+Works on a private copy of the tree (one .cu file is touched), so the tree
+itself is never changed. Ratios are taken within this one run, since the
+machines are shared and noisy.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+TOUCHED = "aten/src/ATen/native/cuda/ActivationSoftplusKernel.cu"
+
+
+def timed(cmd: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (MB) of a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(peak, before) // 1024
+
+
+def bare_parse(tree: Path) -> tuple[float, int, int]:
+    """Single-process tree-sitter parse of the files the index reads: no extraction, no database."""
+    from tg_index.indexer import cxx, discover
+
+    files, _ = discover.walk_sources(tree)
+    blobs = [(rel, (tree / rel).read_bytes()) for rel in files]
+    import tree_sitter as ts
+    import tree_sitter_cpp
+    import tree_sitter_cuda
+
+    parsers = {"cpp": ts.Parser(ts.Language(tree_sitter_cpp.language())),
+               "cuda": ts.Parser(ts.Language(tree_sitter_cuda.language()))}
+    start = time.perf_counter()
+    for rel, data in blobs:
+        parsers[cxx.language_for(rel, data)].parse(data)
+    return time.perf_counter() - start, len(blobs), sum(len(d) for _, d in blobs)
+
+
+def main() -> None:
+    tree = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TG_TEST_PYTORCH_2_6_0", "")).expanduser()
+    if not (tree / "aten/src/ATen/native/native_functions.yaml").is_file():
+        sys.exit(f"error: no PyTorch tree at {tree!s}; run `make sources` or pass its path")
+    work = Path(tempfile.mkdtemp(prefix="tg-bench-"))
+    try:
+        copy = work / "pytorch"
+        shutil.copytree(tree, copy, symlinks=True)
+        db = work / "index.db"
+        print(f"tree: {tree}  (cores: {os.cpu_count()})")
+
+        parse_s, nfiles, nbytes = bare_parse(copy)
+        cold_s, cold_mb = timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])
+        print(f"1. cold full index          {cold_s:7.2f} s   largest process {cold_mb} MB")
+        print(f"   bare tree-sitter parse   {parse_s:7.2f} s   ({nfiles} files, {nbytes / 1e6:.1f} MB, 1 process)")
+        print(f"   index / parse            {cold_s / parse_s:7.2f}   (target <= 1.0)")
+
+        again_s, _ = timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])
+        print(f"2. again, nothing changed   {again_s:7.2f} s   (target <= 1 s)")
+        touched = copy / TOUCHED
+        touched.write_text(touched.read_text().replace("softplus_kernel(", "softplus_kernel_renamed(", 1))
+        touch_s, _ = timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])
+        seen = subprocess.run([str(BIN / "tg-query"), "--db", str(db), "sql",
+                               "SELECT count(*) FROM definitions WHERE name = 'softplus_kernel_renamed'"],
+                              capture_output=True, text=True, check=True).stdout.split()[2]
+        print(f"   one .cu file touched     {touch_s:7.2f} s   (target <= 2 s; change seen: {seen == '1'})")
+
+        runs = []
+        for _ in range(11):
+            start = time.perf_counter()
+            subprocess.run([str(BIN / "tg-query"), "--db", str(db), "kernels-for", "add.out", "--json"],
+                           check=True, stdout=subprocess.DEVNULL)
+            runs.append(time.perf_counter() - start)
+        print(f"3. tg-query kernels-for add.out --json, process median {statistics.median(runs) * 1000:6.0f} ms"
+              "   (target <= 250 ms)")
+        from tg_index.queries.api import Index
+
+        ix = Index.open(db)
+        api = []
+        for _ in range(201):
+            start = time.perf_counter()
+            ix.kernels_for("add.out")
+            api.append(time.perf_counter() - start)
+        print(f"   API kernels_for('add.out') median                 {statistics.median(api) * 1000:6.2f} ms"
+              "   (target <= 5 ms)")
+        names = [r[0] for r in ix.conn.execute("SELECT name FROM ops")]
+        start = time.perf_counter()
+        for name in names:
+            ix.kernels_for(name)
+        print(f"   API kernels_for for all {len(names)} ops          {time.perf_counter() - start:6.2f} s")
+        print(f"4. build peak memory (largest process) {cold_mb} MB (target <= 1024 MB); database {db.stat().st_size / 1e6:.0f} MB")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
