@@ -183,8 +183,11 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
+_WS = re.compile(r"\s+")
+
+
 def _nospace(text: str) -> str:
-    return re.sub(r"\s+", "", text)
+    return _WS.sub("", text) if (" " in text or "\n" in text or "\t" in text or "\r" in text) else text
 
 
 def _dec(b: bytes) -> str:
@@ -230,6 +233,9 @@ def _skip_literal(src: bytes, i: int) -> int:
     return i
 
 
+_PUNCT = re.compile(rb"[()\[\]{},\"'/]")
+
+
 def _balanced_args(src: bytes, open_paren: int) -> tuple[list[str], int] | None:
     """Split the parenthesised argument list starting at src[open_paren] == '('.
 
@@ -242,13 +248,17 @@ def _balanced_args(src: bytes, open_paren: int) -> tuple[list[str], int] | None:
     args: list[str] = []
     start = open_paren + 1
     i = open_paren
-    n = len(src)
-    while i < n:
-        j = _skip_literal(src, i)
-        if j != i:
-            i = j
-            continue
+    search = _PUNCT.search
+    while True:
+        m = search(src, i)
+        if m is None:
+            return None
+        i = m.start()
         c = src[i]
+        if c in (0x22, 0x27, 0x2F):
+            j = _skip_literal(src, i)
+            i = j if j != i else i + 1
+            continue
         if c in _OPEN:
             depth += 1
         elif c in _CLOSE:
@@ -258,11 +268,10 @@ def _balanced_args(src: bytes, open_paren: int) -> tuple[list[str], int] | None:
                 if last or args:
                     args.append(_dec(last))
                 return args, i + 1
-        elif c == 0x2C and depth == 1:
+        elif depth == 1:  # a comma
             args.append(_dec(src[start:i].strip()))
             start = i + 1
         i += 1
-    return None
 
 
 def _skip_space(src: bytes, i: int) -> int:
@@ -849,6 +858,11 @@ _LIBRARY_FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
+_LIBRARY_HINT = re.compile(
+    r"cublas|cudnn|cufft|cusparse|cusolver|magma|ideep|dnnl|mkl|onednn|Dfti|MKL_|cblas_|flash|mha_|"
+    r"efficient_attention|mem_eff|attention_kernel|AttentionKernel|blas::"
+)
+
 # functorch's registration helpers (aten/src/ATen/functorch/BatchRulesHelper.h),
 # summarised: each becomes one m.impl. A file's own #define of the same name wins.
 _BUILTIN_REGISTRATION_MACROS = {
@@ -875,18 +889,24 @@ _BUILTIN_REGISTRATION_MACROS.update(
 _SCOPES = {"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"}
 
 
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
+_COMPONENT_SEP = re.compile(r"::|\.|->")
+
+
 def _without_template_args(callee: str) -> str:
     plain = callee
     while True:
-        new = re.sub(r"<[^<>]*>", "", plain)
+        new = _TEMPLATE_ARGS.sub("", plain)
         if new == plain:
             return plain
         plain = new
 
 
 def _last_component(callee: str) -> str:
-    plain = _without_template_args(callee)
-    parts = re.split(r"::|\.|->", plain)
+    plain = _without_template_args(callee) if "<" in callee else callee
+    if ":" not in plain and "." not in plain and ">" not in plain:
+        return plain
+    parts = _COMPONENT_SEP.split(plain)
     return parts[-1] if parts else plain
 
 
@@ -1023,6 +1043,30 @@ _ATTRIBUTE_MACROS = re.compile(rb"\bC10_LAUNCH_BOUNDS_[0-9]\b(?:\s*\((?:[^()]|\(
 _LAMBDA_QUALIFIERS = re.compile(rb"(?<=\])[ \t]*(?:GPU_LAMBDA|C10_HOST_DEVICE|C10_DEVICE|__host__|__device__)(?:\s+(?:__host__|__device__))*\b")
 
 
+_MACRO_SITE = re.compile(
+    rb"\b(?:TORCH_(?:PRECOMPUTE_)?META_FUNC2?|TORCH_IMPL_FUNC|TORCH_LIBRARY(?:_IMPL|_FRAGMENT)?|[A-Z][A-Z0-9_]*_DISPATCH)\b"
+)
+_STUB_NAME = re.compile(rb"_stub\b")  # the name is extended to the left in _identifier_nodes
+_IDENTIFIERS = frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"})
+
+
+def _identifier_nodes(root, pattern: re.Pattern[bytes], source: bytes) -> list:
+    """Identifier nodes whose text matches pattern (comments, strings and
+    #define bodies are not identifiers, so they drop out)."""
+    out = []
+    for m in pattern.finditer(source):
+        a, b = m.start(), m.end()
+        if pattern is _STUB_NAME:
+            while a > 0 and (chr(source[a - 1]).isalnum() or source[a - 1] == 0x5F):
+                a -= 1
+            if a == m.start():
+                continue
+        n = root.named_descendant_for_byte_range(a, b)
+        if n is not None and n.type in _IDENTIFIERS and n.start_byte == a and n.end_byte == b:
+            out.append(n)
+    return out
+
+
 def _blank(m: re.Match[bytes]) -> bytes:
     return re.sub(rb"[^\n]", b" ", m.group(0))
 
@@ -1106,8 +1150,9 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
 
     # ---- macro sites: structured kernels, dispatch stubs, library blocks
     stubs: list[StubFact] = []
-    stub_names = macros.names
-    for n in get("macro.site"):
+    lookup, stub_names = _stub_lookup(macros)
+    root = tree.root_node
+    for n in _identifier_nodes(root, _MACRO_SITE, source):
         p = n.parent
         if p is not None and p.type.startswith("preproc_") and p.type not in ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"):
             continue
@@ -1123,7 +1168,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
         elif name in _LIBRARY_MACROS:
             library_blocks.append((n, name, args, after, line))
         elif name in stub_names:
-            for e in macros.expansions(f.context, name):
+            for e in lookup.get((f.context, name), ()):
                 if e.stub_arg >= len(args):
                     continue
                 kernel = None
@@ -1159,7 +1204,11 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
         fn = node.child_by_field_name("function")
         if fn is None:
             continue
-        callee = _nospace(f.text(fn))
+        if fn.end_byte - fn.start_byte > 200:  # a long chain (`py::class_<...>(...).def(...)...`)
+            fld = fn.child_by_field_name("field") if fn.type == "field_expression" else None
+            callee = f"(...).{_dec(fld.text)}" if fld is not None else _nospace(f.text(fn))[:200]
+        else:
+            callee = _nospace(f.text(fn))
         last = _last_component(callee)
         off = node.start_byte
         line = node.start_point[0] + 1
@@ -1167,7 +1216,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
         if fn.type == "field_expression":
             fld = fn.child_by_field_name("field")
             obj = fn.child_by_field_name("argument")
-            if fld is not None and obj is not None and _dec(fld.text) in ("impl", "def", "fallback"):
+            if fld is not None and obj is not None and obj.type == "identifier" and _dec(fld.text) in ("impl", "def", "fallback"):
                 member_calls.append((off, node, _nospace(f.text(obj)), _dec(fld.text)))
         calls.append(CallFact(caller, callee, last, line))
         if last.startswith("AT_DISPATCH") or last in dispatch_wrappers:
@@ -1186,12 +1235,17 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
         if _HELPER.fullmatch(last) and args_node is not None:
             launches.append(_helper_launch(f, fn, last, args_node, caller, line))
         plain = _without_template_args(callee) if "<" in callee else callee
-        for fam, rx in _LIBRARY_FAMILIES:
+        for fam, rx in (_LIBRARY_FAMILIES if _LIBRARY_HINT.search(plain) else ()):
             if rx.search(plain) or (fam == "cublas" and language == "cuda" and plain.startswith("blas::")):
                 libcalls.append(LibraryCallFact(fam, callee, caller, line))
                 break
 
-    for n in get("stub.argument"):
+    for n in _identifier_nodes(root, _STUB_NAME, source):
+        p = n.parent
+        if p is not None and p.type == "qualified_identifier":
+            n, p = p, p.parent
+        if p is None or p.type != "argument_list":
+            continue
         caller = f.caller_at(n.start_byte)
         if caller is not None:
             stub_uses.append(StubUseFact(_last_component(_nospace(_dec(n.text))), caller, n.start_point[0] + 1, "argument"))
