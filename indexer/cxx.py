@@ -117,7 +117,7 @@ class LaunchFact:
     template_args: str | None  # "<float>" / "<scalar_t, 4>"
     config: tuple[str, ...]  # (grid, block[, shmem[, stream]]) for triple_chevron
     caller: str | None
-    line: int
+    line: int  # triple_chevron: the line of `<<<`; helper: the line the call starts
     lambda_line: int | None = None  # start line of the lambda the helper runs
     macro: str | None = None  # the #define whose body holds the launch
 
