@@ -176,6 +176,14 @@ def _previous(db: Path, root: Path) -> dict[str, str] | None:
     return meta if ok else None
 
 
+def _extractor_hash() -> str:
+    """Hash of the C++ extractor and its patterns: facts cached in an index are only reused
+    when the code that made them is the same."""
+    here = Path(__file__).parent
+    parts = [here / "cxx.py", *sorted((here / "scm").rglob("*.scm"))]
+    return _sha(b"".join(p.read_bytes() for p in parts))[:16]
+
+
 def _pool(jobs: int, header: bytes | None):
     ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     return ctx.Pool(jobs, initializer=_init_worker, initargs=(header,))
@@ -206,7 +214,7 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
         except OSError as exc:
             unreadable[rel] = f"skipped: {exc.strerror or exc}"
     header = contents.get(DISPATCH_STUB_H)
-    cxx_key = f"{TOOL_VERSION}:{_sha(header) if header else 'default'}:{','.join(sorted(excludes))}"
+    cxx_key = f"{_extractor_hash()}:{_sha(header) if header else 'default'}:{','.join(sorted(excludes))}"
 
     previous = _previous(db, root)
     db.parent.mkdir(parents=True, exist_ok=True)

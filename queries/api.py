@@ -14,11 +14,12 @@ from __future__ import annotations
 import difflib
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator
 
 from ..indexer.errors import TgIndexError
+from .chain import GENERATED, Linker, Step, device_of
 from ..indexer.paths import DB_ENV, default_db
 
 SCHEMA_VERSION = 1  # must equal tg_index.schema.SCHEMA_VERSION (a test checks); kept here to avoid importing SQLAlchemy
@@ -40,7 +41,11 @@ class KeyKernel:
     origin: str
     cpp_namespace: str
     via: str | None
-    location: Loc
+    location: Loc  # where native_functions.yaml says so
+    definition: Loc | None = None  # where the kernel is defined (None: generated, or not found)
+    qualified_name: str | None = None
+    note: str | None = None  # why there is no definition, or how many candidates there were
+    chain: tuple[Step, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,8 @@ class KernelsFor:
     structured_delegate: str | None
     keys: tuple[KeyKernel, ...]
     backward: tuple[Backward, ...] = field(default=())
+    meta: Step | None = None  # the TORCH_META_FUNC* of a structured op
+    backward_calls: tuple[Step, ...] = ()  # ops and autograd helpers the backward formulas call
 
 
 @dataclass(frozen=True)
@@ -265,18 +272,82 @@ class Index:
             "SELECT key, kernel, origin, cpp_namespace, via, file, line FROM dispatch WHERE op = ? ORDER BY id",
             (op_name,)))
 
-    def kernels_for(self, name: str, keys: tuple[str, ...] = ()) -> list[KernelsFor]:
-        """For each op the name resolves to: its dispatch table (own keys and its delegate's) and backward."""
+    def kernels_for(self, name: str, keys: tuple[str, ...] = (), depth: int = 3) -> list[KernelsFor]:
+        """For each op the name resolves to: every (op, key) with the kernel's definition and the chain
+        below it (stubs, registered kernels, launches, dtypes, library calls), the meta function, the backward."""
+        linker = Linker(self.conn)
+        op_bases = {r[0] for r in self.conn.execute("SELECT DISTINCT base FROM ops")} | {
+            r[0].rstrip("_") for r in self.conn.execute("SELECT DISTINCT base FROM ops")}
         out = []
         for op_name in self.resolve(name):
             func, file, line, structured, delegate = self.conn.execute(
                 "SELECT func, file, line, structured, structured_delegate FROM ops WHERE name = ?", (op_name,)).fetchone()
-            rows = self.dispatch(op_name)
-            if keys:
-                rows = tuple(r for r in rows if r.key in keys)
-            out.append(KernelsFor(op_name, func, Loc(file, line), bool(structured), delegate, rows,
-                                  self.backward(op_name)))
+            rows = []
+            meta = None
+            seen: dict[tuple, str] = {}
+            for k, kern, origin, ns, via, f, ln, is_structured in self.conn.execute(
+                    "SELECT key, kernel, origin, cpp_namespace, via, file, line, structured FROM dispatch "
+                    "WHERE op = ? ORDER BY id", (op_name,)):
+                if origin == "meta":
+                    found, _reason, _n = linker.definition(k, kern, ns, origin, True)
+                    if found is not None:
+                        meta = Step("meta_func", found.qualified_name, found.file, found.line)
+                if keys and k not in keys:
+                    continue
+                row = self._key_chain(linker, op_bases, op_name, k, kern, origin, ns, via, Loc(f, ln),
+                                      bool(is_structured), depth)
+                # Keys served by the same definition on the same device share one chain: shown once.
+                same = (row.qualified_name, row.definition, device_of(k))
+                if row.definition is not None and same in seen:
+                    row = replace(row, chain=(), note=f"same chain as {seen[same]}")
+                elif row.definition is not None:
+                    seen[same] = k
+                rows.append(row)
+            backward = self.backward(op_name)
+            formulas = [fm.formula for b in backward for fm in b.formulas]
+            out.append(KernelsFor(op_name, func, Loc(file, line), bool(structured), delegate, tuple(rows),
+                                  backward, meta, tuple(linker.formula_calls(formulas, op_bases))))
         return out
+
+    def _key_chain(self, linker: Linker, op_bases: set[str], op_name: str, key: str, kernel: str, origin: str,
+                   ns: str, via: str | None, where: Loc, structured: bool, depth: int) -> KeyKernel:
+        found, reason, candidates = linker.definition(key, kernel, ns, origin, structured)
+        if found is None:
+            chain = self._generated_chain(op_name if via is None else via, key, where) if reason == GENERATED else ()
+            note = "generated at build time from ufunc_inner_loop" if reason == GENERATED else reason
+            return KeyKernel(key, kernel, origin, ns, via, where, None, None, note, chain)
+        steps = linker.ops_called(found, op_bases) + linker.chain(found, key, depth)
+        note = f"{candidates} definitions of this name; chose by the key" if candidates > 1 else None
+        return KeyKernel(key, kernel, origin, ns, via, where, Loc(found.file, found.line), found.qualified_name,
+                         note, tuple(steps))
+
+    def _generated_chain(self, op_name: str, key: str, where: Loc) -> tuple[Step, ...]:
+        """ufunc kernels: CPU goes through <name>_stub to a generated kernel, CUDA is a generated gpu kernel;
+        both run the ufunc:: functions of native/ufunc/ over the dtypes of ufunc_inner_loop."""
+        loops = self.conn.execute("SELECT l.ufunc_key, l.name, l.dtypes FROM ufunc_loops l JOIN ops o ON o.id = l.op_id "
+                                  "WHERE o.name = ? ORDER BY l.id", (op_name,)).fetchall()
+        if not loops:
+            return ()
+        base = loops[0][1]
+        where = Loc(*self.conn.execute("SELECT file, line FROM dispatch WHERE op = ? AND origin = 'ufunc'",
+                                       (op_name,)).fetchone())
+        steps = []
+        if key == "CPU":
+            steps.append(Step("generated", f"structured impl calling {base}_stub", where.file, where.line, "CPU"))
+            for f, ln in self.conn.execute("SELECT file, line FROM stubs WHERE stub = ? AND kind = 'declare'",
+                                           (f"{base}_stub",)):
+                steps.append(Step("stub", f"{base}_stub", f, ln, detail="registered by generated code"))
+            steps.append(Step("registered", f"{base}_kernel [generated]", where.file, where.line, "CPU", "every capability"))
+        else:
+            steps.append(Step("generated", f"gpu_kernel over ufunc::{base}", where.file, where.line, key))
+        for ufunc_key, loop_name, dtypes in loops:
+            steps.append(Step("dtypes", f"{ufunc_key}: {loop_name}", where.file, where.line,
+                              detail=", ".join(json.loads(dtypes))))
+        for q, f, ln in self.conn.execute(
+                "SELECT qualified_name, file, line FROM definitions WHERE file LIKE 'aten/src/ATen/native/ufunc/%' "
+                "AND name = ? ORDER BY file, line", (base,)):
+            steps.append(Step("ufunc", q, f, ln))
+        return tuple(steps)
 
     def ops(self, *, key: str | None = None, tag: str | None = None, structured: bool | None = None,
             kind: str | None = None, origin: str | None = None, name: str | None = None,
@@ -424,5 +495,5 @@ EXPORTS: dict[str, str] = {
 }
 
 __all__ = ["Index", "KernelsFor", "KeyKernel", "OpInfo", "OpSummary", "Backward", "Formula", "Loc",
-           "Symbol", "StubSite", "StubInfo", "Use", "TypeSet", "KernelInfo",
+           "Symbol", "StubSite", "StubInfo", "Use", "TypeSet", "KernelInfo", "Step",
            "default_db", "to_data"]

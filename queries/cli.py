@@ -51,18 +51,26 @@ def _main(db: DbOption = None, debug: DebugOption = False) -> None:
 def kernels_for_cmd(
     name: Annotated[str, typer.Argument(help="Op: add.out, aten::add.out, or a bare add for every overload.")],
     key: Annotated[Optional[list[str]], typer.Option("--key", help="Only this dispatch key (repeatable).")] = None,
+    depth: Annotated[int, typer.Option("--depth", min=0, max=10, help="How many helper calls deep to follow the chain.")] = 3,
     as_json: JsonOption = False,
-    fmt: FormatOption = None,
+    fmt: Annotated[Optional[Format], typer.Option("--format", help="text, json, jsonl, dot or mermaid.", show_default=False)] = None,
 ) -> None:
-    """The dispatch table of an op (its own keys and its delegate's), kernel names, origins and backward."""
-    answers = _index().kernels_for(name, tuple(key or ()))
+    """Where an op runs: per dispatch key the kernel, its definition, and the chain below it (stubs,
+    registered kernels per device and CPU capability, launches, __global__ kernels, dtypes, library calls),
+    the meta function, and the backward formulas."""
+    answers = _index().kernels_for(name, tuple(key or ()), depth)
     out = render.pick(fmt, as_json)
     if out is Format.text:
         sys.stdout.write(render.kernels_for_text(answers))
+    elif out is Format.dot:
+        sys.stdout.write(render.kernels_for_dot(answers))
+    elif out is Format.mermaid:
+        sys.stdout.write(render.kernels_for_mermaid(answers))
     elif out is Format.jsonl:
-        render.emit_jsonl(answers)
+        render.emit_jsonl_data(render.kernels_for_data(a) for a in answers)
     else:
-        render.emit_json(render.one_or_many(answers))
+        data = [render.kernels_for_data(a) for a in answers]
+        render.emit_json(data[0] if len(data) == 1 else data)
 
 
 @query_app.command("op")
