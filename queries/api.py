@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..indexer.errors import TgIndexError
-from .chain import GENERATED, Linker, Step, device_of
+from .chain import GENERATED, Linker, Reach, Reverse, Step, device_of
 from ..indexer.paths import DB_ENV, default_db
 
 SCHEMA_VERSION = 1  # must equal tg_index.schema.SCHEMA_VERSION (a test checks); kept here to avoid importing SQLAlchemy
@@ -164,6 +164,35 @@ class KernelInfo:
     definitions: tuple[Symbol, ...]
     launches: tuple[Use, ...]
     dtypes: tuple[TypeSet, ...]  # AT_DISPATCH sets in the functions that launch it
+
+
+@dataclass(frozen=True)
+class KeyHealth:
+    key: str
+    rows: int
+    defined: int
+    generated: int  # kernels PyTorch generates at build time (ufunc, autogen)
+    unresolved: int
+
+    @property
+    def unresolved_share(self) -> float:
+        return self.unresolved / self.rows if self.rows else 0.0
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    op: str
+    key: str
+    kernel: str
+    origin: str
+    reason: str
+    location: Loc
+
+
+@dataclass(frozen=True)
+class Health:
+    keys: tuple[KeyHealth, ...]
+    unresolved: tuple[Unresolved, ...]
 
 
 def to_data(value: Any) -> Any:
@@ -381,6 +410,36 @@ class Index:
         rows = self.conn.execute(sql + " ORDER BY o.id", args).fetchall()
         return [OpSummary(n, k, bool(s), self._tags(i), Loc(f, ln)) for i, n, k, s, f, ln in rows]
 
+    def doctor(self, keys: tuple[str, ...] = ()) -> Health:
+        """Every (op, key) whose kernel has no definition in the checkout, with the reason; counts per key."""
+        linker = Linker(self.conn)
+        counts: dict[str, list[int]] = {}
+        missing = []
+        for op, key, kernel, origin, ns, structured, file, line in self.conn.execute(
+                "SELECT op, key, kernel, origin, cpp_namespace, structured, file, line FROM dispatch ORDER BY id"):
+            if keys and key not in keys:
+                continue
+            found, reason, _n = linker.definition(key, kernel, ns, origin, bool(structured))
+            c = counts.setdefault(key, [0, 0, 0, 0])
+            c[0] += 1
+            if found is not None:
+                c[1] += 1
+            elif reason == GENERATED:
+                c[2] += 1
+            else:
+                c[3] += 1
+                missing.append(Unresolved(op, key, kernel, origin, reason, Loc(file, line)))
+        health = tuple(KeyHealth(k, *v) for k, v in sorted(counts.items(), key=lambda kv: -kv[1][0]))
+        return Health(health, tuple(missing))
+
+    def ops_for(self, name: str, depth: int = 4) -> list[Reach]:
+        """The (op, key) kernels whose chain reaches a function, stub or __global__ kernel."""
+        reverse = Reverse(self.conn)
+        if not reverse.starts(name):
+            raise TgIndexError(f"no function, stub or kernel named {name!r}" + self._close(
+                name, "SELECT DISTINCT name FROM definitions WHERE name LIKE ?"))
+        return reverse.reach(name, depth)
+
     # -- C++/CUDA ------------------------------------------------------------------------------
 
     def _close(self, name: str, sql: str) -> str:
@@ -495,5 +554,6 @@ EXPORTS: dict[str, str] = {
 }
 
 __all__ = ["Index", "KernelsFor", "KeyKernel", "OpInfo", "OpSummary", "Backward", "Formula", "Loc",
-           "Symbol", "StubSite", "StubInfo", "Use", "TypeSet", "KernelInfo", "Step",
+           "Symbol", "StubSite", "StubInfo", "Use", "TypeSet", "KernelInfo", "Step", "Reach", "Health",
+           "KeyHealth", "Unresolved",
            "default_db", "to_data"]

@@ -52,10 +52,14 @@ def device_of(key: str) -> str | None:
     return None
 
 
+def _is_cuda(path: str) -> bool:
+    return path.endswith((".cu", ".cuh")) or "/cuda/" in path
+
+
 def _key_preference(key: str, path: str) -> int:
     """Higher is a better home for a kernel of this key."""
     score = 0
-    cuda_file = path.endswith((".cu", ".cuh")) or "/cuda/" in path or "/cudnn/" in path
+    cuda_file = _is_cuda(path) or "/cudnn/" in path
     rules = [("CUDA", cuda_file), ("MPS", "/mps/" in path), ("Sparse", "/sparse/" in path),
              ("Quantized", "/quantized/" in path), ("NestedTensor", "/nested/" in path),
              ("Mkldnn", "/mkldnn/" in path), ("XPU", "/xpu/" in path)]
@@ -88,7 +92,7 @@ class Linker:
     def definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool
                    ) -> tuple[Definition | None, str, int]:
         """(chosen definition, reason when none, number of candidates)."""
-        if origin == "ufunc" or (origin == "delegate" and re.fullmatch(r"ufunc_\w+_(CPU|CUDA)", kernel)):
+        if origin in ("ufunc", "autogen") or (origin == "delegate" and re.fullmatch(r"ufunc_\w+_(CPU|CUDA)", kernel)):
             return None, GENERATED, 0
         if origin == "meta":
             found = self._defs("qualified_name = ? AND kind = 'meta_func'", (f"{cpp_namespace}::{kernel}::meta",))
@@ -215,3 +219,109 @@ class Linker:
             if found:
                 out.append(Step("call", found[0].qualified_name, found[0].file, found[0].line))
         return out
+
+
+@dataclass(frozen=True)
+class Reach:
+    op: str
+    key: str
+    kernel: str
+    path: tuple[str, ...]  # from the kernel's definition down to the name asked about
+
+
+class Reverse:
+    """From a function, stub or __global__ kernel up to the (op, key) kernels that reach it."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.kernels: dict[str, list[tuple[str, str]]] = {}
+        for op, key, kernel in conn.execute("SELECT op, key, kernel FROM dispatch"):
+            self.kernels.setdefault(kernel, []).append((op, key))
+
+    def starts(self, name: str) -> list[tuple[str, str | None, str]]:
+        """(function qualified name, its file or None, how it relates to name) to walk up from."""
+        stem = name.split("::")[-1]
+        out: list[tuple[str, str | None, str]] = []
+        for caller, file in self.conn.execute("SELECT DISTINCT caller, file FROM stub_uses WHERE stub = ?", (stem,)):
+            out.append((caller, file, f"uses {stem}"))
+        for caller, file in self.conn.execute(
+                "SELECT DISTINCT caller, file FROM launches WHERE caller IS NOT NULL AND (kernel = ? OR kernel LIKE ?)",
+                (stem, f"%::{stem}")):
+            out.append((caller, file, f"launches {stem}"))
+        for qualified, file, line in self.conn.execute(
+                "SELECT DISTINCT qualified_name, file, line FROM definitions WHERE name = ? OR qualified_name = ?",
+                (stem, name)):
+            out.append((qualified, file, f"defined at {file}:{line}"))
+        return list(dict.fromkeys(out))
+
+    def _generated_users(self, stub: str) -> list[tuple[str, str]]:
+        """Ops whose generated ufunc CPU kernel calls this stub (<name>_stub for ufunc_inner_loop <name>)."""
+        if not stub.endswith("_stub"):
+            return []
+        kernel = f"ufunc_{stub[:-len('_stub')]}_CPU"
+        return self.kernels.get(kernel, [])
+
+    def _specific(self, qualified: str, stem: str) -> bool:
+        """Walk up from a function only when its name is specific enough for calls by name to mean it:
+        structured impl/meta functions are entered through the dispatcher, and generic names
+        (dim, size, set, ...) would pull in half of the code base."""
+        if re.search(r"structured_\w+::(impl|meta)$", qualified) or stem in _STOP or len(stem) < 4:
+            return False
+        count = self.conn.execute("SELECT count(DISTINCT qualified_name) FROM definitions WHERE name = ?",
+                                  (stem,)).fetchone()[0]
+        return count <= 3
+
+    def _kernel_of(self, qualified: str) -> str:
+        m = re.search(r"structured_(\w+)::(impl|meta)$", qualified)
+        if m:
+            return m.group(1) if m.group(2) == "impl" else f"structured_{m.group(1)}"
+        return qualified.split("::")[-1]
+
+    def reach(self, name: str, depth: int = 4, limit: int = 300) -> list[Reach]:
+        hits: dict[tuple[str, str], Reach] = {}
+        stem = name.split("::")[-1]
+        for op, key in self._generated_users(stem):
+            hits[(op, key)] = Reach(op, key, f"ufunc_{stem[:-5]}_CPU", (f"generated ufunc kernel -> uses {stem}",))
+        # Each frontier entry: (function, its file, the path below it, the device a stub hop pinned or None).
+        frontier = [(q, f, (q, how), "CUDA" if f and _is_cuda(f) else None) for q, f, how in self.starts(name)]
+        seen = {(q, f, d) for q, f, _p, d in frontier}
+        for level in range(depth + 1):
+            following: list[tuple[str, str | None, tuple[str, ...], str | None]] = []
+            for qualified, file, path, device in frontier:
+                for op, key in self.kernels.get(self._kernel_of(qualified), []):
+                    if device is None or device_of(key) in (device, None):
+                        hits.setdefault((op, key), Reach(op, key, self._kernel_of(qualified), tuple(path)))
+                fn = qualified.split("::")[-1]
+                if level == depth:
+                    continue
+                # Registered as a stub's kernel: whoever calls the stub reaches it.
+                registered = self.conn.execute(
+                    "SELECT DISTINCT stub, device, file FROM stubs WHERE kind = 'register' AND kernel = ?", (fn,)).fetchall()
+                if any(rfile == file for _s, _d, rfile in registered):  # registered where it is defined
+                    registered = [r for r in registered if r[2] == file]
+                for stub, dev, _rfile in registered:
+                    if device is not None and dev != device:
+                        continue
+                    if dev == "CPU":
+                        for op, key in self._generated_users(stub):
+                            hits.setdefault((op, key), Reach(op, key, f"ufunc_{stub[:-5]}_CPU",
+                                                             (f"generated ufunc kernel -> uses {stub}", *path)))
+                    for caller, cfile in self.conn.execute(
+                            "SELECT DISTINCT caller, file FROM stub_uses WHERE stub = ?", (stub,)):
+                        if (caller, cfile, dev) not in seen:
+                            seen.add((caller, cfile, dev))
+                            following.append((caller, cfile, (caller, f"uses {stub}", *path), dev))
+                if not self._specific(qualified, fn):
+                    continue
+                # Callers by name; a function of an unnamed namespace is only called from its own file.
+                sql = "SELECT DISTINCT caller, file FROM calls WHERE callee_name = ? AND caller IS NOT NULL"
+                args: tuple = (fn,)
+                if "(anonymous)" in qualified and file is not None:
+                    sql += " AND file = ?"
+                    args = (fn, file)
+                for caller, cfile in self.conn.execute(sql + " LIMIT 50", args):
+                    if (caller, cfile, device) not in seen:
+                        seen.add((caller, cfile, device))
+                        following.append((caller, cfile, (caller, *path), device))
+            frontier = following[:limit]
+        return sorted(hits.values(), key=lambda r: (r.op, r.key))

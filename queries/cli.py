@@ -73,6 +73,31 @@ def kernels_for_cmd(
         render.emit_json(data[0] if len(data) == 1 else data)
 
 
+@query_app.command("ops-for")
+def ops_for_cmd(
+    name: Annotated[str, typer.Argument(help="A function, a DispatchStub or a __global__ kernel.")],
+    depth: Annotated[int, typer.Option("--depth", min=0, max=8, help="How many callers up to walk.")] = 4,
+    as_json: JsonOption = False,
+    fmt: FormatOption = None,
+) -> None:
+    """The ops (and dispatch keys) whose kernels reach a function, stub or __global__ kernel, with the path."""
+    _emit(_index().ops_for(name, depth), fmt, as_json, render.reach_text)
+
+
+@query_app.command("doctor")
+def doctor_cmd(
+    key: Annotated[Optional[list[str]], typer.Option("--key", help="Only this dispatch key (repeatable).")] = None,
+    show_all: Annotated[bool, typer.Option("--all", help="List every unresolved kernel, not the first ten per reason.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Every (op, key) whose kernel has no definition in the checkout, grouped by reason, with counts per key."""
+    health = _index().doctor(tuple(key or ()))
+    if as_json:
+        render.emit_json(render.doctor_data(health))
+    else:
+        sys.stdout.write(render.doctor_text(health, show=10**9 if show_all else 10))
+
+
 @query_app.command("op")
 def op_cmd(
     name: Annotated[str, typer.Argument(help="Op: add.out, aten::add.out, or a bare add for every overload.")],

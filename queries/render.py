@@ -7,7 +7,8 @@ import sys
 from enum import Enum
 from typing import Any, Iterable
 
-from .api import Backward, KernelInfo, KernelsFor, OpInfo, OpSummary, Step, StubInfo, StubSite, Symbol, Use, to_data
+from .api import (Backward, Health, KernelInfo, KernelsFor, OpInfo, OpSummary, Reach, Step, StubInfo, StubSite,
+                  Symbol, Use, to_data)
 
 
 class Format(str, Enum):
@@ -273,4 +274,37 @@ def kernel_text(info: KernelInfo) -> str:
         out.append("  dtypes (AT_DISPATCH in the launching functions):")
         out.extend(f"    {t.macro}({', '.join(t.dtypes)}) {t.name or ''}  in {t.function}  {t.location}"
                    for t in info.dtypes)
+    return "\n".join(out) + "\n"
+
+
+def doctor_text(health: Health, show: int = 10) -> str:
+    out = ["key                              rows  defined  generated  unresolved"]
+    for k in health.keys:
+        out.append(f"{k.key:<30} {k.rows:6} {k.defined:8} {k.generated:10} {k.unresolved:7} "
+                   f"({100 * k.unresolved_share:.1f}%)")
+    groups: dict[str, list] = {}
+    for u in health.unresolved:
+        groups.setdefault(u.reason, []).append(u)
+    for reason, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        out.append("")
+        out.append(f"{reason}: {len(items)}")
+        for u in items[:show]:
+            out.append(f"  {u.op:<40} {u.key:<24} {u.kernel}  {u.location}")
+        if len(items) > show:
+            out.append(f"  ... {len(items) - show} more (--all shows every one)")
+    return "\n".join(out) + "\n"
+
+
+def doctor_data(health: Health) -> dict[str, Any]:
+    return {"keys": [{**to_data(k), "unresolved_share": round(k.unresolved_share, 4)} for k in health.keys],
+            "unresolved": to_data(health.unresolved)}
+
+
+def reach_text(hits: list[Reach]) -> str:
+    if not hits:
+        return "no op reaches it within the depth asked\n"
+    out = []
+    for h in hits:
+        out.append(f"{h.op:<40} {h.key:<26} {h.kernel}")
+        out.append("    " + " -> ".join(h.path))
     return "\n".join(out) + "\n"
