@@ -148,7 +148,7 @@ class Linker:
             yield Step("stub", stub, file, line, depth=level), None
             for dev, arch, kernel, null, rfile, rline in self.conn.execute(
                     "SELECT device, arch, kernel, is_nullptr, file, line FROM stubs WHERE stub = ? AND kind = 'register' "
-                    "ORDER BY device, arch", (stub,)):
+                    "ORDER BY device, arch != 'DEFAULT', arch", (stub,)):
                 if device is not None and dev != device:
                     continue
                 target = "nullptr" if null else kernel

@@ -19,7 +19,7 @@ def _count(db: Path, table: str) -> int:
 def test_summary_and_meta(mini: Path, tmp_path: Path):
     db = tmp_path / "ix.db"
     summary = build(mini, db)
-    assert (summary.ops, summary.files) == (9, 7)
+    assert (summary.ops, summary.files) == (10, 7)
     with sqlite3.connect(db) as conn:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     assert meta["checkout"] == str(mini.resolve())
@@ -48,7 +48,7 @@ def test_interrupted_build_leaves_previous_index(mini: Path, tmp_path: Path):
         build(mini, db, interrupt)
     assert db.read_bytes() == before
     assert [p.name for p in db.parent.iterdir()] == ["ix.db"]  # no temporary file left behind
-    assert _count(db, "ops") == 9
+    assert _count(db, "ops") == 10
 
 
 def test_failed_build_leaves_previous_index(mini: Path, tmp_path: Path):
@@ -57,7 +57,7 @@ def test_failed_build_leaves_previous_index(mini: Path, tmp_path: Path):
     (mini / "aten/src/ATen/native/native_functions.yaml").write_text("- func: [unclosed\n")
     with pytest.raises(TgIndexError, match=r"native_functions.yaml:\d+: malformed YAML"):
         build(mini, db)
-    assert _count(db, "ops") == 9
+    assert _count(db, "ops") == 10
 
 
 @pytest.mark.parametrize(

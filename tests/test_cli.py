@@ -11,7 +11,7 @@ from pathlib import Path
 from .conftest import run
 
 README = Path(__file__).parents[1] / "README.md"
-QUERY_COMMANDS = ["kernels-for", "op", "ops", "symbol", "stub", "kernel", "callers", "sql", "export", "info"]
+QUERY_COMMANDS = ["kernels-for", "ops-for", "doctor", "op", "ops", "symbol", "stub", "kernel", "callers", "sql", "export", "info"]
 
 
 def test_every_command_has_help_and_is_in_the_readme():
@@ -32,7 +32,7 @@ def test_index_then_kernels_for_json(mini: Path, tmp_path: Path):
     db = tmp_path / "ix.db"
     built = run("tg-index", str(mini), "--db", str(db))
     assert built.returncode == 0, built.stderr
-    assert re.fullmatch(r"indexed 9 ops, 12 kernels, 7 files in \d+\.\d s -> .*ix\.db\n", built.stdout)
+    assert re.fullmatch(r"indexed 10 ops, 13 kernels, 7 files in \d+\.\d s -> .*ix\.db\n", built.stdout)
     result = run("tg-query", "--db", str(db), "kernels-for", "aten::add.out", "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
@@ -48,7 +48,8 @@ def test_bare_name_gives_every_overload(mini_db: Path):
     result = run("tg-query", "--db", str(mini_db), "kernels-for", "add", "--json")
     assert [a["op"] for a in json.loads(result.stdout)] == ["add.Tensor", "add.out"]
     text = run("tg-query", "--db", str(mini_db), "kernels-for", "add.Tensor", "--key", "CPU").stdout
-    assert "CPU  at::native::ufunc_add_CPU  [via add.out]  aten/src/ATen/native/native_functions.yaml:4" in text
+    assert "  CPU            at::native::ufunc_add_CPU [via add.out]  (yaml aten/src/ATen/native/native_functions.yaml:4)\n" \
+        "      note: generated at build time from ufunc_inner_loop\n" in text
     assert "backward  tools/autograd/derivatives.yaml:2" in text
 
 
@@ -65,8 +66,8 @@ def test_ops_filters(mini_db: Path):
         return [o["name"] for o in json.loads(run("tg-query", "--db", str(mini_db), "ops", *args, "--json").stdout)]
 
     assert names("--tag", "core") == ["add.Tensor", "mul.Scalar"]
-    assert names("--structured") == ["add.out"]
-    assert names("--key", "CPU") == ["add.Tensor", "add_.Tensor", "add.out", "custom_op"]
+    assert names("--structured") == ["add.out", "sub.out"]
+    assert names("--key", "CPU") == ["add.Tensor", "add_.Tensor", "add.out", "custom_op", "sub.out"]
     assert names("--origin", "autogen") == ["mul.Scalar_out", "custom_op.out"]
     assert names("--name", "mul*", "--kind", "inplace") == ["mul_.Scalar"]
 
@@ -74,7 +75,7 @@ def test_ops_filters(mini_db: Path):
 def test_export_dispatch_is_json_lines(mini_db: Path):
     lines = run("tg-query", "--db", str(mini_db), "export", "dispatch").stdout.splitlines()
     rows = [json.loads(line) for line in lines]
-    assert len(rows) == 22
+    assert len(rows) == 24
     assert rows[0] == {"op": "add.Tensor", "key": "SparseCPU", "kernel": "add_sparse", "origin": "yaml"}
 
 
@@ -89,7 +90,7 @@ def test_sql_reads_and_refuses_writes(mini: Path, tmp_path: Path):
         assert refused.stderr.startswith("error: the index is read-only here; attempt to write a readonly database")
         assert "Traceback" not in refused.stderr
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT count(*) FROM ops").fetchone()[0] == 9
+        assert conn.execute("SELECT count(*) FROM ops").fetchone()[0] == 10
 
 
 def _error(result) -> str:

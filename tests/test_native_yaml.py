@@ -43,6 +43,8 @@ def test_dispatch_table_follows_torchgen_rules():
         ("add.out", "Meta", "structured_add_Tensor", "at::meta", "meta", None, 15),
         ("add.Tensor", "Meta", "structured_add_Tensor", "at::meta", "meta", "add.out", 4),
         ("add_.Tensor", "Meta", "structured_add_Tensor", "at::meta", "meta", "add.out", 13),
+        ("sub.out", "CPU", "add_out", "at::native", "yaml", None, 50),
+        ("sub.out", "CUDA", "add_out", "at::native", "yaml", None, 50),
     }
 
 
