@@ -40,6 +40,7 @@ class Definition:
     file: str
     line: int
     end_line: int
+    signature: str = ""
 
 
 def device_of(key: str) -> str | None:
@@ -50,6 +51,46 @@ def device_of(key: str) -> str | None:
     if key.endswith("CPU") or key == "CPU":
         return "CPU"
     return None
+
+
+# How schema types are spelled in C++ kernel signatures.
+_CPP_TYPES = {
+    "Tensor": ("Tensor",), "Tensor?": ("Tensor",), "Tensor[]": ("TensorList", "ITensorListRef", "Tensor"),
+    "Tensor?[]": ("List", "Tensor"), "Scalar": ("Scalar",), "Scalar?": ("Scalar",), "int": ("int64_t", "int"),
+    "SymInt": ("SymInt", "int64_t"), "float": ("double",), "bool": ("bool",), "int[]": ("IntArrayRef",),
+    "SymInt[]": ("SymIntArrayRef", "IntArrayRef"), "ScalarType": ("ScalarType",), "str": ("string_view", "string"),
+    "Generator?": ("Generator",), "Layout": ("Layout",), "Device": ("Device",), "MemoryFormat": ("MemoryFormat",),
+    "Dimname": ("Dimname",), "Dimname[]": ("DimnameList",), "Scalar[]": ("ArrayRef<Scalar>", "ArrayRef<at::Scalar>"),
+}
+
+
+def _signature_score(signature: str, func: str) -> int:
+    """How well a C++ definition's parameters match the op's schema (C++ overloads share a name)."""
+    if not signature or "(" not in func:
+        return 0
+    params = [p for p in _split(signature[signature.find("(") + 1:signature.rfind(")")]) if p]
+    args = [a for a in func[func.find("(") + 1:func.rfind(") ->")].split(", ") if a and a != "*"]
+    types = [re.sub(r"\([^)]*\)", "", a.split(" ")[0]) for a in args]
+    score = -2 * abs(len(params) - len(types))
+    for param, schema_type in zip(params, types):
+        words = _CPP_TYPES.get(schema_type) or _CPP_TYPES.get(re.sub(r"\[\d+\]", "[]", schema_type), ())
+        if any(w in param for w in words):
+            score += 1
+    return score
+
+
+def _split(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
 
 
 def _is_cuda(path: str) -> bool:
@@ -68,6 +109,8 @@ def _key_preference(key: str, path: str) -> int:
             score += 4 if hit else -4
         elif hit and word in ("CUDA", "MPS"):
             score -= 2  # a CPU or composite kernel does not live in cuda/ or mps/
+    if path.startswith("aten/src/ATen/native/"):
+        score += 3  # the registered kernels live there; same-named functions elsewhere (jit, static runtime) are not them
     return score
 
 
@@ -84,13 +127,20 @@ class Linker:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
+        self._declared: set[str] | None = None
+
+    def declared(self, stub: str) -> bool:
+        """A stub use counts only for a stub that some file declares (a `stub` parameter is no stub)."""
+        if self._declared is None:
+            self._declared = {r[0] for r in self.conn.execute("SELECT DISTINCT stub FROM stubs WHERE kind = 'declare'")}
+        return stub in self._declared
 
     def _defs(self, where: str, args: tuple) -> list[Definition]:
         return [Definition(*r) for r in self.conn.execute(
-            f"SELECT qualified_name, kind, file, line, end_line FROM definitions WHERE {where}", args)]
+            f"SELECT qualified_name, kind, file, line, end_line, signature FROM definitions WHERE {where}", args)]
 
-    def definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool
-                   ) -> tuple[Definition | None, str, int]:
+    def definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool,
+                   func: str = "") -> tuple[Definition | None, str, int]:
         """(chosen definition, reason when none, number of candidates)."""
         if origin in ("ufunc", "autogen") or (origin == "delegate" and re.fullmatch(r"ufunc_\w+_(CPU|CUDA)", kernel)):
             return None, GENERATED, 0
@@ -108,7 +158,10 @@ class Linker:
                                (kernel, f"{cpp_namespace}::{kernel}", kernel))
             if not found:
                 return None, "no definition in the sources", 0
-        ranked = sorted(found, key=lambda d: (_key_preference(key, d.file), d.end_line - d.line), reverse=True)
+        if len(found) == 1:
+            return found[0], "", 1
+        ranked = sorted(found, key=lambda d: (_key_preference(key, d.file), _signature_score(d.signature, func),
+                                              d.end_line - d.line), reverse=True)
         return ranked[0], "", len(found)
 
     # -- the chain ----------------------------------------------------------------------------
@@ -145,6 +198,8 @@ class Linker:
 
     def _expand(self, fn: Definition, device: str | None, level: int):
         for stub, file, line in dict.fromkeys(self._within("stub_uses", "stub, file, line", fn)):
+            if not self.declared(stub):
+                continue
             yield Step("stub", stub, file, line, depth=level), None
             for dev, arch, kernel, null, rfile, rline in self.conn.execute(
                     "SELECT device, arch, kernel, is_nullptr, file, line FROM stubs WHERE stub = ? AND kind = 'register' "
@@ -178,7 +233,7 @@ class Linker:
 
     def _near(self, name: str, file: str) -> Definition | None:
         """The definition of a registered kernel: in the registering file first."""
-        found = self._defs("name = ? AND kind IN ('function', 'method')", (name,))
+        found = self._defs("name = ? AND kind IN ('function', 'method')", (name.split("::")[-1],))
         found.sort(key=lambda d: (d.file != file, d.file))
         return found[0] if found else None
 
