@@ -1,0 +1,190 @@
+"""kernels-for on real PyTorch 2.6.0. Every expected answer below was read in the 2.6.0 sources
+(grep -n for the definition, the REGISTER_* line, the __global__ line), not taken from the tool.
+
+A definition's line is where the definition starts: the TORCH_IMPL_FUNC / TORCH_META_FUNC line, or the
+return type's line (for `std::tuple<Tensor,Tensor>\\nnative_dropout_cpu(`), or the `__global__` line
+after a `template <...>` line.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ..conftest import BIN
+
+N = "aten/src/ATen/native/"
+
+# (op, key, definition "file:line" under aten/src/ATen/native/ or None, chain items that must be there:
+#  (kind, name, "file:line" under aten/src/ATen/native/)); names of functions match on their last `::` part.
+CASES = [
+    # pointwise ufunc: generated kernels, the stub they call, the dtype sets of ufunc_inner_loop
+    ("add.out", "CPU", None, [("stub", "add_stub", "BinaryOps.h:56"), ("dtypes", "Generic: add", "native_functions.yaml:579")]),
+    ("add.out", "CUDA", None, [("generated", "gpu_kernel over ufunc::add", "native_functions.yaml:579")]),
+    ("add.out", "Meta", "BinaryOps.cpp:151", []),
+    # an MPS path and a sparse path
+    ("add.out", "MPS", "mps/operations/BinaryOps.mm:416", []),
+    ("add.out", "SparseCPU", "sparse/SparseTensorMath.cpp:556", []),
+    # an in-place and a functional variant, served by their structured delegate
+    ("add_.Tensor", "CPU", None, [("stub", "add_stub", "BinaryOps.h:56")]),
+    ("add.Tensor", "CUDA", None, [("generated", "gpu_kernel over ufunc::add", "native_functions.yaml:579")]),
+    # activations
+    ("relu", "CPU", "Activation.cpp:511", [("op", "clamp_min", "Activation.cpp:513")]),
+    ("gelu.out", "CPU", "Activation.cpp:389", [("stub", "GeluKernel", None), ("registered", "GeluKernelImpl", "cpu/Activation.cpp:1367")]),
+    ("gelu.out", "CUDA", "cuda/Activation.cpp:96", []),
+    ("threshold_backward.grad_input", "CPU", "Activation.cpp:687",
+     [("stub", "threshold_stub", None), ("registered", "threshold_kernel", "cpu/Activation.cpp:1350")]),
+    ("threshold_backward.grad_input", "CUDA", "Activation.cpp:687",
+     [("registered", "threshold_kernel_cuda", "cuda/ActivationThresholdKernel.cu:50")]),
+    # softmax
+    ("_softmax.out", "CPU", "SoftMax.cpp:335",
+     [("stub", "softmax_lastdim_kernel", "SoftMax.cpp:357"), ("registered", "softmax_lastdim_kernel_impl", "cpu/SoftMaxKernel.cpp:1294")]),
+    ("_softmax.out", "CUDA", "cuda/SoftMax.cu:1091", [("global_kernel", "cunn_SoftMaxForward", "cuda/SoftMax.cu:662")]),
+    ("softmax.int", "CompositeImplicitAutograd", "SoftMax.cpp:443", [("op", "_softmax", "SoftMax.cpp:447")]),
+    # normalization
+    ("native_layer_norm", "CPU", "layer_norm.cpp:76",
+     [("stub", "LayerNormKernel", None), ("registered", "LayerNormKernelImpl", "cpu/layer_norm_kernel.cpp:612")]),
+    # reductions
+    ("sum.IntList_out", "CPU", "ReduceOps.cpp:1197", [("stub", "sum_stub", None), ("registered", "sum_kernel_impl", "cpu/SumKernel.cpp:649")]),
+    ("sum.IntList_out", "CUDA", "ReduceOps.cpp:1197", [("registered", "sum_kernel_cuda", "cuda/ReduceSumProdKernel.cu:211")]),
+    ("cumsum.out", "CPU", "ReduceOps.cpp:491", [("registered", "cumsum_cpu_kernel", "cpu/ReduceOpsKernel.cpp:444")]),
+    # indexing, scatter and gather
+    ("index_add.out", "CPU", "TensorAdvancedIndexing.cpp:938", []),
+    ("index_add.out", "CUDA", "cuda/Indexing.cu:1310", []),
+    ("scatter.src_out", "CPU", "TensorAdvancedIndexing.cpp:1841",
+     [("stub", "scatter_stub", None), ("registered", "scatter_cpu_kernel", "cpu/ScatterGatherKernel.cpp:958")]),
+    ("scatter.src_out", "CUDA", "TensorAdvancedIndexing.cpp:1841", [("registered", "scatter_cuda_kernel", "cuda/ScatterGatherKernel.cu:566")]),
+    ("gather.out", "CUDA", "TensorAdvancedIndexing.cpp:1639", [("registered", "gather_cuda_kernel", "cuda/ScatterGatherKernel.cu:565")]),
+    ("where.self_out", "CPU", "TensorCompare.cpp:509", [("registered", "where_kernel_impl", "cpu/TensorCompareKernel.cpp:406")]),
+    # sort and topk
+    ("sort.values_stable", "CPU", "Sorting.cpp:940", [("stub", "sort_stub", None), ("registered", "sort_kernel", "cpu/SortingKernel.cpp:267")]),
+    ("topk.values", "CPU", "Sorting.cpp:825", [("registered", "topk_kernel", "cpu/SortingKernel.cpp:268")]),
+    ("topk.values", "CUDA", "cuda/TensorTopK.cpp:47", []),
+    # pooling and upsampling
+    ("max_pool2d_with_indices.out", "CPU", "DilatedMaxPool2d.cpp:162",
+     [("registered", "max_pool2d_kernel_impl", "cpu/MaxPoolKernel.cpp:743")]),
+    ("max_pool2d_with_indices.out", "CUDA", "cuda/DilatedMaxPool2d.cu:294",
+     [("global_kernel", "max_pool_forward_nchw", "cuda/DilatedMaxPool2d.cu:45")]),
+    ("upsample_nearest2d.out", "CPU", "UpSampleNearest2d.cpp:104",
+     [("registered", "upsample_nearest2d_kernel_impl", "cpu/UpSampleKernel.cpp:2065")]),
+    ("upsample_nearest2d.out", "CUDA", "cuda/UpSampleNearest2d.cu:446",
+     [("global_kernel", "upsample_nearest2d_out_frame", "cuda/UpSampleNearest2d.cu:41")]),
+    # loss
+    ("nll_loss_forward.output", "CPU", "LossNLL.cpp:455", []),
+    ("nll_loss_forward.output", "CUDA", "cuda/Loss.cu:592",
+     [("global_kernel", "nll_loss_forward_reduce_cuda_kernel_2d", "cuda/Loss.cu:230")]),
+    # BLAS
+    ("mm.out", "CPU", "LinearAlgebra.cpp:1632", []),
+    ("mm.out", "CUDA", "cuda/Blas.cpp:599", [("library", None, None)]),
+    ("bmm.out", "CUDA", "cuda/Blas.cpp:611", []),
+    ("addmm.out", "CUDA", "cuda/Blas.cpp:589", []),
+    # convolution
+    ("convolution", "CompositeExplicitAutograd", "Convolution.cpp:1173", [("op", "_convolution", "Convolution.cpp:1184")]),
+    ("cudnn_convolution", "CUDA", "cudnn/ConvShared.cpp:240", []),
+    # attention
+    ("_scaled_dot_product_flash_attention", "CUDA", "transformers/cuda/attention.cu:681",
+     [("op", "_flash_attention_forward", "transformers/cuda/attention.cu:715")]),
+    ("_flash_attention_forward", "CUDA", "transformers/cuda/attention.cu:893", []),
+    # copy and fill
+    ("copy_", "CompositeExplicitAutograd", "Copy.cpp:353",
+     [("stub", "copy_stub", None), ("registered", "copy_kernel", "cpu/CopyKernel.cpp:328"),
+      ("registered", "copy_kernel_cuda", "cuda/Copy.cu:413")]),
+    ("fill_.Scalar", "CPU", "Fill.cpp:47", [("registered", "fill_kernel", "cpu/FillKernel.cpp:70")]),
+    ("fill_.Scalar", "CUDA", "Fill.cpp:47", [("registered", "fill_kernel_cuda", "cuda/FillKernel.cu:28")]),
+    # dropout
+    ("native_dropout", "CPU", "Dropout.cpp:104", []),
+    ("native_dropout", "CUDA", "cuda/Dropout.cu:362", [("global_kernel", "fused_dropout_kernel", "cuda/Dropout.cu:132")]),
+    # fused optimizer
+    ("_fused_adam_", "CPU", "FusedAdam.cpp:19",
+     [("stub", "fused_adam_stub", None), ("registered", "fused_adam_kernel", "cpu/FusedAdamKernel.cpp:367")]),
+    ("_fused_adam_", "CUDA", "cuda/FusedAdamKernel.cu:16", []),
+    # binary op through a stub, with its CUDA kernel
+    ("mul.out", "CPU", "BinaryOps.cpp:440", [("registered", "mul_kernel", "cpu/BinaryOpsKernel.cpp:1373")]),
+    ("mul.out", "CUDA", "BinaryOps.cpp:440", [("registered", "mul_kernel_cuda", "cuda/BinaryMulKernel.cu:46")]),
+    # cat and embedding
+    ("cat.out", "CPU", "TensorShape.cpp:594", []),
+    ("cat.out", "CUDA", "cuda/Shape.cu:446", []),
+    ("embedding_dense_backward", "CUDA", "cuda/Embedding.cu:248", []),
+]
+
+
+def _where(file: str | None, line: int | None) -> str | None:
+    return None if file is None else f"{file.removeprefix(N)}:{line}"
+
+
+@pytest.fixture(scope="module")
+def index(real_dbs):
+    from tg_index.queries.api import Index
+
+    return Index.open(real_dbs("2.6.0"))
+
+
+@pytest.mark.parametrize("op, key, definition, expected", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_kernels_for(index, op, key, definition, expected):
+    # A bare name (relu) answers for every overload of it; take the op itself.
+    answer = next(a for a in index.kernels_for(op, (key,)) if a.op == op)
+    [row] = answer.keys
+    found = None if row.definition is None else _where(row.definition.file, row.definition.line)
+    assert found == definition
+    steps = [(s.kind, s.name.split("::")[-1] if s.kind in ("global_kernel", "call", "registered") else s.name,
+              _where(s.file, s.line)) for s in row.chain]
+    for kind, name, where in expected:
+        assert any(k == kind and (name is None or n == name) and (where is None or w == where)
+                   for k, n, w in steps), f"{(kind, name, where)} not in {steps}"
+    assert len(set(row.chain)) == len(row.chain), "a step appears twice"
+
+
+def test_meta_and_backward_of_add(index):
+    [answer] = index.kernels_for("add.Tensor", ("CPU",))
+    assert (answer.meta.name, _where(answer.meta.file, answer.meta.line)) == (
+        "at::meta::structured_add_Tensor::meta", "BinaryOps.cpp:151")
+    formulas = {f.names: f.formula for f in answer.backward[0].formulas}
+    assert formulas[("self",)] == "handle_r_to_c(self.scalar_type(), grad)"
+    assert answer.backward[0].location.line == 229
+
+
+def test_kernels_for_json_runs_for_every_op(real_dbs):
+    """Every op of 2.6.0 through the CLI's JSON path, in one process (the API the CLI calls)."""
+    code = (
+        "import json, sys\n"
+        "from tg_index.queries.api import Index\n"
+        "from tg_index.queries.render import kernels_for_data\n"
+        "ix = Index.open(sys.argv[1])\n"
+        "names = [r[0] for r in ix.conn.execute('SELECT name FROM ops')]\n"
+        "for n in names:\n"
+        "    for a in ix.kernels_for(n):\n"
+        "        json.dumps(kernels_for_data(a))\n"
+        "print(len(names))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(real_dbs("2.6.0"))], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout) > 3000
+
+
+def test_cli_json_shape(real_dbs):
+    out = subprocess.run([str(BIN / "tg-query"), "--db", str(real_dbs("2.6.0")), "kernels-for", "aten::gelu.out",
+                          "--key", "CPU", "--json"], capture_output=True, text=True, check=True).stdout
+    data = json.loads(out)
+    assert data["op"] == "gelu.out"
+    [row] = data["keys"]
+    assert {"key", "kernel", "origin", "definition", "chain"} <= set(row)
+    assert row["definition"]["file"] == N + "Activation.cpp"
+    assert all({"kind", "name", "file", "line"} <= set(step) for step in row["chain"])
+
+
+def test_doctor_shares_on_2_6_0(index):
+    """The share of CPU, CUDA and Meta kernels with no definition: printed, and bounded."""
+    health = {k.key: k for k in index.doctor(("CPU", "CUDA", "Meta")).keys}
+    shares = {k: round(100 * h.unresolved_share, 1) for k, h in health.items()}
+    print("unresolved %:", shares)
+    for key in ("CPU", "CUDA", "Meta"):
+        assert health[key].rows > 600
+        assert health[key].unresolved_share <= UNRESOLVED_BOUND, f"{key}: {shares[key]}%"
+
+
+# The issue's target is 1%; see the note on the issue for where 2.6.0 stands. The bound is the level
+# measured when this test was written, so that a regression fails.
+UNRESOLVED_BOUND = 0.30
