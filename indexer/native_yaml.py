@@ -282,17 +282,18 @@ def parse_tags(text: str, path: str = TAGS) -> tuple[TagFact, ...]:
     return tuple(tags)
 
 
-def _parse_ufunc(raw: object, where: str) -> tuple[UfuncLoop, ...]:
+def _parse_ufunc(raw: object, path: str, line: int) -> tuple[UfuncLoop, ...]:
+    """`name (Dtype, ...)`, or a mapping of ufunc keys to that; errors name the line of the bad value."""
     if isinstance(raw, str):
-        items = [("Generic", raw)]
-    elif isinstance(raw, dict):
-        items = list(raw.items())
+        items = [("Generic", raw, line)]
+    elif isinstance(raw, LinedDict):
+        items = [(key, value, raw.key_lines[key]) for key, value in raw.items()]
     else:
-        raise SourceError(f"{where}: 'ufunc_inner_loop' must be a string or a mapping")
+        raise SourceError(f"{path}:{line}: 'ufunc_inner_loop' must be a string or a mapping")
     loops = []
-    for key, value in items:
+    for key, value, at in items:
         if not isinstance(value, str) or " (" not in value or not value.endswith(")"):
-            raise SourceError(f"{where}: ufunc_inner_loop {key}: expected 'name (Dtype, ...)', got {value!r}")
+            raise SourceError(f"{path}:{at}: ufunc_inner_loop {key}: expected 'name (Dtype, ...)', got {value!r}")
         name, _, dtypes = value.partition(" (")
         loops.append(UfuncLoop(str(key), name.strip(), tuple(d.strip() for d in dtypes[:-1].split(","))))
     return tuple(loops)
@@ -342,7 +343,8 @@ def parse_entry(entry: LinedDict, path: str) -> tuple[OpFact, Schema]:
         structured_delegate=entry.get("structured_delegate"),
         structured_inherits=entry.get("structured_inherits"),
         precomputed=tuple(str(p) for p in precomputed),
-        ufunc_inner_loop=_parse_ufunc(entry["ufunc_inner_loop"], where) if "ufunc_inner_loop" in entry else (),
+        ufunc_inner_loop=(_parse_ufunc(entry["ufunc_inner_loop"], path, entry.key_lines["ufunc_inner_loop"])
+                          if "ufunc_inner_loop" in entry else ()),
         autogen=tuple(a.strip() for a in entry.get("autogen", "").split(",") if a.strip()),
         tags=_str_list(entry.get("tags", []), where, "tags"),
         device_check=entry.get("device_check"),
