@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection
 
 from ..schema import SCHEMA_VERSION, Base, views_sql
 from ..schema import models as m
-from . import derivatives, discover, native_yaml
+from . import derivatives, discover, native_yaml, python_api
 from .errors import TgIndexError
 
 TOOL_VERSION = "0.1.0"
@@ -113,6 +113,15 @@ CXX_TABLES: dict[str, tuple[str, ...]] = {
     "library_calls": ("family", "callee", "caller", "line"),
     "registrations": ("kind", "macro", "namespace", "dispatch_key", "op", "schema", "function", "line", "via"),
 }
+# The Python tables and their columns after (file_id, file), in the order _py_rows gives them.
+PY_TABLES: dict[str, tuple[str, ...]] = {
+    "py_defs": ("qualname", "name", "kind", "cls", "line", "end_line"),
+    "py_classes": ("qualname", "name", "bases", "bases_written", "is_module", "nn_module", "forward", "line", "end_line"),
+    "py_calls": ("caller", "kind", "name", "target", "line"),
+    "py_bindings": ("qualname", "kind", "name", "target", "via", "line"),
+    "py_reexports": ("module", "name", "source", "kind", "excludes", "line"),
+    "py_decomps": ("kind", "op", "namespace", "function", "registrar", "how", "line"),
+}
 YAML_TABLES = ("derivative_formulas", "derivatives", "ufunc_loops", "dispatch", "op_tags", "ops", "tags")
 DISPATCH_STUB_H = "aten/src/ATen/native/DispatchStub.h"
 
@@ -153,6 +162,58 @@ def _cxx_rows(item: tuple[str, bytes]) -> tuple[str, dict[str, list[tuple]] | No
     return rel, rows, f.parse_errors, status
 
 
+def _py_rows(rel: str, data: bytes) -> tuple[dict[str, list[tuple]] | None, str]:
+    """One Python file -> rows per table (without file_id, file) and its status; a SyntaxError is a status."""
+    try:
+        f = python_api.extract(data, rel)
+    except Exception as exc:  # extract never raises by contract; a bug there must not stop the build
+        return None, f"failed: {type(exc).__name__}: {exc}"[:300]
+    if f.error is not None:
+        return None, f"error: {f.error}"[:300]
+    return {
+        "py_defs": [(d.qualname, d.name, d.kind, d.cls, d.loc.line, d.end_line) for d in f.defs],
+        "py_classes": [(c.qualname, c.name, json.dumps(c.bases), json.dumps(c.bases_written), int(c.is_module),
+                        int(c.is_module), c.forward, c.loc.line, c.end_line) for c in f.classes],
+        "py_calls": [(c.caller, c.kind, c.name, c.target, c.loc.line) for c in f.calls],
+        "py_bindings": [(b.qualname, b.kind, b.name, b.target, b.via, b.loc.line) for b in f.bindings],
+        "py_reexports": [(r.module, r.name, r.source, r.kind, json.dumps(r.excludes), r.loc.line) for r in f.reexports],
+        "py_decomps": [(d.kind, d.op, d.namespace, d.function, d.registrar, d.how, d.loc.line) for d in f.decomps],
+    }, "ok"
+
+
+def _mark_nn_modules(conn: Connection) -> None:
+    """py_classes.nn_module: follow bases across files and package re-exports (python_api.module_classes)."""
+    facts: dict[str, tuple[list, list]] = {}
+    for q, name, bases, is_module, file, line in conn.exec_driver_sql(
+            "SELECT qualname, name, bases, is_module, file, line FROM py_classes"):
+        loc = python_api.Location(file, line)
+        facts.setdefault(file, ([], []))[0].append(python_api.ClassFact(
+            q, name, tuple(json.loads(bases)), (), bool(is_module), None, loc, line))
+    for module, name, source, kind, file, line in conn.exec_driver_sql(
+            "SELECT module, name, source, kind, file, line FROM py_reexports WHERE kind IN ('import', 'star_import')"):
+        facts.setdefault(file, ([], []))[1].append(python_api.ReexportFact(
+            module, name, source, kind, (), python_api.Location(file, line)))
+    modules = python_api.module_classes(
+        python_api.PyFacts(file, python_api.module_name(file), classes=tuple(c), reexports=tuple(r))
+        for file, (c, r) in facts.items())
+    conn.exec_driver_sql("UPDATE py_classes SET nn_module = 0")
+    conn.exec_driver_sql("CREATE TEMP TABLE IF NOT EXISTS _nn (qualname TEXT PRIMARY KEY)")
+    conn.exec_driver_sql("DELETE FROM _nn")
+    if modules:
+        conn.exec_driver_sql("INSERT INTO _nn (qualname) VALUES (?)", [(q,) for q in modules])
+    conn.exec_driver_sql("UPDATE py_classes SET nn_module = 1 WHERE qualname IN (SELECT qualname FROM _nn)")
+    conn.exec_driver_sql("DROP TABLE _nn")
+
+
+def _insert_rows(conn: Connection, tables: dict[str, tuple[str, ...]], file_id: int, rel: str,
+                 rows: dict[str, list[tuple]]) -> None:
+    for table, columns in tables.items():
+        if rows[table]:
+            marks = ", ".join("?" * (len(columns) + 2))
+            conn.exec_driver_sql(f"INSERT INTO {table} (file_id, file, {', '.join(columns)}) VALUES ({marks})",
+                                 [(file_id, rel, *r) for r in rows[table]])
+
+
 def _insert_cxx(conn: Connection, file_id: int, rel: str, rows: dict[str, list[tuple]]) -> None:
     for table, columns in CXX_TABLES.items():
         if rows[table]:
@@ -182,6 +243,11 @@ def _extractor_hash() -> str:
     here = Path(__file__).parent
     parts = [here / "cxx.py", *sorted((here / "scm").rglob("*.scm"))]
     return _sha(b"".join(p.read_bytes() for p in parts))[:16]
+
+
+def _py_extractor_hash() -> str:
+    """Hash of the Python extractor: cached Python facts are reused only when it is the same."""
+    return _sha((Path(__file__).parent / "python_api.py").read_bytes())[:16]
 
 
 def _pool(jobs: int, header: bytes | None):
@@ -214,6 +280,13 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
         except OSError as exc:
             unreadable[rel] = f"skipped: {exc.strerror or exc}"
     header = contents.get(DISPATCH_STUB_H)
+    py_contents: dict[str, bytes] = {}
+    for rel in python_api.py_source_files(root):  # never leaves the checkout (resolved paths are checked)
+        try:
+            py_contents[rel] = (root / rel).read_bytes()
+        except OSError as exc:
+            unreadable[rel] = f"skipped: {exc.strerror or exc}"
+    py_key = _py_extractor_hash()
     cxx_key = f"{_extractor_hash()}:{_sha(header) if header else 'default'}:{','.join(sorted(excludes))}"
 
     previous = _previous(db, root)
@@ -225,10 +298,12 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
             old_files = {p: (i, h) for i, p, h in conn.execute("SELECT id, path, sha256 FROM files")}
     current = {rel: _sha(data) for rel, data in contents.items()} | yaml_files
+    current |= {rel: _sha(data) for rel, data in py_contents.items()}
     # A file keeps its rows when its content is the same and so is everything its facts depend on.
     same_cxx = previous is not None and previous.get("cxx_key") == cxx_key
+    same_py = previous is not None and previous.get("py_key") == py_key
     kept = {p for p, (_i, h) in old_files.items()
-            if h and current.get(p) == h and (same_cxx or p in yaml_files)}
+            if h and current.get(p) == h and (p in yaml_files or (same_py if p in py_contents else same_cxx))}
     stale = [i for p, (i, _h) in old_files.items() if p not in kept]
     yaml_changed = previous is None or not set(yaml_files) <= kept
     engine = create_engine(f"sqlite:///{tmp}")
@@ -259,7 +334,7 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
 
             # Files: unchanged ones keep their rows; the others are dropped and parsed again.
             for file_id in stale:
-                for table in CXX_TABLES:
+                for table in (*CXX_TABLES, *PY_TABLES):
                     conn.exec_driver_sql(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
                 conn.exec_driver_sql("DELETE FROM files WHERE id = ?", (file_id,))
             next_id = (conn.exec_driver_sql("SELECT coalesce(max(id), 0) FROM files").scalar() or 0) + 1
@@ -299,6 +374,22 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
                     pool.join()
                     pool = None
 
+            # Python: few files, extracted here; a file that does not parse is recorded with its status.
+            py_todo = [rel for rel in py_contents if rel not in kept]
+            progress("Python", 0, len(py_todo))
+            for done, rel in enumerate(py_todo, start=1):
+                py_rows, status = _py_rows(rel, py_contents[rel])
+                conn.exec_driver_sql(
+                    "INSERT INTO files (id, path, language, sha256, size, parse_errors, status) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (next_id, rel, "python", current[rel], len(py_contents[rel]), int(py_rows is None), status))
+                if py_rows is not None:
+                    _insert_rows(conn, PY_TABLES, next_id, rel, py_rows)
+                next_id += 1
+                progress("Python", done, len(py_todo))
+            if py_todo or any(p.endswith(".py") and p not in kept for p in old_files):
+                _mark_nn_modules(conn)
+
             seconds = time.perf_counter() - start
             files = conn.exec_driver_sql("SELECT count(*) FROM files").scalar() or 0
             meta = {
@@ -311,13 +402,15 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
                 "files": str(files),
                 "parsed": str(len(todo)),
                 "cxx_key": cxx_key,
+                "py_key": py_key,
+                "py_parsed": str(len(py_todo)),
                 "excludes": json.dumps(list(excludes)),
             }
             conn.exec_driver_sql("DELETE FROM meta")
             _insert(conn, m.Meta, [{"key": k, "value": v} for k, v in meta.items()])
             ops = conn.exec_driver_sql("SELECT count(*) FROM ops").scalar() or 0
             kernels = conn.exec_driver_sql("SELECT count(DISTINCT cpp_namespace || '::' || kernel) FROM dispatch").scalar() or 0
-        if previous is None or todo or yaml_changed:
+        if previous is None or todo or py_todo or yaml_changed:
             with engine.connect() as conn:
                 conn.exec_driver_sql("ANALYZE")
         engine.dispose()
@@ -332,6 +425,8 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
 
 
 def _language(rel: str) -> str:
+    if rel.endswith(".py"):
+        return "python"
     return discover.CXX_LANGUAGES.get(os.path.splitext(rel)[1], "yaml" if rel.endswith(".yaml") else "other")
 
 

@@ -195,6 +195,23 @@ class Health:
     unresolved: tuple[Unresolved, ...]
 
 
+@dataclass(frozen=True)
+class TraceOp:
+    op: str  # the op reached: a base (layer_norm, every overload bound under it) or an exact overload (add.Tensor)
+    reached_by: tuple[str, ...]  # the callees that reach it, as resolved in the source: torch.layer_norm
+    overloads: tuple[KernelsFor, ...]  # the kernels-for answer of each overload
+    decompositions: tuple[Any, ...] = ()  # trace.Decomp: decompositions, refs, py_impl kernels
+
+
+@dataclass(frozen=True)
+class Trace:
+    name: str  # as asked: nn.LayerNorm
+    resolved: str  # what it stands for: torch.nn.LayerNorm
+    hops: tuple[Any, ...]  # trace.Hop: the Python path, each with file:line
+    ops: tuple[TraceOp, ...]
+    chain: bool = False  # the answers carry the whole chain (else the dispatch table is what is shown)
+
+
 def to_data(value: Any) -> Any:
     """Dataclasses -> JSON-ready data; a location becomes {"file", "line"}."""
     if isinstance(value, list | tuple):
@@ -443,6 +460,28 @@ class Index:
                 name, "SELECT DISTINCT name FROM definitions WHERE name LIKE ?"))
         return reverse.reach(name, depth)
 
+    def trace(self, name: str, keys: tuple[str, ...] = (), depth: int = 3, chain: bool = False,
+              hops: int = 8) -> Trace:
+        """A Python name (torch.nn.LayerNorm, F.cross_entropy, torch.add, Tensor.matmul, _VF.lstm,
+        torch.ops.aten.mm) -> its Python hops, the aten ops they reach, and each op's kernels-for answer
+        (the chain below each kernel only with chain=True; depth and keys as for kernels_for)."""
+        from .trace import PyLinker
+
+        linker = PyLinker(self.conn, hops)
+        found = linker.trace(name)
+        ops = []
+        for ref in found.ops:
+            base = ref.ops[0].partition(".")[0]
+            answers = tuple(a for a in self.kernels_for(base, keys, depth if chain else 0) if a.op in ref.ops)
+            reached_by = tuple(dict.fromkeys(h.target for h in found.hops if h.kind == "op" and h.name == ref.spec
+                                             and h.target))
+            # decompositions of the op, and of the ops its CompositeImplicitAutograd kernel calls
+            below = dict.fromkeys(s.name for a in answers for k in a.keys if k.key.startswith("CompositeImplicit")
+                                  for s in k.chain if s.kind == "op")
+            decomps = linker.decomps(ref.spec) + tuple(d for b in below for d in linker.decomps(b))
+            ops.append(TraceOp(ref.spec, reached_by, answers, decomps))
+        return Trace(name, found.resolved, found.hops, tuple(ops), chain)
+
     # -- C++/CUDA ------------------------------------------------------------------------------
 
     def _close(self, name: str, sql: str) -> str:
@@ -558,5 +597,5 @@ EXPORTS: dict[str, str] = {
 
 __all__ = ["Index", "KernelsFor", "KeyKernel", "OpInfo", "OpSummary", "Backward", "Formula", "Loc",
            "Symbol", "StubSite", "StubInfo", "Use", "TypeSet", "KernelInfo", "Step", "Reach", "Health",
-           "KeyHealth", "Unresolved",
+           "KeyHealth", "Unresolved", "Trace", "TraceOp",
            "default_db", "to_data"]

@@ -73,6 +73,28 @@ def kernels_for_cmd(
         render.emit_json(data[0] if len(data) == 1 else data)
 
 
+@query_app.command("trace")
+def trace_cmd(
+    name: Annotated[str, typer.Argument(help="A Python name: torch.nn.LayerNorm (nn.LayerNorm), torch.nn.functional.cross_entropy (F.cross_entropy), torch.add, Tensor.matmul, _VF.lstm, torch.ops.aten.mm.")],
+    key: Annotated[Optional[list[str]], typer.Option("--key", help="Only this dispatch key (repeatable).")] = None,
+    chain: Annotated[bool, typer.Option("--chain", help="Each op's whole kernels-for answer (chain, meta, backward), not only its dispatch table.")] = False,
+    depth: Annotated[int, typer.Option("--depth", min=0, max=10, help="With --chain: how many helper calls deep to follow the chain.")] = 3,
+    hops: Annotated[int, typer.Option("--hops", min=1, max=30, help="How many Python calls deep to follow.")] = 8,
+    as_json: JsonOption = False,
+    fmt: FormatOption = None,
+) -> None:
+    """From the Python API to the aten op: the Python hops (file:line each), the aten ops reached, and for
+    each op its dispatch table (or with --chain its whole kernels-for answer), decompositions and refs."""
+    result = _index().trace(name, tuple(key or ()), depth, chain, hops)
+    out = render.pick(fmt, as_json)
+    if out is Format.text:
+        sys.stdout.write(render.trace_text(result))
+    elif out is Format.jsonl:
+        render.emit_jsonl_data([render.trace_data(result)])
+    else:
+        render.emit_json(render.trace_data(result))
+
+
 @query_app.command("ops-for")
 def ops_for_cmd(
     name: Annotated[str, typer.Argument(help="A function, a DispatchStub or a __global__ kernel.")],

@@ -8,7 +8,7 @@ from enum import Enum
 from typing import Any, Iterable
 
 from .api import (Backward, Health, KernelInfo, KernelsFor, OpInfo, OpSummary, Reach, Step, StubInfo, StubSite,
-                  Symbol, Use, to_data)
+                  Symbol, Trace, Use, to_data)
 
 
 class Format(str, Enum):
@@ -307,4 +307,77 @@ def reach_text(hits: list[Reach]) -> str:
     for h in hits:
         out.append(f"{h.op:<40} {h.key:<26} {h.kernel}")
         out.append("    " + " -> ".join(h.path))
+    return "\n".join(out) + "\n"
+
+
+# -- trace ------------------------------------------------------------------------------------------
+
+
+def _loc_data(loc: Any) -> dict[str, Any] | None:
+    return None if loc is None else {"file": loc.file, "line": loc.line}
+
+
+def _hop_data(hop: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"depth": hop.depth, "kind": hop.kind, "name": hop.name}
+    for field_name in ("via", "target", "note"):
+        if getattr(hop, field_name) is not None:
+            data[field_name] = getattr(hop, field_name)
+    for field_name in ("call", "definition"):
+        if getattr(hop, field_name) is not None:
+            data[field_name] = _loc_data(getattr(hop, field_name))
+    return data
+
+
+def _dispatch_data(answer: KernelsFor) -> dict[str, Any]:
+    """An overload without the chain: per key the kernel, its definition and the ops a composite kernel calls."""
+    keys = []
+    for k in answer.keys:
+        item: dict[str, Any] = {"key": k.key, "kernel": k.kernel, "origin": k.origin,
+                                "definition": None if k.definition is None else
+                                {**to_data(k.definition), "name": k.qualified_name}}
+        calls = [s.name for s in k.chain if s.kind == "op"]
+        if calls:
+            item["calls"] = calls
+        keys.append(item)
+    return {"op": answer.op, "func": answer.func, "location": to_data(answer.location), "keys": keys}
+
+
+def trace_data(trace: Trace) -> dict[str, Any]:
+    """{"name", "resolved", "hops": [...], "ops": [{"op", "reached_by", "overloads", "decompositions"}]}."""
+    ops = []
+    for o in trace.ops:
+        overloads = [kernels_for_data(a) if trace.chain else _dispatch_data(a) for a in o.overloads]
+        decomps = [{"kind": d.kind, "op": d.op, "function": d.function, "registrar": d.registrar,
+                    **_loc_data(d.location)} for d in o.decompositions]
+        ops.append({"op": o.op, "reached_by": list(o.reached_by), "overloads": overloads, "decompositions": decomps})
+    return {"name": trace.name, "resolved": trace.resolved, "hops": [_hop_data(h) for h in trace.hops], "ops": ops}
+
+
+def trace_text(trace: Trace) -> str:
+    out = [f"{trace.name} = {trace.resolved}" if trace.name != trace.resolved else trace.name]
+    for h in trace.hops:
+        pad = "  " * (h.depth + 1)
+        label = {"call": "calls", "binding": "bound", "op": "op", "unresolved": "unresolved"}.get(h.kind, h.kind)
+        via = f"  ({h.target})" if h.target and h.target != h.name and h.kind in ("op", "unresolved") else ""
+        where = str(h.call) if h.call else ""
+        if h.definition is not None:
+            where = f"{where} -> {h.definition}" if where else str(h.definition)
+        note = f"  [{h.note}]" if h.note else ""
+        out.append(f"{pad}{label} {h.name}{via}  {where}{note}".rstrip())
+    out.append(f"aten ops reached ({len(trace.ops)}):" if trace.ops else "aten ops reached: none")
+    for o in trace.ops:
+        out.append(f"  {o.op}  via {', '.join(o.reached_by)}" if o.reached_by else f"  {o.op}")
+        if trace.chain:
+            out.extend("    " + line if line else "" for line in kernels_for_text(list(o.overloads)).rstrip().split("\n"))
+        else:
+            for a in o.overloads:
+                out.append(f"    aten::{a.func or a.op}  {a.location}")
+                for k in a.keys:
+                    where = str(k.definition) if k.definition else f"(yaml {k.location})"
+                    out.append(f"      {k.key:<26} {k.cpp_namespace}::{k.kernel}  {where}")
+                    calls = [s.name for s in k.chain if s.kind == "op"]
+                    if calls:
+                        out.append(f"        calls ops: {', '.join(calls)}")
+        for d in o.decompositions:
+            out.append(f"    {d.kind} {d.op}  {d.function}  {d.registrar}  {d.location}")
     return "\n".join(out) + "\n"

@@ -36,7 +36,7 @@ class File(Base):
     language: Mapped[str] = mapped_column(String, comment="yaml, cpp, cuda, objcpp or python")
     sha256: Mapped[str] = mapped_column(String, comment="hash of the content; unchanged files are not parsed again")
     size: Mapped[int] = mapped_column(Integer, comment="bytes")
-    parse_errors: Mapped[int] = mapped_column(Integer, default=0, comment="tree-sitter ERROR/MISSING nodes")
+    parse_errors: Mapped[int] = mapped_column(Integer, default=0, comment="tree-sitter ERROR/MISSING nodes; 1 for a Python file that does not parse")
     status: Mapped[str] = mapped_column(String, default="ok", comment="ok, or why the file was skipped")
 
 
@@ -282,3 +282,101 @@ class Registration(Base):
     function: Mapped[str | None] = mapped_column(String, index=True, comment="the C++ function registered")
     line: Mapped[int] = mapped_column(Integer)
     via: Mapped[str | None] = mapped_column(String, comment="the file-local macro used, when one was")
+
+
+# ---- Python facts (stdlib ast, indexer/python_api.py), from the files of python_api.PY_SOURCES.
+# Names are dotted Python paths derived from the file path: torch/nn/modules/conv.py -> torch.nn.modules.conv,
+# a package's __init__.py -> the package. Each row belongs to one file of `files` (language python).
+
+
+class PyDef(Base):
+    """Python functions and methods (module level and in class bodies; nested defs are part of their def)."""
+
+    __tablename__ = "py_defs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
+    qualname: Mapped[str] = mapped_column(String, index=True, comment="torch.nn.modules.conv.Conv2d._conv_forward")
+    name: Mapped[str] = mapped_column(String, index=True, comment="the def's own name: _conv_forward")
+    kind: Mapped[str] = mapped_column(String, comment="function (module level) or method (in a class body)")
+    cls: Mapped[str | None] = mapped_column(String, index=True, comment="qualified name of the enclosing class, for methods")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the `def` keyword")
+    end_line: Mapped[int] = mapped_column(Integer, comment="last line of the def")
+
+
+class PyClass(Base):
+    """Python classes with their bases; nn_module says whether one is an nn.Module subclass."""
+
+    __tablename__ = "py_classes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
+    qualname: Mapped[str] = mapped_column(String, index=True, comment="torch.nn.modules.normalization.LayerNorm")
+    name: Mapped[str] = mapped_column(String, index=True, comment="LayerNorm")
+    bases: Mapped[str] = mapped_column(Text, comment="JSON list of the bases as dotted names resolved through the file's imports")
+    bases_written: Mapped[str] = mapped_column(Text, comment="JSON list of the bases as written in the source")
+    is_module: Mapped[int] = mapped_column(Integer, comment="1 when the file alone shows an nn.Module subclass")
+    nn_module: Mapped[int] = mapped_column(Integer, comment="1 for an nn.Module subclass, following bases across files and re-exports")
+    forward: Mapped[str | None] = mapped_column(String, comment="qualified name of the forward the class itself defines")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the `class` keyword")
+    end_line: Mapped[int] = mapped_column(Integer, comment="last line of the class")
+
+
+class PyCall(Base):
+    """Calls made inside a Python def (nested defs and lambdas included), classified by target kind."""
+
+    __tablename__ = "py_calls"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
+    caller: Mapped[str] = mapped_column(String, index=True, comment="qualified name of the def (or class, or module) making the call")
+    kind: Mapped[str] = mapped_column(String, comment="torch_c_nn, vf, torch, tensor_method, tensor_base, torch_ops, torch_c, functional or python")
+    name: Mapped[str] = mapped_column(String, index=True, comment="what links it: layer_norm; aten::add.Tensor for torch_ops; _linalg.linalg_det for torch_c")
+    target: Mapped[str] = mapped_column(String, comment="the callee resolved through imports: torch.layer_norm, self._conv_forward")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the call")
+
+
+class PyBinding(Base):
+    """Names bound directly to a callee: gelu = _add_docstr(torch._C._nn.gelu, ...), boolean_dispatch, aliases."""
+
+    __tablename__ = "py_bindings"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
+    qualname: Mapped[str] = mapped_column(String, index=True, comment="the bound name: torch.nn.functional.gelu")
+    kind: Mapped[str] = mapped_column(String, comment="the kind of what it is bound to, as py_calls.kind")
+    name: Mapped[str] = mapped_column(String, comment="as py_calls.name: gelu")
+    target: Mapped[str] = mapped_column(String, comment="the dotted callee: torch._C._nn.gelu")
+    via: Mapped[str] = mapped_column(String, comment="_add_docstr, boolean_dispatch, _make_alias, _make_inplace or assign")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the assignment")
+
+
+class PyReexport(Base):
+    """What a module re-exports: imports in a package, import *, __all__, the dir(_C._VariableFunctions) loop, _VF."""
+
+    __tablename__ = "py_reexports"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
+    module: Mapped[str] = mapped_column(String, index=True, comment="the re-exporting module: torch")
+    name: Mapped[str] = mapped_column(String, comment="the exported name; * for a whole namespace")
+    source: Mapped[str] = mapped_column(String, comment="where it comes from: torch._tensor.Tensor, torch._C._VariableFunctions; '' for __all__")
+    kind: Mapped[str] = mapped_column(String, comment="import, star_import, dir_loop, getattr_forward or all (a name of __all__)")
+    excludes: Mapped[str] = mapped_column(Text, comment="JSON list, dir_loop: names skipped; a trailing * skips a prefix")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the statement")
+
+
+class PyDecomp(Base):
+    """Decompositions (torch/_decomp), references (torch/_refs) and py_impl kernels, with the aten op they register."""
+
+    __tablename__ = "py_decomps"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
+    kind: Mapped[str] = mapped_column(String, comment="decomposition, ref or py_impl")
+    op: Mapped[str | None] = mapped_column(String, index=True, comment="the op as written: native_layer_norm, add.Tensor, mm.default; NULL: registers none")
+    namespace: Mapped[str] = mapped_column(String, comment="aten ('' when op is NULL)")
+    function: Mapped[str] = mapped_column(String, comment="qualified name of the Python function")
+    registrar: Mapped[str] = mapped_column(String, comment="register_decomposition, _make_elementwise_unary_reference, py_impl(Autograd) ...")
+    how: Mapped[str] = mapped_column(String, comment="written (op in the source), inferred (the refs naming rule) or none")
+    line: Mapped[int] = mapped_column(Integer, comment="the registration: decorator line, call line, or the def line")

@@ -19,7 +19,7 @@ def _count(db: Path, table: str) -> int:
 def test_summary_and_meta(mini: Path, tmp_path: Path):
     db = tmp_path / "ix.db"
     summary = build(mini, db)
-    assert (summary.ops, summary.files) == (10, 7)
+    assert (summary.ops, summary.files) == (10, 20)  # 7 YAML and C++/CUDA files, 13 Python files
     with sqlite3.connect(db) as conn:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     assert meta["checkout"] == str(mini.resolve())
@@ -104,7 +104,7 @@ def test_update_parses_only_changed_files(mini: Path, tmp_path: Path):
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT config FROM launches WHERE kind = 'triple_chevron'").fetchall() == [('["grid", "256"]',)]
         assert conn.execute("SELECT count(*) FROM stubs WHERE file LIKE '%/cpu/%'").fetchone() == (0,)
-        assert conn.execute("SELECT count(*) FROM files").fetchone() == (6,)
+        assert conn.execute("SELECT count(*) FROM files").fetchone() == (19,)
 
 
 def test_parallel_and_serial_builds_agree(mini: Path, tmp_path: Path):

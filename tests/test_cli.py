@@ -11,7 +11,7 @@ from pathlib import Path
 from .conftest import run
 
 README = Path(__file__).parents[1] / "README.md"
-QUERY_COMMANDS = ["kernels-for", "ops-for", "doctor", "op", "ops", "symbol", "stub", "kernel", "callers", "sql", "export", "info"]
+QUERY_COMMANDS = ["kernels-for", "trace", "ops-for", "doctor", "op", "ops", "symbol", "stub", "kernel", "callers", "sql", "export", "info"]
 
 
 def test_every_command_has_help_and_is_in_the_readme():
@@ -32,7 +32,7 @@ def test_index_then_kernels_for_json(mini: Path, tmp_path: Path):
     db = tmp_path / "ix.db"
     built = run("tg-index", str(mini), "--db", str(db))
     assert built.returncode == 0, built.stderr
-    assert re.fullmatch(r"indexed 10 ops, 13 kernels, 7 files in \d+\.\d s -> .*ix\.db\n", built.stdout)
+    assert re.fullmatch(r"indexed 10 ops, 13 kernels, 20 files in \d+\.\d s -> .*ix\.db\n", built.stdout)
     result = run("tg-query", "--db", str(db), "kernels-for", "aten::add.out", "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)

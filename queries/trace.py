@@ -1,0 +1,450 @@
+"""Linking the Python layer, at query time: a Python name -> the Python hops -> the aten ops it reaches.
+
+The index stores the Python facts per file (py_defs, py_classes, py_calls,
+py_bindings, py_reexports, py_decomps); this module follows names across them
+the way Python and PyTorch's bindings do:
+
+- a dotted name is looked up as a def, class or binding; otherwise through the
+  re-exports of its module (imports, `import *` honouring `__all__`, the
+  `for name in dir(_C._VariableFunctions)` loop of torch/__init__.py), and a
+  member of a class through its bases (methods are inherited);
+- an nn.Module class goes to its forward (inherited or its own), `self.x(...)`
+  to the method of the traced class's MRO (so `_conv_forward` helpers are
+  followed), `super().x(...)` to the bases of the defining class;
+- the bindings to aten ops are torchgen's: an op with `python_module: M` (nn,
+  linalg, special, fft, sparse, nested) is `torch._C._M.<name>`; the `function`
+  variant is `torch.<name>` = `torch._C._VariableFunctions.<name>` = `_VF.<name>`;
+  the `method` variant is `Tensor.<name>` (unless torch/_tensor.py defines it in
+  Python); `torch.ops.aten.<name>[.<overload>]` is the op itself. A name reaches
+  every overload bound under it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sqlite3
+from dataclasses import dataclass
+
+from ..indexer.errors import TgIndexError
+from ..indexer.python_api import CallKind, classify
+
+PY_MODULES = ("nn", "linalg", "special", "fft", "sparse", "nested")
+# Usual spellings -> the dotted name they stand for (longest prefix first).
+SPELLINGS: tuple[tuple[str, str], ...] = (
+    ("torch.ops.aten::", "torch.ops.aten."),
+    ("aten::", "torch.ops.aten."),
+    ("ops.aten.", "torch.ops.aten."),
+    ("aten.", "torch.ops.aten."),
+    ("F.", "torch.nn.functional."),
+    ("nn.functional.", "torch.nn.functional."),
+    ("nn.", "torch.nn."),
+    ("Tensor.", "torch.Tensor."),
+    ("_VF.", "torch._VF."),
+    ("_C.", "torch._C."),
+    *((f"{m}.", f"torch.{m}.") for m in PY_MODULES if m != "nn"),
+)
+
+
+@dataclass(frozen=True)
+class Loc:
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Hop:
+    depth: int  # 0: the name traced; +1 per call
+    kind: str  # class, function, method, binding, forward, call, op, unresolved
+    name: str  # qualified Python name reached, or the aten op ("layer_norm", "add.Tensor")
+    via: str | None = None  # the call kind (functional, torch, vf, torch_c_nn, tensor_method, python ...)
+    target: str | None = None  # the callee as resolved in the source: torch.layer_norm, self._conv_forward
+    call: Loc | None = None  # where the call (or binding) is written
+    definition: Loc | None = None  # where the Python def, class or binding reached is
+    note: str | None = None  # "see above" for a def already expanded
+
+
+@dataclass(frozen=True)
+class Decomp:
+    kind: str  # decomposition, ref, py_impl
+    op: str  # as written: native_layer_norm, add.Tensor
+    function: str
+    registrar: str
+    location: Loc
+
+
+@dataclass(frozen=True)
+class Entity:
+    kind: str  # def, class, binding, c (a name of torch._C._VariableFunctions exported by torch)
+    name: str  # qualified name
+    loc: Loc | None = None
+    cls: str | None = None  # defs: the enclosing class
+
+
+@dataclass(frozen=True)
+class OpRef:
+    spec: str  # the op name reached: a base (layer_norm) or an exact overload (add.Tensor)
+    ops: tuple[str, ...]  # the ops of native_functions.yaml it stands for
+
+
+@dataclass(frozen=True)
+class Unbound:
+    name: str  # a name meant for an aten op that no op answers: torch.relu_ in a checkout without relu_
+
+
+@dataclass(frozen=True)
+class PyTrace:
+    name: str  # as asked
+    resolved: str  # the dotted name it stands for
+    hops: tuple[Hop, ...]
+    ops: tuple[OpRef, ...]  # in the order they are first reached
+
+
+def _excluded(name: str, excludes: list[str]) -> bool:
+    return any(name.startswith(e[:-1]) if e.endswith("*") else name == e for e in excludes)
+
+
+class PyLinker:
+    """Python names -> hops and aten ops, over the py_* tables of an open index."""
+
+    def __init__(self, conn: sqlite3.Connection, max_hops: int = 8):
+        self.conn = conn
+        self.max_hops = max_hops
+        self._lookups: dict[str, Entity | None] = {}
+        self._ops: dict[str, list[tuple[str, list[str], str | None]]] = {}
+        self._all: dict[str, frozenset[str] | None] = {}
+
+    # -- names ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def spell(name: str) -> str:
+        """nn.X -> torch.nn.X, F.x -> torch.nn.functional.x, aten::mm -> torch.ops.aten.mm ..."""
+        name = name.strip()
+        if name.startswith("torch."):
+            return name.replace("torch.ops.aten::", "torch.ops.aten.")
+        for short, full in SPELLINGS:
+            if name.startswith(short):
+                return full + name[len(short):]
+        return name
+
+    def _exact(self, dotted: str) -> Entity | None:
+        row = self.conn.execute("SELECT qualname, file, line, cls FROM py_defs WHERE qualname = ? ORDER BY id LIMIT 1",
+                                (dotted,)).fetchone()
+        if row:
+            return Entity("def", row[0], Loc(row[1], row[2]), row[3])
+        row = self.conn.execute("SELECT qualname, file, line FROM py_classes WHERE qualname = ? ORDER BY id LIMIT 1",
+                                (dotted,)).fetchone()
+        if row:
+            return Entity("class", row[0], Loc(row[1], row[2]))
+        row = self.conn.execute("SELECT qualname, file, line FROM py_bindings WHERE qualname = ? ORDER BY id LIMIT 1",
+                                (dotted,)).fetchone()
+        if row:
+            return Entity("binding", row[0], Loc(row[1], row[2]))
+        return None
+
+    def _module_all(self, module: str) -> frozenset[str] | None:
+        """The names of a module's __all__, None when it has none (then every public name is exported)."""
+        if module not in self._all:
+            names = [r[0] for r in self.conn.execute(
+                "SELECT name FROM py_reexports WHERE module = ? AND kind = 'all'", (module,))]
+            self._all[module] = frozenset(names) if names else None
+        return self._all[module]
+
+    def lookup(self, dotted: str, seen: frozenset[str] = frozenset()) -> Entity | None:
+        """A dotted name -> the def, class or binding it is, following re-exports and class bases."""
+        top = not seen
+        if top and dotted in self._lookups:
+            return self._lookups[dotted]
+        found = None if dotted in seen or len(seen) > 16 else self._lookup(dotted, seen | {dotted})
+        if top:
+            self._lookups[dotted] = found
+        return found
+
+    def _lookup(self, dotted: str, seen: frozenset[str]) -> Entity | None:
+        found = self._exact(dotted)
+        if found is not None:
+            return found
+        module, _, leaf = dotted.rpartition(".")
+        if not module:
+            return None
+        parent = self.lookup(module, seen)
+        if parent is not None and parent.kind == "class":
+            return self.member(parent.name, leaf)
+        rows = self.conn.execute("SELECT kind, source, excludes FROM py_reexports WHERE module = ? AND name IN (?, '*') "
+                                 "AND kind != 'all' ORDER BY line DESC, id DESC", (module, leaf)).fetchall()
+        for kind, source, excludes in rows:  # the later statement wins, as in Python
+            if kind == "import":
+                found = self.lookup(source, seen)
+            elif kind == "star_import":
+                exported = self._module_all(source)
+                if leaf.startswith("_") or (exported is not None and leaf not in exported):
+                    continue
+                found = self.lookup(f"{source}.{leaf}", seen)
+            elif (kind in ("dir_loop", "getattr_forward") and source.endswith("_VariableFunctions")
+                  and not _excluded(leaf, json.loads(excludes)) and self.ops_bound("function", leaf, None)):
+                found = Entity("c", f"torch._C._VariableFunctions.{leaf}")
+            if found is not None:
+                return found
+        return None
+
+    def _imported(self, module: str, name: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM py_reexports WHERE module = ? AND name = ? AND kind = 'import'",
+                                 (module, name)).fetchone() is not None
+
+    def bases(self, cls: str) -> list[str]:
+        row = self.conn.execute("SELECT bases FROM py_classes WHERE qualname = ? ORDER BY id LIMIT 1", (cls,)).fetchone()
+        return json.loads(row[0]) if row else []
+
+    def member(self, cls: str, name: str, seen: frozenset[str] = frozenset()) -> Entity | None:
+        """cls.name through the bases (depth-first, left to right: close to Python's MRO for these trees)."""
+        if cls in seen or len(seen) > 16:
+            return None
+        row = self.conn.execute("SELECT qualname, file, line, cls FROM py_defs WHERE cls = ? AND name = ? "
+                                "ORDER BY id LIMIT 1", (cls, name)).fetchone()
+        if row:
+            return Entity("def", row[0], Loc(row[1], row[2]), row[3])
+        row = self.conn.execute("SELECT qualname, file, line FROM py_bindings WHERE qualname = ? ORDER BY id LIMIT 1",
+                                (f"{cls}.{name}",)).fetchone()
+        if row:
+            return Entity("binding", row[0], Loc(row[1], row[2]))
+        for base in self.bases(cls):
+            found = self.lookup(base)
+            if found is not None and found.kind == "class":
+                hit = self.member(found.name, name, seen | {cls})
+                if hit is not None:
+                    return hit
+        return None
+
+    # -- aten ops ---------------------------------------------------------------------------------
+
+    def ops_bound(self, variant: str | None, base: str, python_module: str | None) -> tuple[str, ...]:
+        """The ops a Python binding of `base` dispatches over: variant function/method (None: any),
+        and for functions the python_module (None: torch / _VariableFunctions)."""
+        if base not in self._ops:
+            self._ops[base] = [(n, json.loads(v), pm) for n, v, pm in self.conn.execute(
+                "SELECT name, variants, python_module FROM ops WHERE base = ? ORDER BY id", (base,))]
+        out = []
+        for name, variants, module in self._ops[base]:
+            if variant == "method" and "method" in variants or variant == "function" and "function" in variants and module == python_module or variant is None:
+                out.append(name)
+        return tuple(out)
+
+    def _aten(self, spec: str) -> OpRef | Unbound:
+        """torch.ops.aten.<name>[.<overload>]: `.default` is the overload-less op."""
+        base, _, overload = spec.partition(".")
+        if not overload:
+            ops = self.ops_bound(None, base, None)
+            return OpRef(base, ops) if ops else Unbound(f"torch.ops.aten.{spec}")
+        name = base if overload == "default" else spec
+        row = self.conn.execute("SELECT name FROM ops WHERE name = ?", (name,)).fetchone()
+        return OpRef(name, (name,)) if row else Unbound(f"torch.ops.aten.{spec}")
+
+    def targets(self, kind: str, name: str, target: str, self_cls: str | None,
+                def_cls: str | None) -> list[Entity | OpRef | Unbound]:
+        """What one call (or binding) reaches: Python entities to follow, aten ops, or a name no op answers."""
+        def op(variant: str, base: str, module: str | None, shown: str) -> list[Entity | OpRef | Unbound]:
+            ops = self.ops_bound(variant, base, module)
+            return [OpRef(base, ops)] if ops else [Unbound(shown)]
+
+        if kind == CallKind.FUNCTIONAL:
+            found = self.lookup(f"torch.nn.functional.{name}")
+            return [found] if found else []
+        if kind == CallKind.TORCH:
+            found = self.lookup(f"torch.{name}")
+            if found is not None and found.kind != "c":
+                return [found]
+            if not self.ops_bound("function", name, None) and self._imported("torch", name):
+                return []  # a Python name torch imports from a module the index does not read (torch.no_grad)
+            return op("function", name, None, f"torch.{name}")
+        if kind == CallKind.VF:
+            return op("function", name, None, f"torch._VF.{name}")
+        if kind == CallKind.TORCH_C_NN:
+            return op("function", name, "nn", f"torch._C._nn.{name}")
+        if kind == CallKind.TORCH_C:
+            module, _, leaf = name.partition(".")
+            if not leaf or "." in leaf:
+                return []
+            if module == "_VariableFunctions":
+                return op("function", leaf, None, f"torch._C.{name}")
+            if module.lstrip("_") in PY_MODULES and module.startswith("_"):
+                return op("function", leaf, module[1:], f"torch._C.{name}")
+            if module in ("TensorBase", "_TensorBase"):
+                return op("method", leaf, None, f"torch._C.{name}")
+            return []
+        if kind == CallKind.TENSOR_BASE:
+            return op("method", name, None, f"torch._C.TensorBase.{name}")
+        if kind == CallKind.TENSOR_METHOD:
+            tensor = self.lookup("torch.Tensor")
+            found = self.member(tensor.name, name) if tensor is not None and tensor.kind == "class" else None
+            if found is not None:
+                return [found]
+            ops = self.ops_bound("method", name, None)
+            return [OpRef(name, ops)] if ops else []  # x.append(...) on a list is no op
+        if kind == CallKind.TORCH_OPS:
+            ns, _, spec = name.partition("::")
+            return [self._aten(spec)] if ns == "aten" else [Unbound(f"torch.ops.{ns}.{spec}")]
+        # python
+        head, _, rest = target.partition(".")
+        if head in ("self", "cls") and rest and "." not in rest and self_cls:
+            found = self.member(self_cls, rest)
+        elif head == "super()" and rest and "." not in rest and def_cls:
+            found = next((hit for b in self.bases(def_cls)
+                          if (c := self.lookup(b)) is not None and c.kind == "class"
+                          and (hit := self.member(c.name, rest)) is not None), None)
+        elif "." in target and not target.startswith("<"):
+            found = self.lookup(target)
+        else:
+            found = None
+        if found is None or found.kind == "class":
+            return []
+        if found.kind == "c":
+            return self.targets(*classify(found.name), found.name, self_cls, def_cls)
+        return [found]
+
+    # -- the walk ---------------------------------------------------------------------------------
+
+    def start(self, name: str) -> tuple[str, list[Entity | OpRef | Unbound]]:
+        """The dotted name asked and what it is; one-line errors for unknown or ambiguous names."""
+        dotted = self.spell(name)
+        if "." not in dotted:
+            candidates = [f"torch.nn.{dotted}", f"torch.nn.functional.{dotted}", f"torch.{dotted}",
+                          f"torch.Tensor.{dotted}"]
+            hits = [c for c in candidates if self._resolves(c)]
+            if len(hits) == 1:
+                dotted = hits[0]
+            elif hits:
+                raise TgIndexError(f"ambiguous name {name!r}; one of " + ", ".join(repr(h) for h in hits))
+        kind, short = classify(dotted)
+        if kind in (CallKind.TORCH_C_NN, CallKind.VF, CallKind.TORCH_C, CallKind.TENSOR_BASE, CallKind.TORCH_OPS):
+            found = [t for t in self.targets(kind, short, dotted, None, None) if not isinstance(t, Unbound)]
+        else:
+            entity = self.lookup(dotted)
+            if entity is not None and entity.kind != "c":
+                found = [entity]
+            elif kind == CallKind.TORCH or (entity is not None and entity.kind == "c"):
+                found = [t for t in self.targets(CallKind.TORCH, dotted.split(".", 1)[1], dotted, None, None)
+                         if not isinstance(t, Unbound)] if dotted.count(".") == 1 else []
+            elif kind == CallKind.TENSOR_METHOD:
+                found = [t for t in self.targets(kind, short, dotted, None, None) if not isinstance(t, Unbound)]
+            else:
+                found = []
+        if not found:
+            raise TgIndexError(f"unknown Python name {name!r}" + self._close(dotted))
+        return dotted, found
+
+    def _resolves(self, dotted: str) -> bool:
+        try:
+            self.start(dotted)
+            return True
+        except TgIndexError:
+            return False
+
+    def _close(self, dotted: str) -> str:
+        """'; did you mean ...?' from the public names of the index (Python names and op bindings)."""
+        leaf = dotted.rpartition(".")[2]
+        names: set[str] = set()
+        for (q,) in self.conn.execute("SELECT qualname FROM py_defs WHERE kind = 'function' UNION "
+                                      "SELECT qualname FROM py_classes WHERE nn_module = 1 UNION "
+                                      "SELECT qualname FROM py_bindings"):
+            names.add(q)
+        for (q,) in self.conn.execute("SELECT module || '.' || name FROM py_reexports WHERE kind = 'import'"):
+            names.add(q)
+        for (q,) in self.conn.execute("SELECT s.module || '.' || a.name FROM py_reexports s JOIN py_reexports a "
+                                      "ON a.module = s.source AND a.kind = 'all' WHERE s.kind = 'star_import'"):
+            names.add(q)
+        for (module_name, leaf_name) in self.conn.execute(
+                "SELECT module, name FROM py_reexports WHERE kind = 'all'"):
+            names.add(f"{module_name}.{leaf_name}")
+        for base, variants, pm in self.conn.execute("SELECT DISTINCT base, variants, python_module FROM ops"):
+            v = json.loads(variants)
+            if "function" in v:
+                names.add(f"torch._C._{pm}.{base}" if pm else f"torch.{base}")
+            if "method" in v:
+                names.add(f"torch.Tensor.{base}")
+        leaves: dict[str, list[str]] = {}
+        for n in names:
+            leaves.setdefault(n.rsplit(".", 1)[-1], []).append(n)
+        close_leaves = difflib.get_close_matches(leaf, list(leaves), n=4, cutoff=0.7)
+        ranked = sorted((n for lf in close_leaves for n in leaves[lf] if not n.rsplit(".", 1)[0].endswith(lf)),
+                        key=lambda n: (-difflib.SequenceMatcher(None, n, dotted).ratio(), n))[:3]
+        return f"; did you mean {', '.join(repr(r) for r in ranked)}?" if ranked else ""
+
+    def trace(self, name: str) -> PyTrace:
+        dotted, found = self.start(name)
+        hops: list[Hop] = []
+        ops: dict[str, OpRef] = {}
+        expanded: set[tuple[str, str | None]] = set()
+        for item in found:
+            if isinstance(item, OpRef):
+                hops.append(Hop(0, "op", item.spec, classify(dotted)[0], dotted))
+                ops.setdefault(item.spec, item)
+                continue
+            assert isinstance(item, Entity)
+            kind = item.kind if item.kind != "def" else ("method" if item.cls else "function")
+            hops.append(Hop(0, kind, item.name, definition=item.loc))
+            self._expand(item, 0, item.name if item.kind == "class" else item.cls, hops, ops, expanded)
+        return PyTrace(name, dotted, tuple(hops), tuple(ops.values()))
+
+    def _calls(self, entity: Entity) -> list[tuple[str, str, str, Loc]]:
+        if entity.kind == "def":
+            rows = self.conn.execute("SELECT kind, name, target, file, line FROM py_calls WHERE caller = ? "
+                                     "ORDER BY line, id", (entity.name,)).fetchall()
+        elif entity.kind == "binding":
+            rows = self.conn.execute("SELECT kind, name, target, file, line FROM py_bindings WHERE qualname = ? "
+                                     "ORDER BY id", (entity.name,)).fetchall()
+        else:
+            return []
+        return [(k, n, t, Loc(f, ln)) for k, n, t, f, ln in rows]
+
+    def _expand(self, entity: Entity, depth: int, self_cls: str | None, hops: list[Hop], ops: dict[str, OpRef],
+                expanded: set[tuple[str, str | None]]) -> None:
+        if depth >= self.max_hops:
+            return
+        if entity.kind == "class":
+            forward = self.member(entity.name, "forward")
+            if forward is not None:
+                hops.append(Hop(depth + 1, "forward", forward.name, definition=forward.loc))
+                expanded.add((forward.name, self_cls))
+                self._expand(forward, depth + 1, self_cls, hops, ops, expanded)
+            return
+        seen_here: set[str] = set()
+        for kind, short, target, where in self._calls(entity):
+            for reached in self.targets(kind, short, target, self_cls, entity.cls):
+                if isinstance(reached, OpRef):
+                    key = f"op:{reached.spec}"
+                    if key not in seen_here:
+                        seen_here.add(key)
+                        hops.append(Hop(depth + 1, "op", reached.spec, kind, target, where))
+                        ops.setdefault(reached.spec, reached)
+                elif isinstance(reached, Unbound):
+                    if reached.name not in seen_here:
+                        seen_here.add(reached.name)
+                        hops.append(Hop(depth + 1, "unresolved", reached.name, kind, target, where,
+                                        note="no op in native_functions.yaml answers this name"))
+                else:
+                    if reached.name in seen_here:
+                        continue
+                    seen_here.add(reached.name)
+                    inner_self = self_cls if target.split(".")[0] in ("self", "cls", "super()") else reached.cls
+                    done = (reached.name, inner_self) in expanded
+                    hops.append(Hop(depth + 1, "binding" if reached.kind == "binding" else "call", reached.name,
+                                    kind, target, where, reached.loc, "see above" if done else None))
+                    if not done:
+                        expanded.add((reached.name, inner_self))
+                        self._expand(reached, depth + 1, inner_self, hops, ops, expanded)
+
+    def decomps(self, spec: str) -> tuple[Decomp, ...]:
+        """Decompositions, refs and py_impl kernels registered for an op (a base: for any of its overloads)."""
+        base, _, overload = spec.partition(".")
+        rows = self.conn.execute("SELECT kind, op, function, registrar, file, line FROM py_decomps "
+                                 "WHERE op = ? OR op LIKE ? ORDER BY file, line", (base, f"{base}.%")).fetchall()
+        out = []
+        for kind, op, function, registrar, file, line in rows:
+            op_overload = op.partition(".")[2]
+            if overload and op_overload not in ("", overload):
+                continue
+            out.append(Decomp(kind, op, function, registrar, Loc(file, line)))
+        return tuple(out)
