@@ -93,6 +93,15 @@ def _split(text: str) -> list[str]:
     return parts
 
 
+def op_of(name: str, op_bases: set[str]) -> str | None:
+    """The op base a C++ call names: at::add, at::native_layer_norm_symint, at::add_out, at::add_outf."""
+    for candidate in (name, name.removesuffix("_symint"), name.removesuffix("_out"), name.removesuffix("_outf"),
+                      name.removesuffix("_symint_out").removesuffix("_out_symint")):
+        if candidate in op_bases:
+            return candidate
+    return None
+
+
 def _is_cuda(path: str) -> bool:
     return path.endswith((".cu", ".cuh")) or "/cuda/" in path
 
@@ -257,8 +266,9 @@ class Linker:
         out = []
         for callee, callee_name, file, line in self._within("calls", "callee, callee_name, file, line", fn):
             qualified = callee.startswith(("at::", "native::")) or "." in callee or "->" in callee
-            if callee_name in op_bases and qualified:
-                out.append(Step("op", callee_name, file, line))
+            op = op_of(callee_name, op_bases)
+            if op is not None and qualified:
+                out.append(Step("op", op, file, line))
         seen: set[str] = set()
         return [s for s in out if not (s.name in seen or seen.add(s.name))]
 
@@ -267,8 +277,9 @@ class Linker:
         names = dict.fromkeys(n for f in formulas for n in re.findall(r"\b([A-Za-z_]\w*)\s*\(", f))
         out = []
         for n in names:
-            if n in op_bases:
-                out.append(Step("op", n, None, None))
+            op = op_of(n, op_bases)
+            if op is not None:
+                out.append(Step("op", op, None, None))
                 continue
             found = self._defs("name = ? AND kind = 'function' AND file LIKE 'torch/csrc/autograd/%'", (n,))
             if found:

@@ -140,3 +140,12 @@ def test_db_from_environment(mini_db: Path):
     result = run("tg-query", "info", "--json", env={"TG_INDEX_DB": str(mini_db)})
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["pytorch_version"] == "2.6.0a0"
+
+
+def test_truncated_yaml_is_one_line(mini: Path, tmp_path: Path):
+    native = mini / "aten/src/ATen/native/native_functions.yaml"
+    text = native.read_text()
+    native.write_text(text[: text.index("  ufunc_inner_loop:") + len("  ufunc_inner_loop:\n    Generic: add (AllAnd")])
+    assert _error(run("tg-index", str(mini), "--db", str(tmp_path / "x.db"))) == (
+        "error: aten/src/ATen/native/native_functions.yaml:20: ufunc_inner_loop Generic: "
+        "expected 'name (Dtype, ...)', got 'add (AllAnd'")

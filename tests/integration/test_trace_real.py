@@ -136,8 +136,6 @@ def test_layer_norm_kernels_and_decompositions(ix: Index):
     assert (hop.target, str(hop.call)) == ("torch.layer_norm", "torch/nn/functional.py:2910")
 
 
-@pytest.mark.xfail(reason="the composite kernel calls at::native_layer_norm_symint; the chain's ops_called "
-                          "does not map *_symint callees to their op yet", strict=False)
 def test_layer_norm_composite_reaches_native_layer_norm(ix: Index):
     [op] = ix.trace("nn.LayerNorm").ops
     [key] = op.overloads[0].keys
