@@ -16,7 +16,7 @@ import shutil
 import sqlite3
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -317,7 +317,19 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
     # A fresh build loads the C++ tables without their indexes and makes them at the end:
     # one sort per index instead of a b-tree update per row.
     deferred = [ix for name in CXX_TABLES for ix in Base.metadata.tables[name].indexes] if previous is None else []
+    todo = [rel for rel in contents if rel not in kept]
+    results: Iterator = iter(())
     try:
+        # The C++ files go to the workers first; the YAML and Python stages run here meanwhile.
+        if todo:
+            workers = jobs or os.cpu_count() or 1
+            items = ((rel, contents[rel]) for rel in todo)
+            if workers > 1 and len(todo) > 1:
+                pool = _pool(workers, header)
+                results = pool.imap_unordered(_cxx_rows, items, chunksize=4)
+            else:
+                _init_worker(header)
+                results = map(_cxx_rows, items)
         if previous is None:
             Base.metadata.create_all(engine)
             with engine.begin() as conn:
@@ -355,31 +367,6 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
                 _insert(conn, m.File, [dict(id=next_id, path=rel, language=_language(rel), sha256="", size=0,
                                             parse_errors=0, status=status)])
                 next_id += 1
-            todo = [rel for rel in contents if rel not in kept]
-            progress("C++/CUDA", 0, len(todo))
-            if todo:
-                workers = jobs or os.cpu_count() or 1
-                items = ((rel, contents[rel]) for rel in todo)
-                if workers > 1 and len(todo) > 1:
-                    pool = _pool(workers, header)
-                    results = pool.imap_unordered(_cxx_rows, items, chunksize=4)
-                else:
-                    _init_worker(header)
-                    results = map(_cxx_rows, items)
-                for done, (rel, rows, errors, status) in enumerate(results, start=1):
-                    conn.exec_driver_sql(
-                        "INSERT INTO files (id, path, language, sha256, size, parse_errors, status) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (next_id, rel, _language(rel), current[rel], len(contents[rel]), errors, status))
-                    if rows is not None:
-                        _insert_cxx(conn, next_id, rel, rows)
-                    next_id += 1
-                    progress("C++/CUDA", done, len(todo))
-                if pool is not None:
-                    pool.close()
-                    pool.join()
-                    pool = None
-
             # Python: few files, extracted here; a file that does not parse is recorded with its status.
             py_todo = [rel for rel in py_contents if rel not in kept]
             progress("Python", 0, len(py_todo))
@@ -395,6 +382,22 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
                 progress("Python", done, len(py_todo))
             if py_todo or any(p.endswith(".py") and p not in kept for p in old_files):
                 _mark_nn_modules(conn)
+
+            progress("C++/CUDA", 0, len(todo))
+            if todo:
+                for done, (rel, rows, errors, status) in enumerate(results, start=1):
+                    conn.exec_driver_sql(
+                        "INSERT INTO files (id, path, language, sha256, size, parse_errors, status) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (next_id, rel, _language(rel), current[rel], len(contents[rel]), errors, status))
+                    if rows is not None:
+                        _insert_cxx(conn, next_id, rel, rows)
+                    next_id += 1
+                    progress("C++/CUDA", done, len(todo))
+                if pool is not None:
+                    pool.close()
+                    pool.join()
+                    pool = None
 
             seconds = time.perf_counter() - start
             files = conn.exec_driver_sql("SELECT count(*) FROM files").scalar() or 0
