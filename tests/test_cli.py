@@ -149,3 +149,14 @@ def test_truncated_yaml_is_one_line(mini: Path, tmp_path: Path):
     assert _error(run("tg-index", str(mini), "--db", str(tmp_path / "x.db"))) == (
         "error: aten/src/ATen/native/native_functions.yaml:20: ufunc_inner_loop Generic: "
         "expected 'name (Dtype, ...)', got 'add (AllAnd'")
+
+
+def test_query_side_imports_stay_light():
+    """tg-query starts fast: the API and the CLI module import neither SQLAlchemy, tree-sitter nor PyYAML."""
+    import subprocess
+    import sys
+
+    code = ("import sys, tg_index.queries.cli, tg_index.queries.api;"
+            "print(sorted(m for m in ('sqlalchemy', 'tree_sitter', 'yaml', 'rich') if m in sys.modules))")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "[]"
