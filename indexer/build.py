@@ -317,7 +317,8 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
     # A fresh build loads the C++ tables without their indexes and makes them at the end:
     # one sort per index instead of a b-tree update per row.
     deferred = [ix for name in CXX_TABLES for ix in Base.metadata.tables[name].indexes] if previous is None else []
-    todo = [rel for rel in contents if rel not in kept]
+    # Largest files first, so that no big file is left to one worker at the end.
+    todo = sorted((rel for rel in contents if rel not in kept), key=lambda rel: -len(contents[rel]))
     results: Iterator = iter(())
     try:
         # The C++ files go to the workers first; the YAML and Python stages run here meanwhile.
