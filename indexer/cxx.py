@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable
 
@@ -437,6 +437,46 @@ def _expand_text(text: str, defines: dict[str, _Define], depth: int = 0) -> str:
         return text
     out.append(src[last:])
     return _expand_text(_dec(b"".join(out)), defines, depth + 1)
+
+
+_FN_DEFINE = re.compile(rb"#[ \t]*define[ \t]+(\w+)\(([^()]*)\)")
+
+
+def _define_spans(src: bytes) -> list[tuple[int, int, int]]:
+    """Function-like #defines read from the text: (offset of the name, offset
+    after the parameters, end of the logical line)."""
+    out: list[tuple[int, int, int]] = []
+    n = len(src)
+    for m in _FN_DEFINE.finditer(src):
+        line = src.rfind(b"\n", 0, m.start()) + 1
+        if src[line : m.start()].strip():
+            continue  # not at the start of a line
+        end = m.end()
+        while True:
+            j = src.find(b"\n", end)
+            if j < 0:
+                end = n
+                break
+            k = j - 1
+            if k >= 0 and src[k] == 0x0D:
+                k -= 1
+            if k >= m.end() and src[k] == 0x5C:  # backslash: the line continues
+                end = j + 1
+                continue
+            end = j
+            break
+        out.append((m.start(1), m.end(), end))
+    return out
+
+
+def _text_define(src: bytes, span: tuple[int, int, int]) -> _Define:
+    """The #define at span (see _define_spans), comments stripped from its body."""
+    start, after, end = span
+    head = _dec(src[start:after])
+    name, _, params = head.partition("(")
+    names = tuple(p.strip() for p in params[:-1].replace("\\", " ").split(",") if p.strip())
+    body = re.sub(r"\\\r?\n", " ", _strip_comments(_dec(src[after:end]))).strip()
+    return _Define(name, names, body)
 
 
 def _logical_lines(text: str) -> list[str]:
@@ -911,6 +951,8 @@ def _last_component(callee: str) -> str:
 
 
 def _split_scope(qualified: str) -> list[str]:
+    if "<" not in qualified:
+        return qualified.split("::")
     out, depth, cur = [], 0, ""
     i = 0
     while i < len(qualified):
@@ -930,11 +972,39 @@ def _split_scope(qualified: str) -> list[str]:
     return out
 
 
+_BRACE_TOKENS = re.compile(
+    rb"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|^[ \t]*#(?:[^\n]*\\\n)*[^\n]*|"
+    rb"\bnamespace\b\s*([A-Za-z_][\w:]*)?\s*\{|[{}]",
+    re.S | re.M,
+)
+
+
+def _text_namespaces(src: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, name) of every namespace block by brace matching, outermost first."""
+    out: list[tuple[int, int, str]] = []
+    stack: list[int | None] = []  # index into out for a namespace brace, None for another brace
+    for m in _BRACE_TOKENS.finditer(src):
+        c = src[m.start()]
+        if c == 0x7B:  # {
+            stack.append(None)
+        elif c == 0x7D:  # }
+            if stack:
+                k = stack.pop()
+                if k is not None:
+                    s, _, name = out[k]
+                    out[k] = (s, m.end(), name)
+        elif c == 0x6E:  # namespace
+            stack.append(len(out))
+            out.append((m.start(), len(src), _dec(m.group(1) or b"")))
+    return out
+
+
 class _File:
     """Per-call state of one extraction (kept out of module globals)."""
 
     def __init__(self, source: bytes, path: str, macros: StubMacros, language: str):
-        self.src = source
+        self.src = source  # what tree-sitter parsed (attribute macros blanked)
+        self.orig = source  # the file as written; same offsets
         self.path = path
         self.macros = macros
         self.language = language
@@ -942,6 +1012,9 @@ class _File:
         self._newlines: list[int] | None = None
         self.skip: list[tuple[int, int]] = []
         self.define_names: set[int] = set()  # offsets of #define names
+        self.defines: list[tuple[int, int]] = []  # (name, end of body) of every function-like #define
+        self.damaged = False  # the tree has ERROR or MISSING nodes at namespace level
+        self._namespaces: list[tuple[int, int, str]] | None = None
         # enclosing-function lookup
         self.ranges: list[tuple[int, int, str]] = []
         self._starts: list[int] = []
@@ -953,7 +1026,7 @@ class _File:
         return bisect.bisect_left(self._newlines, offset) + 1
 
     def text(self, node) -> str:
-        return _dec(self.src[node.start_byte : node.end_byte])
+        return _dec(self.orig[node.start_byte : node.end_byte])
 
     # ---- enclosing function
     def set_ranges(self, ranges: list[tuple[int, int, str]]) -> None:
@@ -978,18 +1051,61 @@ class _File:
             k = self._parents[k]
         return None
 
+    def namespaces_at(self, offset: int) -> list[str]:
+        """The namespaces around offset by the file's braces (comments, strings and preprocessor lines skipped)."""
+        if self._namespaces is None:
+            self._namespaces = _text_namespaces(self.src)
+        out: list[str] = []
+        for start, end, name in self._namespaces:  # outermost first
+            if start > offset:
+                break
+            if offset < end:
+                out.extend(_split_scope(name) if name else ["(anonymous)"])
+        return out
+
+    def in_define(self, offset: int) -> bool:
+        k = bisect.bisect_right(self.defines, (offset, 1 << 62)) - 1
+        return k >= 0 and self.defines[k][0] <= offset < self.defines[k][1]
+
     def in_skip(self, offset: int) -> bool:
         k = bisect.bisect_right(self.skip, (offset, 1 << 62)) - 1
         return k >= 0 and self.skip[k][0] <= offset < self.skip[k][1]
 
 
-def _scope_prefix(node) -> tuple[list[str], bool, bool]:
-    """Enclosing namespaces/classes (outermost first), is_template, in_class."""
+def _scope_damage(src: bytes, errors, missing) -> bool:
+    """Whether parse damage that holds a brace reaches namespace level (then
+    namespace ends may have moved); damage inside a function body shows as a
+    function nested in a block, which _scope_prefix checks itself."""
+    for nodes in (errors, missing):
+        for n in nodes:
+            if n.is_missing:
+                if n.type not in ("{", "}"):
+                    continue
+            elif src.find(b"{", n.start_byte, n.end_byte) < 0 and src.find(b"}", n.start_byte, n.end_byte) < 0:
+                continue
+            p = n
+            while p is not None and p.type not in ("compound_statement", "field_declaration_list"):
+                if p.type == "declaration_list":
+                    return True
+                p = p.parent
+            if p is None:  # reached the root (which may be an ERROR itself)
+                return True
+    return False
+
+
+def _scope_prefix(node, f: _File | None = None) -> tuple[list[str], bool, bool]:
+    """Enclosing namespaces/classes (outermost first), is_template, in_class.
+
+    With f: when parse damage has left the node outside every namespace
+    tree-sitter saw (Objective-C++ message sends, unbalanced macros), the
+    namespaces that the file's braces put around it are used instead."""
     parts: list[str] = []
     in_class = False
     is_template = False
     p = node.parent
     first = True
+    namespaces: list[str] = []
+    local = nested = False
     while p is not None:
         t = p.type
         if first and t == "template_declaration":
@@ -999,14 +1115,23 @@ def _scope_prefix(node) -> tuple[list[str], bool, bool]:
         if t == "namespace_definition":
             nm = p.child_by_field_name("name")
             parts.append(_nospace(_dec(nm.text)) if nm is not None else "(anonymous)")
+            namespaces.append(parts[-1])
         elif t in ("class_specifier", "struct_specifier", "union_specifier"):
             nm = p.child_by_field_name("name")
             parts.append(_nospace(_dec(nm.text)) if nm is not None else "(anonymous)")
             in_class = True
         elif t == "function_definition":
-            break  # local class: keep the class path only
+            local = in_class  # local class: keep the class path only
+            break
+        elif t == "compound_statement" and not in_class:
+            nested = True  # a function inside a block is parse damage: C++ has no nested functions
         p = p.parent
     parts.reverse()
+    if f is not None and not local and (f.damaged or nested):
+        # the braces of the text decide the namespaces where they differ from the damaged tree's
+        text_ns = f.namespaces_at(node.start_byte)
+        if text_ns and "::".join(text_ns) != "::".join(namespaces[::-1]):
+            parts = text_ns + parts[len(namespaces):]
     return parts, is_template, in_class
 
 
@@ -1033,14 +1158,56 @@ def extract(source: bytes, path: str, macros: StubMacros = DEFAULT_STUB_MACROS) 
         return CxxFacts(path=str(path), language=language, parse_errors=1, failure=f"{type(exc).__name__}: {exc}"[:500])
 
 
-# Attribute-like macros that tree-sitter cannot place before a declaration
-# (`template <...> C10_LAUNCH_BOUNDS_1(128) __global__ void k(...)`): blanked
-# before parsing, newlines kept, so every offset and line stays the same.
-_ATTRIBUTE_MACROS = re.compile(rb"\bC10_LAUNCH_BOUNDS_[0-9]\b(?:\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?")
+# Attribute-like macros that tree-sitter cannot place in a declaration
+# (`template <...> C10_LAUNCH_BOUNDS_1(128) __global__ void k(...)`,
+# `C10_HOST_DEVICE C10_ALWAYS_INLINE T add(...) __ubsan_ignore_undefined__ {`,
+# `struct TORCH_API Foo {`): blanked before parsing, newlines kept, so every
+# offset and line stays the same. Not on preprocessor lines (`#define TORCH_API ...`).
+# The qualifiers of a definition are still read from the original text.
+_ATTRIBUTE_MACROS = (  # (bytes that must occur, pattern): literal prefixes keep the scans fast
+    (
+        b"C10_",
+        re.compile(
+            rb"C10_(?:HOST_DEVICE|HOST|DEVICE|HIP_HOST_DEVICE|ALWAYS_INLINE(?:_ATTRIBUTE|_UNLESS_MOBILE)?|NOINLINE|"
+            rb"UNUSED|USED|NODISCARD|DEPRECATED|RESTRICT|HIDDEN|EXPORT|IMPORT|API|API_ENUM|CUDA_API|HIP_API|XPU_API|"
+            rb"TYPENAME_CONSTEXPR|HOST_CONSTEXPR_EXCEPT_WIN_CUDA|(LAUNCH_BOUNDS_[0-9]|DEPRECATED_MESSAGE))\b"
+        ),
+    ),
+    (b"_API", re.compile(rb"TORCH_(?:[A-Z0-9]+_)*API\b")),
+    (b"_API", re.compile(rb"CAFFE2_API\b")),
+    (b"__ubsan", re.compile(rb"__ubsan_ignore_[a-z_]+__\b")),
+)
+
+
+def _blank_attributes(source: bytes) -> bytes:
+    out: bytearray | None = None
+    for hint, rx in _ATTRIBUTE_MACROS:
+        if hint not in source:
+            continue
+        for m in rx.finditer(source):
+            a, b = m.start(), m.end()
+            if a > 0 and (source[a - 1] == 0x5F or chr(source[a - 1]).isalnum()):
+                continue
+            line = source.rfind(b"\n", 0, a) + 1
+            if source[line:a].lstrip().startswith(b"#"):
+                continue  # a preprocessor line
+            if m.lastindex:  # takes arguments: C10_LAUNCH_BOUNDS_1(128)
+                j = _skip_space(source, b)
+                parsed = _balanced_args(source, j) if j < len(source) and source[j] == 0x28 else None
+                if parsed is not None:
+                    b = parsed[1]
+            if out is None:
+                out = bytearray(source)
+            out[a:b] = re.sub(rb"[^\n]", b" ", source[a:b])
+    return source if out is None else bytes(out)
 
 
 # `[&] GPU_LAMBDA (scalar_t a) {...}`: the qualifier macro hides the lambda from tree-sitter.
-_LAMBDA_QUALIFIERS = re.compile(rb"(?<=\])[ \t]*(?:GPU_LAMBDA|C10_HOST_DEVICE|C10_DEVICE|__host__|__device__)(?:\s+(?:__host__|__device__))*\b")
+_LAMBDA_QUALIFIERS = re.compile(rb"\]([ \t]*(?:GPU_LAMBDA|C10_HOST_DEVICE|C10_DEVICE|__host__|__device__)(?:\s+(?:__host__|__device__))*\b)")
+
+
+def _blank_lambda_qualifier(m: re.Match[bytes]) -> bytes:
+    return b"]" + re.sub(rb"[^\n]", b" ", m.group(1))
 
 
 _MACRO_SITE = re.compile(
@@ -1067,24 +1234,67 @@ def _identifier_nodes(root, pattern: re.Pattern[bytes], source: bytes) -> list:
     return out
 
 
-def _blank(m: re.Match[bytes]) -> bytes:
-    return re.sub(rb"[^\n]", b" ", m.group(0))
+# builtin type names, as tree-sitter's grammar has them (primitive_type)
+_BUILTIN_TYPE = (
+    rb"(?:unsigned|signed|short|long|int|char|float|double|bool|void|size_t|ssize_t|ptrdiff_t|intptr_t|uintptr_t|"
+    rb"u?int(?:8|16|32|64)_t|char(?:8|16|32)_t|wchar_t|nullptr_t|max_align_t)"
+)
+_TYPE_ARGUMENT_HINT = re.compile(rb",\s*(?:" + _BUILTIN_TYPE + rb"\b\s*)+[,)]|\(\s*(?:" + _BUILTIN_TYPE + rb"\b\s*)+,")
+_TYPE_ARGUMENT = re.compile(rb"\s*(?:" + _BUILTIN_TYPE + rb"\b\s*)+")
 
 
-def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> CxxFacts:
+def _blank_type_arguments(source: bytes, spans: list[tuple[int, int, int]]) -> bytes:
+    """`SMALL_INDEX(scalar_t, index_t, unsigned int, 1, 1, -2);` in a body: a
+    builtin type as an argument of one of the file's own macros breaks the
+    whole function for tree-sitter. Such an argument becomes `_` and blanks
+    (offsets kept)."""
+    if not _TYPE_ARGUMENT_HINT.search(source):
+        return source
+    names = {source[a : source.index(b"(", a)] for a, _, _ in spans}
+    ends = [e for _, _, e in spans]
+    out = None
+    for m in re.finditer(rb"\b(?:" + b"|".join(re.escape(n) for n in names) + rb")\s*\(", source):
+        open_paren = m.end() - 1
+        if source[m.start() - 1 : m.start()] in (b".", b">", b":"):
+            continue
+        k = bisect.bisect_right(ends, m.start())
+        if k < len(spans) and spans[k][0] <= m.start():
+            continue  # in a #define: tree-sitter does not parse it
+        parsed = _balanced_args(source, open_paren)
+        if parsed is None:
+            continue
+        pos = open_paren + 1
+        for arg in (a.encode() for a in parsed[0]):
+            start = source.find(arg, pos) if arg else -1
+            if start < 0:
+                break
+            pos = start + len(arg)
+            if _TYPE_ARGUMENT.fullmatch(arg):
+                if out is None:
+                    out = bytearray(source)
+                out[start:pos] = b"_" + b" " * (len(arg) - 1)
+    return source if out is None else bytes(out)
+
+
+def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand: bool = True) -> CxxFacts:
     import tree_sitter as ts
 
-    if b"C10_LAUNCH_BOUNDS_" in source:
-        source = _ATTRIBUTE_MACROS.sub(_blank, source)
+    original = source
+    source = _blank_attributes(source)
+    spans = _define_spans(source) if b"define" in source else []
+    if spans:
+        source = _blank_type_arguments(source, spans)
     if b"]" in source and (b"LAMBDA" in source or b"__device__" in source or b"C10_" in source):
-        source = _LAMBDA_QUALIFIERS.sub(_blank, source)
+        source = _LAMBDA_QUALIFIERS.sub(_blank_lambda_qualifier, source)
     parser, query = _tools(language)
     tree = parser.parse(source)
     caps = ts.QueryCursor(query).captures(tree.root_node)
     f = _File(source, path, macros, language)
+    f.orig = original
     get = lambda k: caps.get(k, ())  # noqa: E731
 
     parse_errors = len(get("error")) + len(get("missing"))
+    f.damaged = _scope_damage(source, get("error"), get("missing"))
     f.skip = sorted((n.start_byte, n.end_byte) for n in get("skip"))
 
     # ---- the file's own function-like macros
@@ -1099,6 +1309,14 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
         text = re.sub(r"\\\r?\n", " ", _dec(body.text)) if body is not None else ""
         local[_dec(n.text)] = _Define(_dec(n.text), names, text)
         f.define_names.add(n.start_byte)
+    # ... and the ones tree-sitter could not shape (a comment inside the body breaks its preproc_arg)
+    for span in spans:
+        f.defines.append((span[0], span[2]))
+        if span[0] not in f.define_names:
+            d = _text_define(source, span)
+            if d.name not in local:
+                local[d.name] = d
+                f.define_names.add(span[0])
 
     # ---- definitions
     definitions: list[DefinitionFact] = []
@@ -1119,11 +1337,18 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
         written = _nospace(f.text(inner))
         if written in _LIBRARY_MACROS or written in _STRUCTURED:
             continue
-        scope, is_template, in_class = _scope_prefix(node)
+        scope, is_template, in_class = _scope_prefix(node, f)
         pieces = _split_scope(written)
         qualified = "::".join(scope + pieces)
         name = re.sub(r"<.*$", "", pieces[-1]) if not pieces[-1].startswith("operator") else pieces[-1]
-        head = _dec(source[node.start_byte : decl.start_byte])
+        start = node.start_byte
+        if source is not original:  # blanked attribute macros before the definition are qualifiers of it
+            k = start
+            while k > 0 and source[k - 1] in b" \t\r\n":
+                k -= 1
+            if k < start and original[k:start].strip():
+                start = k + len(original[k:start]) - len(original[k:start].lstrip())
+        head = _dec(original[start : decl.start_byte])
         quals = tuple(dict.fromkeys(m.group(1) for m in _CUDA_QUALIFIERS.finditer(head)))
         if "__global__" in quals:
             kind = "global_kernel"
@@ -1133,7 +1358,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
             kind = "method"
         else:
             kind = "function"
-        line = node.start_point[0] + 1
+        line = node.start_point[0] + 1  # the first token after the blanked attribute macros
         definitions.append(
             DefinitionFact(
                 name=name,
@@ -1287,6 +1512,17 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
 
     registrations = _registrations(f, library_blocks, member_calls, local, get)
 
+    # ---- definitions written through the file's own macros (CREATE_UNARY_TORCH_IMPL_FUNC(acos_out, acos_stub))
+    if expand and local and b"{" in source:
+        got = _macro_definitions(f, root, local)
+        if got is not None:
+            definitions.extend(got.definitions)
+            stub_uses.extend(got.stub_uses)
+            calls.extend(got.calls)
+            launches.extend(got.launches)
+            dtypes.extend(got.dtype_dispatches)
+            libcalls.extend(got.library_calls)
+
     return CxxFacts(
         path=path,
         language=language,
@@ -1299,6 +1535,103 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str) -> Cxx
         library_calls=tuple(sorted(libcalls, key=lambda x: x.line)),
         registrations=tuple(sorted(registrations, key=lambda x: x.line)),
         parse_errors=parse_errors,
+    )
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _macro_definitions(f: _File, root, local: dict[str, _Define]) -> CxxFacts | None:
+    """Facts of the functions that uses of the file's own macros define.
+
+    A use at namespace (or class) scope of a function-like #define whose
+    expansion holds a body (`CREATE_UNARY_FLOAT_META_FUNC(acos)` ->
+    `TORCH_META_FUNC(acos) (const Tensor& self) {...}`) is expanded with the
+    file's macros and the expansions are extracted as one snippet. Every fact
+    then takes the use's place: scope of the use prepended to qualified names
+    and callers, line = the use's line (end_line = where the use ends),
+    `macro` = the macro used. Only facts inside an expanded function are kept.
+    """
+    definers = {k for k, d in local.items() if "{" in d.body and d.params is not None}
+    if not definers:
+        return None
+    words = {k: set(_WORD.findall(d.body)) for k, d in local.items() if k not in definers and d.params is not None}
+    while True:  # macros that expand to a definer define too
+        more = {k for k, w in words.items() if k not in definers and not w.isdisjoint(definers)}
+        if not more:
+            break
+        definers |= more
+    src = f.orig
+    pattern = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in definers) + rb")\s*\(")
+    pieces: list[str] = []
+    uses: list[tuple[int, int, int, list[str], str]] = []  # (first snippet line, line, end_line, scope, macro)
+    snippet_line = 1
+    for m in pattern.finditer(src):
+        a = m.start()
+        if f.in_skip(a) or a in f.define_names or f.caller_at(a) is not None:
+            continue
+        if f.in_define(a):
+            continue  # inside another #define's body
+        if a > 0 and src[a - 1] in b".>:":
+            continue
+        name = _dec(m.group(1))
+        n = root.named_descendant_for_byte_range(a, a + len(m.group(1)))
+        if n is None or n.type not in _IDENTIFIERS or n.start_byte != a:
+            continue
+        p = n.parent
+        while p is not None and (
+            p.type not in ("compound_statement", "initializer_list", "argument_list", "preproc_function_def", "preproc_def")
+            or f.in_define(p.start_byte)
+        ):  # a brace of a #define tree-sitter could not shape opens a block of its own: not a body
+            p = p.parent
+        if p is not None:  # inside a body tree-sitter did not shape as a definition
+            continue
+        parsed = _balanced_args(src, m.end() - 1)
+        if parsed is None:
+            continue
+        args, end = parsed
+        text = _expand_text(f"{name}({', '.join(args)})", local)
+        if "{" not in text:
+            continue
+        scope, _, _ = _scope_prefix(n, f)
+        uses.append((snippet_line, f.line_of(a), f.line_of(end - 1), scope, name))
+        pieces.append(text)
+        snippet_line += text.count("\n") + 1
+    if not uses:
+        return None
+    sub = _extract("\n".join(pieces).encode(), f.path, f.macros, f.language, expand=False)
+    starts = [u[0] for u in uses]
+
+    def use_of(line: int):
+        return uses[max(0, bisect.bisect_right(starts, line) - 1)]
+
+    def qualify(scope: list[str], name: str) -> str:
+        return "::".join(scope + [name])
+
+    definitions = []
+    for d in sub.definitions:
+        _, line, end_line, scope, macro = use_of(d.line)
+        definitions.append(replace(d, qualified_name=qualify(scope, d.qualified_name), line=line, end_line=end_line, macro=macro))
+
+    def moved(facts, launch: bool = False):
+        out = []
+        for x in facts:
+            if x.caller is None:
+                continue
+            _, line, _, scope, macro = use_of(x.line)
+            more = {"macro": macro, "lambda_line": x.lambda_line and line} if launch else {}
+            out.append(replace(x, caller=qualify(scope, x.caller), line=line, **more))
+        return out
+
+    return CxxFacts(
+        f.path,
+        f.language,
+        definitions=tuple(definitions),
+        stub_uses=tuple(moved(sub.stub_uses)),
+        calls=tuple(moved(sub.calls)),
+        launches=tuple(moved(sub.launches, launch=True)),
+        dtype_dispatches=tuple(moved(sub.dtype_dispatches)),
+        library_calls=tuple(moved(sub.library_calls)),
     )
 
 
@@ -1324,13 +1657,13 @@ def _structured(f: _File, n, macro: str, args: list[str], after: int, line: int,
     sig_end = parsed[1] if parsed else after
     if defn is not None:
         start, end, end_line = defn.start_byte, defn.end_byte, defn.end_point[0] + 1
-        scope, _, _ = _scope_prefix(defn)
+        scope, _, _ = _scope_prefix(defn, f)
     else:
         body_end = _body_end(f.src, sig_end)
         if body_end is None:
             return
         start, end, end_line = n.start_byte, body_end, f.line_of(body_end - 1)
-        scope, _, _ = _scope_prefix(n)
+        scope, _, _ = _scope_prefix(n, f)
     qualified = "::".join(scope + [cls, method])
     definitions.append(
         DefinitionFact(
@@ -1413,7 +1746,7 @@ def _text_kernel(f: _File, tok) -> DefinitionFact | None:
     end = _body_end(src, parsed[1])
     if end is None:
         return None
-    scope, _, _ = _scope_prefix(tok)
+    scope, _, _ = _scope_prefix(tok, f)
     written = _nospace(_dec(word))
     head = src[max(0, tok.start_byte - 400) : tok.start_byte]
     return DefinitionFact(
@@ -1503,7 +1836,7 @@ def _dtype_dispatch(f: _File, node, callee: str, last: str, caller, line, wrappe
     args_node = node.child_by_field_name("arguments")
     if args_node is None:
         return None
-    parsed = _balanced_args(f.src, args_node.start_byte)
+    parsed = _balanced_args(f.orig, args_node.start_byte)
     if parsed is None:
         return None
     args = parsed[0]
@@ -1591,14 +1924,14 @@ def _registrations(f: _File, blocks: list, member_calls: list, local: dict[str, 
         for off, node, obj, field in member_calls:
             if rng[0] <= off < rng[1] and obj == var:
                 a = node.child_by_field_name("arguments")
-                parsed = _balanced_args(f.src, a.start_byte) if a is not None else None
+                parsed = _balanced_args(f.orig, a.start_byte) if a is not None else None
                 out.append(_registration(field, block, parsed[0] if parsed else [], node.start_point[0] + 1))
         if pattern is None:
             continue
-        for m in pattern.finditer(f.src, rng[0], rng[1]):
-            if f.in_skip(m.start()) or m.start() in f.define_names or (m.start() > 0 and f.src[m.start() - 1 : m.start()] in (b".", b">")):
+        for m in pattern.finditer(f.orig, rng[0], rng[1]):
+            if f.in_skip(m.start()) or m.start() in f.define_names or (m.start() > 0 and f.orig[m.start() - 1 : m.start()] in (b".", b">")):
                 continue
-            parsed = _balanced_args(f.src, m.end() - 1)
+            parsed = _balanced_args(f.orig, m.end() - 1)
             if parsed is None:
                 continue
             name = _dec(m.group(1))

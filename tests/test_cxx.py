@@ -246,6 +246,77 @@ def test_parse_errors_around_a_macro_keep_the_rest(macros):
     assert any(c.callee == "helper_call" and c.line == 8 for c in f.calls)
 
 
+def test_definitions_written_through_file_local_macros(macros):
+    f = run("macro_definitions.cpp", "aten/src/ATen/native/UnaryOps.cpp", macros)
+    D = DefinitionFact
+    assert f.definitions == (
+        D("acos", "at::meta::structured_acos::meta", "meta_func", "TORCH_META_FUNC(acos) (const Tensor& self)",
+          11, 11, False, (), "CREATE_UNARY_META"),
+        D("asin", "at::meta::structured_asin::meta", "meta_func", "TORCH_META_FUNC(asin) (const Tensor& self)",
+          12, 12, False, (), "CREATE_UNARY_META"),
+        D("eq.Tensor", "at::meta::structured_eq_Tensor::meta", "meta_func",
+          "TORCH_META_FUNC2(eq, Tensor)(const Tensor& self, const Tensor& other)", 19, 19, False, (), "CREATE_COMPARISON_META"),
+        D("acos_out", "at::native::structured_acos_out::impl", "impl_func",
+          "TORCH_IMPL_FUNC(acos_out) (const Tensor& self, const Tensor& result)", 40, 40, False, (), "CREATE_UNARY_IMPL"),
+        # a comment inside the #define's body hides it from tree-sitter; the text still has it
+        D("ceil_out", "at::native::structured_ceil_out::impl", "impl_func",
+          "TORCH_IMPL_FUNC(ceil_out) (const Tensor& self, const Tensor& result)", 41, 42, False, (), "CREATE_UNARY_IMPL_NO_OP"),
+        # a macro that expands to other macros of the file; ## pastes names
+        D("foreach_tensor_exp_cuda", "at::native::foreach_tensor_exp_cuda", "function",
+          "foreach_tensor_exp_cuda(TensorList tensors)", 50, 50, False, (), "FOREACH_OPS"),
+        D("foreach_tensor_log_cuda", "at::native::foreach_tensor_log_cuda", "function",
+          "foreach_tensor_log_cuda(TensorList tensors)", 50, 50, False, (), "FOREACH_OPS"),
+        # a use inside a body is not a definition
+        D("not_expanded_in_a_body", "at::native::not_expanded_in_a_body", "function", "not_expanded_in_a_body()",
+          52, 54, False, ()),
+    )
+    assert f.stub_uses == (
+        StubUseFact("acos_stub", "at::native::structured_acos_out::impl", 40, "call"),
+        StubUseFact("ceil_stub", "at::native::structured_ceil_out::impl", 41, "call"),
+    )
+    assert cxx.CallFact("at::native::foreach_tensor_log_cuda", "all_types_complex_bool_half_bfloat16<log_functor>",
+                        "all_types_complex_bool_half_bfloat16", 50) in f.calls
+    assert cxx.CallFact("at::meta::structured_acos::meta", "build_unary_op", "build_unary_op", 11) in f.calls
+
+
+def test_attribute_macros_do_not_break_definitions(macros):
+    f = run("attributes.h", "aten/src/ATen/native/ufunc/add.h", macros)
+    assert f.language == "cpp" and f.parse_errors == 0
+    D = DefinitionFact
+    assert f.definitions == (
+        D("add", "at::native::ufunc::add", "device_function", "add(T self, T other, T alpha)", 8, 10, True,
+          ("C10_HOST_DEVICE", "C10_ALWAYS_INLINE")),
+        D("add", "at::native::ufunc::add", "function",
+          "add(Vectorized<T> self, Vectorized<T> other, Vectorized<T> alpha)", 13, 15, True, ("C10_ALWAYS_INLINE",)),
+        D("WelfordData", "at::native::ufunc::WelfordData::WelfordData", "device_function", "WelfordData()", 19, 19, False,
+          ("C10_HOST_DEVICE",)),
+        # the line is the first token after the blanked macros, as for C10_LAUNCH_BOUNDS_1(...) __global__
+        D("WelfordData", "at::native::ufunc::WelfordData::WelfordData", "device_function", "WelfordData(float m)", 21, 21,
+          False, ("C10_HOST_DEVICE", "explicit")),
+        D("slow_path", "at::native::ufunc::slow_path", "function", "slow_path(const Tensor& self)", 24, 26, False, ()),
+    )
+
+
+def test_builtin_type_as_a_local_macro_argument(macros):
+    f = run("type_arguments.cu", "aten/src/ATen/native/cuda/Indexing.cu", macros)
+    assert f.parse_errors == 0
+    assert [(d.qualified_name, d.line, d.end_line) for d in f.definitions] == [
+        ("at::native::index_select_out_cuda_impl", 9, 15),
+        ("at::native::index_select_out_cuda", 17, 20),
+    ]
+
+
+def test_objective_cpp_keeps_namespaces(macros):
+    f = run("objc.mm", "aten/src/ATen/native/mps/operations/Activation.mm", macros)
+    assert f.parse_errors > 0  # message sends and @-literals are not C++
+    # braces of the text decide the namespaces the damaged tree lost
+    assert [(d.name, d.qualified_name, d.kind, d.line, d.end_line) for d in f.definitions] == [
+        ("relu_graph", "at::native::mps::relu_graph", "function", 7, 10),
+        ("leaky_relu_out_mps", "at::native::structured_leaky_relu_out_mps::impl", "impl_func", 15, 21),
+        ("relu_mps_", "at::native::relu_mps_", "function", 24, 29),
+    ]
+
+
 @pytest.mark.parametrize(
     "source",
     [b"", b"\x00\xff\xfe garbage {{{ ((( <<<", b"#define X(a) a <<<", b"TORCH_LIBRARY_IMPL(", b"REGISTER_DISPATCH(x", "é".encode() * 10],
