@@ -34,7 +34,6 @@ import functools
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable
 
 __all__ = [
     "CallFact",

@@ -10,7 +10,6 @@ from tg_index.indexer.facts import Location
 from tg_index.indexer.python_api import (
     PY_SOURCES,
     BindingFact,
-    CallFact,
     ClassFact,
     DecompFact,
     DefFact,
