@@ -227,6 +227,13 @@ class Index:
     def __init__(self, conn: sqlite3.Connection, path: Path):
         self.conn = conn
         self.path = path
+        self._linker: Linker | None = None
+
+    def linker(self) -> Linker:
+        """One Linker per open index: what it looks up is cached, the database does not change."""
+        if self._linker is None:
+            self._linker = Linker(self.conn)
+        return self._linker
 
     @classmethod
     def open(cls, path: Path | str | None = None) -> Index:
@@ -321,9 +328,8 @@ class Index:
     def kernels_for(self, name: str, keys: tuple[str, ...] = (), depth: int = 3) -> list[KernelsFor]:
         """For each op the name resolves to: every (op, key) with the kernel's definition and the chain
         below it (stubs, registered kernels, launches, dtypes, library calls), the meta function, the backward."""
-        linker = Linker(self.conn)
-        op_bases = {r[0] for r in self.conn.execute("SELECT DISTINCT base FROM ops")} | {
-            r[0].rstrip("_") for r in self.conn.execute("SELECT DISTINCT base FROM ops")}
+        linker = self.linker()
+        op_bases = linker.op_bases()
         out = []
         for op_name in self.resolve(name):
             func, file, line, structured, delegate = self.conn.execute(
@@ -432,7 +438,7 @@ class Index:
 
     def doctor(self, keys: tuple[str, ...] = ()) -> Health:
         """Every (op, key) whose kernel has no definition in the checkout, with the reason; counts per key."""
-        linker = Linker(self.conn)
+        linker = self.linker()
         counts: dict[str, list[int]] = {}
         missing = []
         for op, key, kernel, origin, ns, structured, file, line in self.conn.execute(

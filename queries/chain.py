@@ -137,6 +137,15 @@ class Linker:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self._declared: set[str] | None = None
+        self._helpers: dict[tuple, Definition | None] = {}
+        self._op_bases: set[str] | None = None
+
+    def op_bases(self) -> set[str]:
+        """Base names of every op, also without a trailing underscore (add_ -> add)."""
+        if self._op_bases is None:
+            bases = {r[0] for r in self.conn.execute("SELECT DISTINCT base FROM ops")}
+            self._op_bases = bases | {b.rstrip("_") for b in bases}
+        return self._op_bases
 
     def declared(self, stub: str) -> bool:
         """A stub use counts only for a stub that some file declares (a `stub` parameter is no stub)."""
@@ -144,9 +153,10 @@ class Linker:
             self._declared = {r[0] for r in self.conn.execute("SELECT DISTINCT stub FROM stubs WHERE kind = 'declare'")}
         return stub in self._declared
 
-    def _defs(self, where: str, args: tuple) -> list[Definition]:
+    def _defs(self, where: str, args: tuple, limit: int = -1) -> list[Definition]:
         return [Definition(*r) for r in self.conn.execute(
-            f"SELECT qualified_name, kind, file, line, end_line, signature FROM definitions WHERE {where}", args)]
+            f"SELECT qualified_name, kind, file, line, end_line, signature FROM definitions WHERE {where} LIMIT {limit}",
+            args)]
 
     def definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool,
                    func: str = "") -> tuple[Definition | None, str, int]:
@@ -248,8 +258,14 @@ class Linker:
 
     def _helper(self, name: str, folder: str, file: str, device: str | None) -> Definition | None:
         """A helper worth following: defined in the caller's file or folder, or kernel-like under native/."""
-        found = self._defs("name = ? AND kind IN ('function', 'method', 'device_function')", (name,))
-        if not found or len(found) > 6:
+        mark = (name, folder, file, device)
+        if mark not in self._helpers:
+            self._helpers[mark] = self._find_helper(name, folder, file, device)
+        return self._helpers[mark]
+
+    def _find_helper(self, name: str, folder: str, file: str, device: str | None) -> Definition | None:
+        found = self._defs("name = ? AND kind IN ('function', 'method', 'device_function')", (name,), limit=7)
+        if not found or len(found) > 6:  # a name defined that often is no specific helper
             return None
         kernel_like = re.search(r"kernel|impl|template|launch", name) is not None
         near = [d for d in found if d.file == file or d.file.rsplit("/", 1)[0] == folder
