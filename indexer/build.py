@@ -19,14 +19,15 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import create_engine, event, insert
-from sqlalchemy.engine import Connection
-
-from ..schema import SCHEMA_VERSION, Base, views_sql
-from ..schema import models as m
+from ..schema import views_sql
+from ..schema.version import SCHEMA_VERSION, TABLES
 from . import derivatives, discover, native_yaml, python_api
 from .errors import TgIndexError
+
+if TYPE_CHECKING:  # SQLAlchemy loads only when something is written: an index that is up to date needs none of it
+    from sqlalchemy.engine import Connection
 
 TOOL_VERSION = "0.1.0"
 
@@ -54,12 +55,16 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _insert(conn: Connection, table: type[m.Base], rows: list[dict]) -> None:
+def _insert(conn: Connection, table: type, rows: list[dict]) -> None:
+    from sqlalchemy import insert
+
     if rows:
         conn.execute(insert(table.__table__), rows)
 
 
 def _write_yaml(conn: Connection, facts: native_yaml.NativeFacts, derivs: tuple[derivatives.DerivativeFact, ...]) -> dict[str, int]:
+    from ..schema import models as m
+
     op_ids: dict[str, int] = {}
     op_rows, tag_rows, loop_rows = [], [], []
     for i, op in enumerate(facts.ops, start=1):
@@ -233,7 +238,7 @@ def _previous(db: Path, root: Path) -> dict[str, str] | None:
     except sqlite3.Error:
         return None
     ok = meta.get("schema_version") == str(SCHEMA_VERSION) and meta.get("checkout") == str(root) \
-        and meta.get("tool_version") == TOOL_VERSION and set(Base.metadata.tables) <= tables
+        and meta.get("tool_version") == TOOL_VERSION and set(TABLES) <= tables
     return meta if ok else None
 
 
@@ -306,6 +311,18 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
             if h and current.get(p) == h and (p in yaml_files or (same_py if p in py_contents else same_cxx))}
     stale = [i for p, (i, _h) in old_files.items() if p not in kept]
     yaml_changed = previous is None or not set(yaml_files) <= kept
+    if previous is not None and not stale and len(kept) == len(current) and not outside and not unreadable:
+        # Nothing changed: the index stays as it is.
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            ops = conn.execute("SELECT count(*) FROM ops").fetchone()[0]
+            kernels = conn.execute("SELECT count(DISTINCT cpp_namespace || '::' || kernel) FROM dispatch").fetchone()[0]
+        progress("yaml", 3, 3)
+        return BuildSummary(db, ops, kernels, len(old_files), time.perf_counter() - start)
+    from sqlalchemy import create_engine, event
+
+    from ..schema import Base
+    from ..schema import models as m
+
     engine = create_engine(f"sqlite:///{tmp}")
 
     @event.listens_for(engine, "connect")

@@ -21,8 +21,8 @@ from typing import Any, Iterator
 from ..indexer.errors import TgIndexError
 from .chain import GENERATED, Linker, Reach, Reverse, Step, device_of
 from ..indexer.paths import DB_ENV, default_db
+from ..schema.version import SCHEMA_VERSION
 
-SCHEMA_VERSION = 1  # must equal tg_index.schema.SCHEMA_VERSION (a test checks); kept here to avoid importing SQLAlchemy
 
 
 @dataclass(frozen=True)

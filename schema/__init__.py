@@ -1,8 +1,12 @@
-"""The data contract of tg-index: SQLAlchemy models (models.py) and SQL views (views.sql)."""
+"""The data contract of tg-index: SQLAlchemy models (models.py), SQL views (views.sql), the version.
+
+Importing this package is cheap: the models (and SQLAlchemy) load on first use of `Base`.
+"""
 
 from importlib import resources
+from typing import Any
 
-from .models import SCHEMA_VERSION, Base
+from .version import SCHEMA_VERSION
 
 __all__ = ["SCHEMA_VERSION", "Base", "views_sql"]
 
@@ -10,3 +14,11 @@ __all__ = ["SCHEMA_VERSION", "Base", "views_sql"]
 def views_sql() -> str:
     """The CREATE VIEW statements for people who write their own SQL."""
     return resources.files(__package__).joinpath("views.sql").read_text()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Base":
+        from .models import Base
+
+        return Base
+    raise AttributeError(name)

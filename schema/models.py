@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlalchemy import ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 1
+from .version import SCHEMA_VERSION  # noqa: F401  (re-exported)
 
 
 class Base(DeclarativeBase):

@@ -7,7 +7,7 @@ import pytest
 
 from tg_index.indexer.build import build
 from tg_index.indexer.errors import TgIndexError
-from tg_index.queries.api import SCHEMA_VERSION as API_SCHEMA_VERSION
+from tg_index.queries.api import SCHEMA_VERSION as API_SCHEMA_VERSION  # the query side reads the same constant
 from tg_index.schema import SCHEMA_VERSION
 
 
@@ -93,8 +93,10 @@ def test_update_parses_only_changed_files(mini: Path, tmp_path: Path):
     db = tmp_path / "ix.db"
     build(mini, db, jobs=1)
     assert _meta(db)["parsed"] == "4"
-    build(mini, db, jobs=1)
-    assert _meta(db)["parsed"] == "0"
+    before = db.read_bytes()
+    again = build(mini, db, jobs=1)
+    assert db.read_bytes() == before  # nothing changed: the index is not rewritten
+    assert (again.ops, again.files) == (10, 20)
     kernel = mini / "aten/src/ATen/native/cuda/AddKernel.cu"
     kernel.write_text(kernel.read_text().replace("add_kernel_cuda<scalar_t><<<grid, block, 0, stream>>>",
                                                  "add_kernel_cuda<scalar_t><<<grid, 256>>>"))
@@ -127,3 +129,10 @@ def test_symlinked_source_leading_out_is_skipped_and_reported(mini: Path, tmp_pa
         assert conn.execute("SELECT status FROM files WHERE path = 'aten/src/ATen/native/evil.cpp'").fetchone() == (
             "skipped: symlink leads out of the checkout",)
         assert conn.execute("SELECT count(*) FROM definitions WHERE name = 'evil'").fetchone() == (0,)
+
+
+def test_schema_version_module_lists_every_table():
+    from tg_index.schema import Base
+    from tg_index.schema.version import TABLES
+
+    assert set(TABLES) == set(Base.metadata.tables)

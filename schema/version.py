@@ -1,0 +1,30 @@
+"""The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
+
+SCHEMA_VERSION = 1
+
+# Every table of models.py (a test checks that the two agree): an index that lacks one is rebuilt.
+TABLES = (
+    "calls",
+    "definitions",
+    "derivative_formulas",
+    "derivatives",
+    "dispatch",
+    "files",
+    "launches",
+    "library_calls",
+    "meta",
+    "op_tags",
+    "ops",
+    "py_bindings",
+    "py_calls",
+    "py_classes",
+    "py_decomps",
+    "py_defs",
+    "py_reexports",
+    "registrations",
+    "stub_uses",
+    "stubs",
+    "tags",
+    "type_dispatch",
+    "ufunc_loops",
+)
