@@ -23,14 +23,36 @@ BIN = Path(sys.executable).parent
 TOUCHED = "aten/src/ATen/native/cuda/ActivationSoftplusKernel.cu"
 
 
-def timed(cmd: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (MB) of a child process."""
+def _tree_rss_kb(pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                total += next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0)
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def timed(cmd: list[str]) -> tuple[float, int, int]:
+    """Wall seconds, peak RSS of the largest process (MB) and peak RSS of the whole process tree (MB, sampled)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    tree_peak = 0
+    while child.poll() is None:
+        tree_peak = max(tree_peak, _tree_rss_kb(child.pid))
+        time.sleep(0.05)
+    if child.returncode:
+        raise subprocess.CalledProcessError(child.returncode, cmd)
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(peak, before) // 1024
+    return seconds, max(peak, before) // 1024, tree_peak // 1024
 
 
 def bare_parse(tree: Path) -> tuple[float, int, int]:
@@ -63,16 +85,16 @@ def main() -> None:
         print(f"tree: {tree}  (cores: {os.cpu_count()})")
 
         parse_s, nfiles, nbytes = bare_parse(copy)
-        cold_s, cold_mb = timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])
-        print(f"1. cold full index          {cold_s:7.2f} s   largest process {cold_mb} MB")
+        cold_s, cold_mb, tree_mb = timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])
+        print(f"1. cold full index          {cold_s:7.2f} s")
         print(f"   bare tree-sitter parse   {parse_s:7.2f} s   ({nfiles} files, {nbytes / 1e6:.1f} MB, 1 process)")
         print(f"   index / parse            {cold_s / parse_s:7.2f}   (target <= 1.0)")
 
-        again_s, _ = timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])
+        again_s, *_ = timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])
         print(f"2. again, nothing changed   {again_s:7.2f} s   (target <= 1 s)")
         touched = copy / TOUCHED
         touched.write_text(touched.read_text().replace("softplus_kernel(", "softplus_kernel_renamed(", 1))
-        touch_s, _ = timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])
+        touch_s, *_ = timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])
         seen = subprocess.run([str(BIN / "tg-query"), "--db", str(db), "sql",
                                "SELECT count(*) FROM definitions WHERE name = 'softplus_kernel_renamed'"],
                               capture_output=True, text=True, check=True).stdout.split()[2]
@@ -101,7 +123,8 @@ def main() -> None:
         for name in names:
             ix.kernels_for(name)
         print(f"   API kernels_for for all {len(names)} ops          {time.perf_counter() - start:6.2f} s")
-        print(f"4. build peak memory (largest process) {cold_mb} MB (target <= 1024 MB); database {db.stat().st_size / 1e6:.0f} MB")
+        print(f"4. build peak memory: {tree_mb} MB for all its processes together, {cold_mb} MB for the largest"
+              f" (target <= 1024 MB); database {db.stat().st_size / 1e6:.0f} MB")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
