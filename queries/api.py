@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..indexer.errors import TgIndexError
-from .chain import GENERATED, Linker, Reach, Reverse, Step, device_of
 from ..indexer.paths import DB_ENV, default_db
 from ..schema.version import SCHEMA_VERSION
-
+from .chain import GENERATED, Linker, Reach, Reverse, Step, device_of
 
 
 @dataclass(frozen=True)
@@ -408,28 +407,17 @@ class Index:
             kind: str | None = None, origin: str | None = None, name: str | None = None,
             python_module: str | None = None) -> list[OpSummary]:
         """A filtered list of ops. name is a glob (`*_backward*`)."""
-        where, args = [], []
-        if key:
-            where.append("o.id IN (SELECT op_id FROM dispatch WHERE key = ?)")
-            args.append(key)
-        if origin:
-            where.append("o.id IN (SELECT op_id FROM dispatch WHERE origin = ?)")
-            args.append(origin)
-        if tag:
-            where.append("o.id IN (SELECT op_id FROM op_tags WHERE tag = ?)")
-            args.append(tag)
-        if structured is not None:
-            where.append("o.structured = ?")
-            args.append(int(structured))
-        if kind:
-            where.append("o.kind = ?")
-            args.append(kind)
-        if name:
-            where.append("o.name GLOB ?")
-            args.append(name)
-        if python_module:
-            where.append("o.python_module = ?")
-            args.append(python_module)
+        filters = [
+            (key, "o.id IN (SELECT op_id FROM dispatch WHERE key = ?)"),
+            (origin, "o.id IN (SELECT op_id FROM dispatch WHERE origin = ?)"),
+            (tag, "o.id IN (SELECT op_id FROM op_tags WHERE tag = ?)"),
+            (None if structured is None else int(structured), "o.structured = ?"),
+            (kind, "o.kind = ?"),
+            (name, "o.name GLOB ?"),
+            (python_module, "o.python_module = ?"),
+        ]
+        where = [clause for value, clause in filters if value is not None and value != ""]
+        args = [value for value, _clause in filters if value is not None and value != ""]
         sql = "SELECT o.id, o.name, o.kind, o.structured, o.file, o.line FROM ops o"
         if where:
             sql += " WHERE " + " AND ".join(where)

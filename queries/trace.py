@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ..indexer.errors import TgIndexError
 from ..indexer.python_api import CallKind, classify
+from .api import Loc
 
 PY_MODULES = ("nn", "linalg", "special", "fft", "sparse", "nested")
 # Usual spellings -> the dotted name they stand for (longest prefix first).
@@ -44,15 +45,6 @@ SPELLINGS: tuple[tuple[str, str], ...] = (
     ("_C.", "torch._C."),
     *((f"{m}.", f"torch.{m}.") for m in PY_MODULES if m != "nn"),
 )
-
-
-@dataclass(frozen=True)
-class Loc:
-    file: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)
