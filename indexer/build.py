@@ -219,14 +219,6 @@ def _insert_rows(conn: Connection, tables: dict[str, tuple[str, ...]], file_id: 
                                  [(file_id, rel, *r) for r in rows[table]])
 
 
-def _insert_cxx(conn: Connection, file_id: int, rel: str, rows: dict[str, list[tuple]]) -> None:
-    for table, columns in CXX_TABLES.items():
-        if rows[table]:
-            marks = ", ".join("?" * (len(columns) + 2))
-            conn.exec_driver_sql(f"INSERT INTO {table} (file_id, file, {', '.join(columns)}) VALUES ({marks})",
-                                 [(file_id, rel, *r) for r in rows[table]])
-
-
 def _previous(db: Path, root: Path) -> dict[str, str] | None:
     """meta of an index of the same checkout and schema that can be updated in place, else None."""
     if not db.is_file():
@@ -409,7 +401,7 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
                         "VALUES (?, ?, ?, ?, ?, ?, ?)",
                         (next_id, rel, _language(rel), current[rel], len(contents[rel]), errors, status))
                     if rows is not None:
-                        _insert_cxx(conn, next_id, rel, rows)
+                        _insert_rows(conn, CXX_TABLES, next_id, rel, rows)
                     next_id += 1
                     progress("C++/CUDA", done, len(todo))
                 if pool is not None:
