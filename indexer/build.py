@@ -219,6 +219,17 @@ def _insert_rows(conn: Connection, tables: dict[str, tuple[str, ...]], file_id: 
                                  [(file_id, rel, *r) for r in rows[table]])
 
 
+def _read_all(root: Path, rels: list[str], unreadable: dict[str, str]) -> dict[str, bytes]:
+    """The files' bytes; a file that cannot be read goes into unreadable with its reason."""
+    contents: dict[str, bytes] = {}
+    for rel in rels:
+        try:
+            contents[rel] = (root / rel).read_bytes()
+        except OSError as exc:
+            unreadable[rel] = f"skipped: {exc.strerror or exc}"
+    return contents
+
+
 def _previous(db: Path, root: Path) -> dict[str, str] | None:
     """meta of an index of the same checkout and schema that can be updated in place, else None."""
     if not db.is_file():
@@ -269,20 +280,11 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
     yaml_files = {rel: _sha(t.encode()) for rel, t in texts.items()}
 
     sources, outside = discover.walk_sources(root, excludes)
-    contents: dict[str, bytes] = {}
     unreadable: dict[str, str] = {}
-    for rel in sources:
-        try:
-            contents[rel] = (root / rel).read_bytes()
-        except OSError as exc:
-            unreadable[rel] = f"skipped: {exc.strerror or exc}"
+    contents = _read_all(root, sources, unreadable)
     header = contents.get(DISPATCH_STUB_H)
-    py_contents: dict[str, bytes] = {}
-    for rel in python_api.py_source_files(root):  # never leaves the checkout (resolved paths are checked)
-        try:
-            py_contents[rel] = (root / rel).read_bytes()
-        except OSError as exc:
-            unreadable[rel] = f"skipped: {exc.strerror or exc}"
+    # py_source_files never leaves the checkout (resolved paths are checked)
+    py_contents = _read_all(root, python_api.py_source_files(root), unreadable)
     py_key = _py_extractor_hash()
     cxx_key = f"{_extractor_hash()}:{_sha(header) if header else 'default'}:{','.join(sorted(excludes))}"
 
