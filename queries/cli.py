@@ -15,7 +15,7 @@ import typer
 from ..indexer import paths
 from ..indexer.errors import TgIndexError
 from . import render
-from .render import Format
+from .render import ChainFormat, Format
 
 DbOption = Annotated[Optional[Path], typer.Option("--db", help=f"Index database [env: {paths.DB_ENV}; default: the default checkout's index].", show_default=False)]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (same as --format json).")]
@@ -49,33 +49,30 @@ def _main(db: DbOption = None, debug: DebugOption = False) -> None:
 
 @query_app.command("kernels-for")
 def kernels_for_cmd(
-    name: Annotated[str, typer.Argument(help="Op: add.out, aten::add.out, or a bare add for every overload.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Op: add.out, aten::add.out, or a bare add for every overload.")],
     key: Annotated[Optional[list[str]], typer.Option("--key", help="Only this dispatch key (repeatable).")] = None,
     depth: Annotated[int, typer.Option("--depth", min=0, max=10, help="How many helper calls deep to follow the chain.")] = 3,
     as_json: JsonOption = False,
-    fmt: Annotated[Optional[Format], typer.Option("--format", help="text, json, jsonl, dot or mermaid.", show_default=False)] = None,
+    fmt: Annotated[Optional[ChainFormat], typer.Option("--format", help="text, json, jsonl, dot or mermaid.", show_default=False)] = None,
 ) -> None:
     """Where an op runs: per dispatch key the kernel, its definition, and the chain below it (stubs,
     registered kernels per device and CPU capability, launches, __global__ kernels, dtypes, library calls),
     the meta function, and the backward formulas."""
     answers = _index().kernels_for(name, tuple(key or ()), depth)
     out = render.pick(fmt, as_json)
-    if out is Format.text:
-        sys.stdout.write(render.kernels_for_text(answers))
-    elif out is Format.dot:
+    if out == "dot":
         sys.stdout.write(render.kernels_for_dot(answers))
-    elif out is Format.mermaid:
+    elif out == "mermaid":
         sys.stdout.write(render.kernels_for_mermaid(answers))
-    elif out is Format.jsonl:
-        render.emit_jsonl_data(render.kernels_for_data(a) for a in answers)
     else:
-        data = [render.kernels_for_data(a) for a in answers]
-        render.emit_json(data[0] if len(data) == 1 else data)
+        _emit(answers, out, render.kernels_for_text,
+              data=lambda a: render.one_or_many_data([render.kernels_for_data(x) for x in a]),
+              items=lambda a: [render.kernels_for_data(x) for x in a])
 
 
 @query_app.command("trace")
 def trace_cmd(
-    name: Annotated[str, typer.Argument(help="A Python name: torch.nn.LayerNorm (nn.LayerNorm), torch.nn.functional.cross_entropy (F.cross_entropy), torch.add, Tensor.matmul, _VF.lstm, torch.ops.aten.mm.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A Python name: torch.nn.LayerNorm (nn.LayerNorm), torch.nn.functional.cross_entropy (F.cross_entropy), torch.add, Tensor.matmul, _VF.lstm, torch.ops.aten.mm.")],
     key: Annotated[Optional[list[str]], typer.Option("--key", help="Only this dispatch key (repeatable).")] = None,
     chain: Annotated[bool, typer.Option("--chain", help="Each op's whole kernels-for answer (chain, meta, backward), not only its dispatch table.")] = False,
     depth: Annotated[int, typer.Option("--depth", min=0, max=10, help="With --chain: how many helper calls deep to follow the chain.")] = 3,
@@ -85,25 +82,19 @@ def trace_cmd(
 ) -> None:
     """From the Python API to the aten op: the Python hops (file:line each), the aten ops reached, and for
     each op its dispatch table (or with --chain its whole kernels-for answer), decompositions and refs."""
-    result = _index().trace(name, tuple(key or ()), depth, chain, hops)
-    out = render.pick(fmt, as_json)
-    if out is Format.text:
-        sys.stdout.write(render.trace_text(result))
-    elif out is Format.jsonl:
-        render.emit_jsonl_data([render.trace_data(result)])
-    else:
-        render.emit_json(render.trace_data(result))
+    _emit(_index().trace(name, tuple(key or ()), depth, chain, hops), render.pick(fmt, as_json), render.trace_text,
+          data=render.trace_data, items=lambda r: [render.trace_data(r)])
 
 
 @query_app.command("ops-for")
 def ops_for_cmd(
-    name: Annotated[str, typer.Argument(help="A function, a DispatchStub or a __global__ kernel.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A function, a DispatchStub or a __global__ kernel.")],
     depth: Annotated[int, typer.Option("--depth", min=0, max=8, help="How many callers up to walk.")] = 4,
     as_json: JsonOption = False,
     fmt: FormatOption = None,
 ) -> None:
     """The ops (and dispatch keys) whose kernels reach a function, stub or __global__ kernel, with the path."""
-    _emit(_index().ops_for(name, depth), fmt, as_json, render.reach_text)
+    _emit(_index().ops_for(name, depth), render.pick(fmt, as_json), render.reach_text)
 
 
 @query_app.command("doctor")
@@ -111,30 +102,22 @@ def doctor_cmd(
     key: Annotated[Optional[list[str]], typer.Option("--key", help="Only this dispatch key (repeatable).")] = None,
     show_all: Annotated[bool, typer.Option("--all", help="List every unresolved kernel, not the first ten per reason.")] = False,
     as_json: JsonOption = False,
+    fmt: FormatOption = None,
 ) -> None:
     """Every (op, key) whose kernel has no definition in the checkout, grouped by reason, with counts per key."""
     health = _index().doctor(tuple(key or ()))
-    if as_json:
-        render.emit_json(render.doctor_data(health))
-    else:
-        sys.stdout.write(render.doctor_text(health, show=10**9 if show_all else 10))
+    _emit(health, render.pick(fmt, as_json), lambda h: render.doctor_text(h, show=10**9 if show_all else 10),
+          data=render.doctor_data, items=lambda h: render.to_data(h.unresolved))
 
 
 @query_app.command("op")
 def op_cmd(
-    name: Annotated[str, typer.Argument(help="Op: add.out, aten::add.out, or a bare add for every overload.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Op: add.out, aten::add.out, or a bare add for every overload.")],
     as_json: JsonOption = False,
     fmt: FormatOption = None,
 ) -> None:
     """The native_functions.yaml entry: schema, variants, flags, tags, file:line, overloads, derivative."""
-    infos = _index().op(name)
-    out = render.pick(fmt, as_json)
-    if out is Format.text:
-        sys.stdout.write(render.op_text(infos))
-    elif out is Format.jsonl:
-        render.emit_jsonl(infos)
-    else:
-        render.emit_json(render.one_or_many(infos))
+    _emit(_index().op(name), render.pick(fmt, as_json), render.op_text, data=render.one_or_many)
 
 
 @query_app.command("ops")
@@ -152,86 +135,77 @@ def ops_cmd(
     """A filtered list of ops."""
     found = _index().ops(key=key, tag=tag, structured=structured, kind=kind, origin=origin, name=name,
                          python_module=python_module)
-    out = render.pick(fmt, as_json)
-    if out is Format.text:
-        sys.stdout.write(render.ops_text(found))
-    elif out is Format.jsonl:
-        render.emit_jsonl(found)
-    else:
-        render.emit_json(render.to_data(found))
+    _emit(found, render.pick(fmt, as_json), render.ops_text)
 
 
-def _emit(result, fmt: Format | None, as_json: bool, text) -> None:
-    out = render.pick(fmt, as_json)
-    if out is Format.text:
+def _emit(result, out: str, text, *, data=render.to_data, items=None) -> None:
+    """Write a result as text, JSON (data(result)) or JSON lines (items(result), one per line)."""
+    if out == "text":
         sys.stdout.write(text(result))
-    elif out is Format.jsonl:
-        render.emit_jsonl(result if isinstance(result, list) else [result])
+    elif out == "jsonl":
+        rows = items(result) if items is not None else render.to_data(result if isinstance(result, list) else [result])
+        render.emit_jsonl_data(rows)
     else:
-        render.emit_json(render.to_data(result))
+        render.emit_json(data(result))
 
 
 @query_app.command("symbol")
 def symbol_cmd(
-    name: Annotated[str, typer.Argument(help="Function name, qualified name (at::native::add_out_mps) or structured name (add.Tensor).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Function name, qualified name (at::native::add_out_mps) or structured name (add.Tensor).")],
     kind: Annotated[Optional[str], typer.Option("--kind", help="function, method, global_kernel, device_function, meta_func, impl_func.")] = None,
     as_json: JsonOption = False,
     fmt: FormatOption = None,
 ) -> None:
     """C++/CUDA definitions of a name, with file:line ranges."""
-    _emit(_index().symbol(name, kind), fmt, as_json, render.symbols_text)
+    _emit(_index().symbol(name, kind), render.pick(fmt, as_json), render.symbols_text)
 
 
 @query_app.command("stub")
 def stub_cmd(
-    name: Annotated[str, typer.Argument(help="DispatchStub name, e.g. add_stub.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="DispatchStub name, e.g. add_stub.")],
     as_json: JsonOption = False,
     fmt: FormatOption = None,
 ) -> None:
     """A DispatchStub: declaration, definition, every registration per device and CPU capability, callers."""
-    _emit(_index().stub(name), fmt, as_json, render.stub_text)
+    _emit(_index().stub(name), render.pick(fmt, as_json), render.stub_text)
 
 
 @query_app.command("kernel")
 def kernel_cmd(
-    name: Annotated[str, typer.Argument(help="__global__ kernel name (or a functor a launch helper runs).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="__global__ kernel name (or a functor a launch helper runs).")],
     as_json: JsonOption = False,
     fmt: FormatOption = None,
 ) -> None:
     """A __global__ kernel: definition, launch sites, and the AT_DISPATCH dtype sets around its launches."""
-    _emit(_index().kernel(name), fmt, as_json, render.kernel_text)
+    _emit(_index().kernel(name), render.pick(fmt, as_json), render.kernel_text)
 
 
 @query_app.command("callers")
 def callers_cmd(
-    name: Annotated[str, typer.Argument(help="Function name (last component matches) or a qualified suffix like cuda::blas::gemm.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Function name (last component matches) or a qualified suffix like cuda::blas::gemm.")],
     as_json: JsonOption = False,
     fmt: FormatOption = None,
 ) -> None:
     """Where a function is called, by name: caller, call as written, file:line."""
-    _emit(_index().callers(name), fmt, as_json, render.uses_text)
+    _emit(_index().callers(name), render.pick(fmt, as_json), render.uses_text)
 
 
 @query_app.command("sql")
 def sql_cmd(
-    query: Annotated[str, typer.Argument(help="SQL to run on a read-only connection (tables and views in the README).")],
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="SQL to run on a read-only connection (tables and views in the README).")],
     as_json: JsonOption = False,
     fmt: FormatOption = None,
 ) -> None:
     """Run ad-hoc SQL on a read-only connection; a write is refused and changes nothing."""
     columns, rows = _index().sql(query)
-    out = render.pick(fmt, as_json)
-    if out is Format.text:
-        sys.stdout.write(render.sql_text(columns, rows))
-    elif out is Format.jsonl:
-        render.emit_jsonl(dict(zip(columns, r)) for r in rows)
-    else:
-        render.emit_json([dict(zip(columns, r)) for r in rows])
+    as_rows = [dict(zip(columns, r)) for r in rows]
+    _emit((columns, rows), render.pick(fmt, as_json), lambda r: render.sql_text(*r),
+          data=lambda r: as_rows, items=lambda r: as_rows)
 
 
 @query_app.command("export")
 def export_cmd(
-    table: Annotated[str, typer.Argument(help="What to export: dispatch, ops, derivatives, definitions, stubs, launches, registrations, type-dispatch, calls, library-calls.")],
+    table: Annotated[str, typer.Argument(metavar="TABLE", help="What to export: dispatch, ops, derivatives, definitions, stubs, launches, registrations, type-dispatch, calls, library-calls.")],
 ) -> None:
     """Every row of a table as JSON lines (fields in the README)."""
     render.emit_jsonl(_index().export(table))
@@ -243,16 +217,14 @@ def info_cmd(as_json: JsonOption = False, fmt: FormatOption = None) -> None:
     ix = _index()
     meta = ix.meta()
     meta["db"] = str(ix.path)
-    if render.pick(fmt, as_json) is Format.text:
-        width = max(len(k) for k in meta)
-        sys.stdout.write("".join(f"{k.ljust(width)}  {v}\n" for k, v in meta.items()))
-    else:
-        render.emit_json(meta)
+    width = max(len(k) for k in meta)
+    _emit(meta, render.pick(fmt, as_json), lambda m: "".join(f"{k.ljust(width)}  {v}\n" for k, v in m.items()),
+          data=lambda m: m, items=lambda m: [m])
 
 
 @index_app.command()
 def index_cmd(
-    checkout: Annotated[Optional[Path], typer.Argument(help="PyTorch checkout [default: $TILEGYM_SKILL_CACHE_DIR/pytorch-source, ~/.cache/tilegym/pytorch-source].", show_default=False)] = None,
+    checkout: Annotated[Optional[Path], typer.Argument(metavar="CHECKOUT", help="PyTorch checkout [default: $TILEGYM_SKILL_CACHE_DIR/pytorch-source, ~/.cache/tilegym/pytorch-source].", show_default=False)] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="Where to write the index [default: ~/.cache/tilegym/index/<checkout folder>.db].", show_default=False)] = None,
     exclude: Annotated[Optional[list[str]], typer.Option("--exclude", help="Folder name or checkout-relative path not to walk (repeatable; replaces the default list).", show_default=False)] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that parse C++/CUDA [default: all cores].", show_default=False)] = None,

@@ -12,6 +12,16 @@ from .api import (Backward, Health, KernelInfo, KernelsFor, OpInfo, OpSummary, R
 
 
 class Format(str, Enum):
+    """The output of every read command."""
+
+    text = "text"
+    json = "json"
+    jsonl = "jsonl"
+
+
+class ChainFormat(str, Enum):
+    """kernels-for also draws its chain."""
+
     text = "text"
     json = "json"
     jsonl = "jsonl"
@@ -19,11 +29,11 @@ class Format(str, Enum):
     mermaid = "mermaid"
 
 
-def pick(fmt: Format | None, as_json: bool) -> Format:
+def pick(fmt: Format | ChainFormat | None, as_json: bool) -> str:
     """--json wins; otherwise the --format given, text by default."""
     if as_json:
-        return Format.json
-    return fmt or Format.text
+        return "json"
+    return fmt.value if fmt is not None else "text"
 
 
 def emit_json(data: Any) -> None:
@@ -45,7 +55,10 @@ def emit_jsonl_data(items: Iterable[Any]) -> None:
 
 def one_or_many(items: list[Any]) -> Any:
     """A single answer is an object; several (a bare name with overloads) a list of them."""
-    data = to_data(items)
+    return one_or_many_data(to_data(items))
+
+
+def one_or_many_data(data: list[Any]) -> Any:
     return data[0] if len(data) == 1 else data
 
 
