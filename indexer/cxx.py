@@ -592,9 +592,17 @@ class StubMacros:
         return _stub_lookup(self)[0].get((context, macro), ())
 
 
-@functools.lru_cache(maxsize=8)
+_STUB_LOOKUPS: dict[int, tuple[StubMacros, dict, frozenset[str]]] = {}
+
+
 def _stub_lookup(sm: StubMacros) -> tuple[dict[tuple[str, str], tuple[StubExpansion, ...]], frozenset[str]]:
-    return {(c, m): e for c, m, e in sm.table}, frozenset(m for _, m, _ in sm.table)
+    # by identity: hashing the whole table on every call costs more than the lookup
+    got = _STUB_LOOKUPS.get(id(sm))
+    if got is None or got[0] is not sm:
+        if len(_STUB_LOOKUPS) >= 8:
+            _STUB_LOOKUPS.clear()
+        got = _STUB_LOOKUPS[id(sm)] = (sm, {(c, m): e for c, m, e in sm.table}, frozenset(m for _, m, _ in sm.table))
+    return got[1], got[2]
 
 
 _DEVICE_NAMES = {"PRIVATEUSE1": "PrivateUse1"}
@@ -879,6 +887,11 @@ _DEVICE_ARG = re.compile(
     r"(?:(?:at::|c10::)?(?:DeviceType::\w+|k(?:CPU|CUDA|MPS|XPU|HIP|MTIA|PrivateUse1|Meta)))|"
     r".*\bdevice_type\(\)|.*\.device\(\)\.type\(\)|.*\bdevice\.type\(\)|device_type|.*_device_type\(\)"
 )
+
+# Every text _DEVICE_ARG matches holds "device"/"DeviceType" or k + a device
+# name, whatever lies between their letters (the match is on the text without whitespace).
+_DEVICE_HINT = re.compile(rb"e\W*v\W*i\W*c\W*e|k\W*[CMXHP]")
+_MEMBER_FIELDS = ("impl", "def", "fallback")
 
 _LIBRARY_FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (f, re.compile(p))
@@ -1209,26 +1222,53 @@ def _blank_lambda_qualifier(m: re.Match[bytes]) -> bytes:
     return b"]" + re.sub(rb"[^\n]", b" ", m.group(1))
 
 
-_MACRO_SITE = re.compile(
-    rb"\b(?:TORCH_(?:PRECOMPUTE_)?META_FUNC2?|TORCH_IMPL_FUNC|TORCH_LIBRARY(?:_IMPL|_FRAGMENT)?|[A-Z][A-Z0-9_]*_DISPATCH)\b"
-)
-_STUB_NAME = re.compile(rb"_stub\b")  # the name is extended to the left in _identifier_nodes
+# Macro sites: whole words TORCH_META_FUNC(2), TORCH_PRECOMPUTE_META_FUNC(2),
+# TORCH_IMPL_FUNC, TORCH_LIBRARY(_IMPL|_FRAGMENT), and [A-Z][A-Z0-9_]*_DISPATCH.
+# Found from their literal tails (a scan that starts with a literal is fast)
+# and extended to the whole word.
+_SITE_TAIL = re.compile(rb"(?:TORCH_(?:PRECOMPUTE_)?META_FUNC2?|TORCH_IMPL_FUNC|TORCH_LIBRARY(?:_IMPL|_FRAGMENT)?|_DISPATCH)(?!\w)")
+_SITE_WORDS = frozenset(
+    w + s for w in (b"TORCH_META_FUNC", b"TORCH_PRECOMPUTE_META_FUNC") for s in (b"", b"2")
+) | {b"TORCH_IMPL_FUNC", b"TORCH_LIBRARY", b"TORCH_LIBRARY_IMPL", b"TORCH_LIBRARY_FRAGMENT"}
+_UPPER_WORD = re.compile(rb"[A-Z][A-Z0-9_]*")
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_STUB_TAIL = re.compile(rb"_stub\b")
+
+
+def _macro_site_spans(source: bytes) -> list[tuple[int, int]]:
+    out = []
+    for m in _SITE_TAIL.finditer(source):
+        a, b = m.start(), m.end()
+        while a > 0 and source[a - 1] in _WORD_BYTES:
+            a -= 1
+        word = source[a:b]
+        if word in _SITE_WORDS or (word.endswith(b"_DISPATCH") and _UPPER_WORD.fullmatch(word)):
+            out.append((a, b))
+    return out
+
+
+def _stub_name_spans(source: bytes) -> list[tuple[int, int]]:
+    out = []
+    for m in _STUB_TAIL.finditer(source):
+        a, b = m.start(), m.end()
+        while a > 0 and (chr(source[a - 1]).isalnum() or source[a - 1] == 0x5F):
+            a -= 1
+        if a != m.start():
+            out.append((a, b))
+    return out
+
+
 _IDENTIFIERS = frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"})
 
 
-def _identifier_nodes(root, pattern: re.Pattern[bytes], source: bytes) -> list:
-    """Identifier nodes whose text matches pattern (comments, strings and
-    #define bodies are not identifiers, so they drop out)."""
+def _identifier_nodes(root, spans: list[tuple[int, int]]) -> list:
+    """Identifier nodes that span exactly the given byte ranges (comments,
+    strings and #define bodies are not identifiers, so they drop out)."""
     out = []
-    for m in pattern.finditer(source):
-        a, b = m.start(), m.end()
-        if pattern is _STUB_NAME:
-            while a > 0 and (chr(source[a - 1]).isalnum() or source[a - 1] == 0x5F):
-                a -= 1
-            if a == m.start():
-                continue
-        n = root.named_descendant_for_byte_range(a, b)
-        if n is not None and n.type in _IDENTIFIERS and n.start_byte == a and n.end_byte == b:
+    descendant = root.named_descendant_for_byte_range
+    for a, b in spans:
+        n = descendant(a, b)
+        if n is not None and n.start_byte == a and n.end_byte == b and n.type in _IDENTIFIERS:
             out.append(n)
     return out
 
@@ -1376,7 +1416,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     stubs: list[StubFact] = []
     lookup, stub_names = _stub_lookup(macros)
     root = tree.root_node
-    for n in _identifier_nodes(root, _MACRO_SITE, source):
+    for n in _identifier_nodes(root, _macro_site_spans(source)):
         p = n.parent
         if p is not None and p.type.startswith("preproc_") and p.type not in ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"):
             continue
@@ -1424,47 +1464,80 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     member_calls: list[tuple[int, object, str, str]] = []  # (offset, node, object, field) for m.impl ...
     dispatch_wrappers = {k: d for k, d in local.items() if "AT_DISPATCH" in d.body}
     declared_stubs = {s.stub for s in stubs}
+    orig = original
+    callee_info: dict[bytes, tuple] = {}  # written callee -> what the checks below derive from it alone
+
+    def info_of(callee: str) -> tuple:
+        last = _last_component(callee)
+        plain = _without_template_args(callee) if "<" in callee else callee
+        family = None
+        if _LIBRARY_HINT.search(plain):
+            for fam, rx in _LIBRARY_FAMILIES:
+                if rx.search(plain) or (fam == "cublas" and language == "cuda" and plain.startswith("blas::")):
+                    family = fam
+                    break
+        return (
+            callee,
+            last,
+            last.startswith("AT_DISPATCH") or last in dispatch_wrappers,
+            last.endswith("_stub") or last in declared_stubs,
+            last[:1].islower(),
+            _HELPER.fullmatch(last) is not None,
+            family,
+        )
+
+    caller_at = f.caller_at
     for node in get("call"):
         fn = node.child_by_field_name("function")
         if fn is None:
             continue
-        if fn.end_byte - fn.start_byte > 200:  # a long chain (`py::class_<...>(...).def(...)...`)
+        fs, fe = fn.start_byte, fn.end_byte
+        if fe - fs > 200:  # a long chain (`py::class_<...>(...).def(...)...`)
             fld = fn.child_by_field_name("field") if fn.type == "field_expression" else None
-            callee = f"(...).{_dec(fld.text)}" if fld is not None else _nospace(f.text(fn))[:200]
+            callee = f"(...).{_dec(fld.text)}" if fld is not None else _nospace(_dec(orig[fs:fe]))[:200]
+            info = info_of(callee)
         else:
-            callee = _nospace(f.text(fn))
-        last = _last_component(callee)
+            raw = orig[fs:fe]
+            info = callee_info.get(raw)
+            if info is None:
+                info = callee_info[raw] = info_of(_nospace(_dec(raw)))
+        callee, last, dispatchy, stubby, lower, helper, family = info
         off = node.start_byte
         line = node.start_point[0] + 1
-        caller = f.caller_at(off)
-        if fn.type == "field_expression":
+        caller = caller_at(off)
+        fn_type = fn.type
+        if last in _MEMBER_FIELDS and fn_type == "field_expression":  # the field is the last component
             fld = fn.child_by_field_name("field")
             obj = fn.child_by_field_name("argument")
-            if fld is not None and obj is not None and obj.type == "identifier" and _dec(fld.text) in ("impl", "def", "fallback"):
+            if fld is not None and obj is not None and obj.type == "identifier" and _dec(fld.text) in _MEMBER_FIELDS:
                 member_calls.append((off, node, _nospace(f.text(obj)), _dec(fld.text)))
         calls.append(CallFact(caller, callee, last, line))
-        if last.startswith("AT_DISPATCH") or last in dispatch_wrappers:
+        if dispatchy:
             d = _dtype_dispatch(f, node, callee, last, caller, line, dispatch_wrappers, local)
             if d is not None:
                 dtypes.append(d)
             continue
-        args_node = node.child_by_field_name("arguments")
-        if caller is not None and fn.type in ("identifier", "qualified_identifier"):
-            if last.endswith("_stub") or last in declared_stubs:
+        if caller is not None and (fn_type == "identifier" or fn_type == "qualified_identifier"):
+            if stubby:
                 stub_uses.append(StubUseFact(last, caller, line, "call"))
-            elif args_node is not None and args_node.named_child_count > 0:
-                first = args_node.named_children[0]
-                if first.type != "comment" and _DEVICE_ARG.fullmatch(_nospace(f.text(first))) and last[:1].islower():
-                    stub_uses.append(StubUseFact(last, caller, line, "call"))
-        if _HELPER.fullmatch(last) and args_node is not None:
-            launches.append(_helper_launch(f, fn, last, args_node, caller, line))
-        plain = _without_template_args(callee) if "<" in callee else callee
-        for fam, rx in (_LIBRARY_FAMILIES if _LIBRARY_HINT.search(plain) else ()):
-            if rx.search(plain) or (fam == "cublas" and language == "cuda" and plain.startswith("blas::")):
-                libcalls.append(LibraryCallFact(fam, callee, caller, line))
-                break
+            elif lower:
+                args_node = node.child_by_field_name("arguments")
+                if args_node is not None and args_node.named_child_count > 0:
+                    first = args_node.named_child(0)
+                    if (
+                        first.type != "comment"
+                        and _DEVICE_HINT.search(orig, first.start_byte, first.end_byte)
+                        and _DEVICE_ARG.fullmatch(_nospace(f.text(first)))
+                    ):
+                        stub_uses.append(StubUseFact(last, caller, line, "call"))
+        if helper:
+            args_node = node.child_by_field_name("arguments")
+            if args_node is not None:
+                launches.append(_helper_launch(f, fn, last, args_node, caller, line))
+        if family is not None:
+            libcalls.append(LibraryCallFact(family, callee, caller, line))
 
-    for n in _identifier_nodes(root, _STUB_NAME, source):
+    for n in _identifier_nodes(root, _stub_name_spans(source)):
         p = n.parent
         if p is not None and p.type == "qualified_identifier":
             n, p = p, p.parent
