@@ -13,6 +13,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
 import sqlite3
 import sys
 import time
@@ -219,6 +220,20 @@ def _insert_rows(conn: Connection, tables: dict[str, tuple[str, ...]], file_id: 
                                  [(file_id, rel, *r) for r in rows[table]])
 
 
+def _remove_orphans(db: Path) -> None:
+    """Temporary files of builds that were killed (kill -9 leaves no chance to clean up)."""
+    for path in db.parent.glob(f".{db.name}.*.tmp"):
+        pid = path.name[len(db.name) + 2:-len(".tmp")]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            path.unlink(missing_ok=True)
+        except PermissionError:  # another user's live process
+            continue
+
+
 def _read_all(root: Path, rels: list[str], unreadable: dict[str, str]) -> dict[str, bytes]:
     """The files' bytes; a file that cannot be read goes into unreadable with its reason."""
     contents: dict[str, bytes] = {}
@@ -259,8 +274,14 @@ def _py_extractor_hash() -> str:
 
 
 def _pool(jobs: int, header: bytes | None):
+    """Workers that ignore Ctrl-C (they inherit that from the moment they start): the main process
+    handles it, stops them and removes the temporary file."""
     ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    return ctx.Pool(jobs, initializer=_init_worker, initargs=(header,))
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return ctx.Pool(jobs, initializer=_init_worker, initargs=(header,))
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
@@ -292,6 +313,7 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
     db.parent.mkdir(parents=True, exist_ok=True)
     tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
+    _remove_orphans(db)
     old_files: dict[str, tuple[int, str]] = {}
     if previous is not None:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:

@@ -7,3 +7,7 @@ class TgIndexError(Exception):
 
 class SourceError(TgIndexError):
     """A source file of the checkout that cannot be read as expected (carries file:line)."""
+
+
+class Interrupted(TgIndexError):
+    """The user stopped a build (Ctrl-C); the index on disk is the one from before."""

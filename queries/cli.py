@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..indexer import paths
-from ..indexer.errors import TgIndexError
+from ..indexer.errors import Interrupted, TgIndexError
 from . import render
 from .render import ChainFormat, Format
 
@@ -240,10 +240,14 @@ def index_cmd(
     root = checkout if checkout is not None else paths.default_checkout()
     target = db if db is not None else paths.index_for(root)
     run = partial(build, excludes=tuple(exclude) if exclude else DEFAULT_EXCLUDES, jobs=jobs)
-    if quiet or not sys.stderr.isatty():
-        summary = run(root, target)
-    else:
-        summary = _build_with_bar(root, target, run)
+    try:
+        if quiet or not sys.stderr.isatty():
+            summary = run(root, target)
+        else:
+            summary = _build_with_bar(root, target, run)
+    except KeyboardInterrupt:
+        # Click would turn Ctrl-C into a silent exit; say what it means for the index.
+        raise Interrupted(f"interrupted; the index at {target} is as it was before") from None
     print(summary)
 
 
@@ -266,16 +270,14 @@ def _run(app: typer.Typer, prog: str) -> None:
     debug = "--debug" in sys.argv[1:]
     try:
         app(prog_name=prog)
+    except Interrupted as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(130)
     except TgIndexError as exc:
         if debug:
             raise
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(1)
-    except KeyboardInterrupt:
-        if debug:
-            raise
-        print("error: interrupted; the previous index (if any) is untouched", file=sys.stderr)
-        sys.exit(130)
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(0)
