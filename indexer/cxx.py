@@ -410,11 +410,16 @@ def _substitute(d: _Define, args: list[str]) -> str:
     return re.sub(r"\s*##\s*", "", out)
 
 
+@functools.lru_cache(maxsize=256)
+def _macro_call_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\s*\(")
+
+
 def _expand_text(text: str, defines: dict[str, _Define], depth: int = 0) -> str:
     """Expand calls of the given function-like macros in text (recursively, bounded)."""
     if depth > 6 or not defines:
         return text
-    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in defines) + r")\s*\(")
+    pattern = _macro_call_pattern(tuple(defines))
     src = text.encode()
     out: list[bytes] = []
     last = 0
@@ -855,6 +860,40 @@ def _tools(name: str):
     return ts.Parser(lang), ts.Query(lang, query_source(name))
 
 
+@functools.lru_cache(maxsize=None)
+def _skip_query(name: str):
+    import tree_sitter as ts
+
+    return ts.Query(_language(name), (_SCM / "lazy" / "skip.scm").read_text())
+
+
+def _skip_nodes(root, language: str) -> list:
+    import tree_sitter as ts
+
+    return ts.QueryCursor(_skip_query(language)).captures(root).get("skip", []) if root is not None else []
+
+
+def _damage(root) -> tuple[list, list]:
+    """The ERROR and MISSING nodes of a tree, in document order.
+
+    Walks only the nodes that hold parse damage (has_error), which is far
+    cheaper than an (ERROR)/(MISSING) query over every node; an ERROR nested
+    in an ERROR may not say has_error itself, so ERROR nodes are entered too."""
+    errors: list = []
+    missing: list = []
+    if not root.has_error:
+        return errors, missing
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.is_missing:
+            missing.append(n)
+        elif n.is_error:
+            errors.append(n)
+        stack.extend(c for c in reversed(n.children) if c.has_error or c.is_error)
+    return errors, missing
+
+
 def parse(source: bytes, language: str):
     """Bare parse (for benchmarks): the tree."""
     return _tools(language)[0].parse(source)
@@ -941,6 +980,30 @@ _BUILTIN_REGISTRATION_MACROS.update(
 _SCOPES = {"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"}
 
 
+_CALLEE_FACTS: dict[tuple[str, str], tuple[str, bool, bool, str | None]] = {}
+
+
+def _callee_facts(callee: str, language: str) -> tuple[str, bool, bool, str | None]:
+    """What a written callee alone says: last component, lowercase start,
+    launch helper, library family. Memoised across files (callees repeat)."""
+    key = (callee, language)
+    got = _CALLEE_FACTS.get(key)
+    if got is None:
+        last = _last_component(callee)
+        plain = _without_template_args(callee) if "<" in callee else callee
+        family = None
+        if _LIBRARY_HINT.search(plain):
+            for fam, rx in _LIBRARY_FAMILIES:
+                if rx.search(plain) or (fam == "cublas" and language == "cuda" and plain.startswith("blas::")):
+                    family = fam
+                    break
+        got = (last, last[:1].islower(), _HELPER.fullmatch(last) is not None, family)
+        if len(_CALLEE_FACTS) > 200_000:
+            _CALLEE_FACTS.clear()
+        _CALLEE_FACTS[key] = got
+    return got
+
+
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 _COMPONENT_SEP = re.compile(r"::|\.|->")
 
@@ -1022,11 +1085,13 @@ class _File:
         self.language = language
         self.context = compile_context(path)
         self._newlines: list[int] | None = None
-        self.skip: list[tuple[int, int]] = []
+        self.root = None  # the tree's root node, for the skip query run on demand
+        self._skip: list[tuple[int, int]] | None = None
         self.define_names: set[int] = set()  # offsets of #define names
         self.defines: list[tuple[int, int]] = []  # (name, end of body) of every function-like #define
         self.damaged = False  # the tree has ERROR or MISSING nodes at namespace level
         self._namespaces: list[tuple[int, int, str]] | None = None
+        self.scopes: dict = {}  # _scope_prefix's walks, by the node they start at
         # enclosing-function lookup
         self.ranges: list[tuple[int, int, str]] = []
         self._starts: list[int] = []
@@ -1080,8 +1145,11 @@ class _File:
         return k >= 0 and self.defines[k][0] <= offset < self.defines[k][1]
 
     def in_skip(self, offset: int) -> bool:
-        k = bisect.bisect_right(self.skip, (offset, 1 << 62)) - 1
-        return k >= 0 and self.skip[k][0] <= offset < self.skip[k][1]
+        """Whether offset is in a comment, a string or char literal or a preprocessor argument."""
+        if self._skip is None:
+            self._skip = sorted((n.start_byte, n.end_byte) for n in _skip_nodes(self.root, self.language))
+        k = bisect.bisect_right(self._skip, (offset, 1 << 62)) - 1
+        return k >= 0 and self._skip[k][0] <= offset < self._skip[k][1]
 
 
 def _scope_damage(src: bytes, errors, missing) -> bool:
@@ -1111,19 +1179,34 @@ def _scope_prefix(node, f: _File | None = None) -> tuple[list[str], bool, bool]:
     With f: when parse damage has left the node outside every namespace
     tree-sitter saw (Objective-C++ message sends, unbalanced macros), the
     namespaces that the file's braces put around it are used instead."""
-    parts: list[str] = []
-    in_class = False
-    is_template = False
     p = node.parent
-    first = True
+    is_template = p is not None and p.type == "template_declaration"
+    while p is not None and p.type == "template_declaration":
+        p = p.parent
+    # definitions in one namespace or class share the walk above them: once per file
+    memo = f.scopes if f is not None else None
+    key = p.id if p is not None else None
+    got = memo.get(key) if memo is not None else None
+    if got is None:
+        got = _scope_walk(p)
+        if memo is not None:
+            memo[key] = got
+    parts, namespaces, in_class, local, nested = got
+    if f is not None and not local and (f.damaged or nested):
+        # the braces of the text decide the namespaces where they differ from the damaged tree's
+        text_ns = f.namespaces_at(node.start_byte)
+        if text_ns and "::".join(text_ns) != "::".join(namespaces):
+            return text_ns + parts[len(namespaces):], is_template, in_class
+    return list(parts), is_template, in_class
+
+
+def _scope_walk(p) -> tuple[list[str], list[str], bool, bool, bool]:
+    """From p up: (scopes outermost first, namespaces outermost first, in_class, local, nested)."""
+    parts: list[str] = []
     namespaces: list[str] = []
-    local = nested = False
+    in_class = local = nested = False
     while p is not None:
         t = p.type
-        if first and t == "template_declaration":
-            is_template = True
-        if t != "template_declaration":
-            first = False
         if t == "namespace_definition":
             nm = p.child_by_field_name("name")
             parts.append(_nospace(_dec(nm.text)) if nm is not None else "(anonymous)")
@@ -1139,12 +1222,8 @@ def _scope_prefix(node, f: _File | None = None) -> tuple[list[str], bool, bool]:
             nested = True  # a function inside a block is parse damage: C++ has no nested functions
         p = p.parent
     parts.reverse()
-    if f is not None and not local and (f.damaged or nested):
-        # the braces of the text decide the namespaces where they differ from the damaged tree's
-        text_ns = f.namespaces_at(node.start_byte)
-        if text_ns and "::".join(text_ns) != "::".join(namespaces[::-1]):
-            parts = text_ns + parts[len(namespaces):]
-    return parts, is_template, in_class
+    namespaces.reverse()
+    return parts, namespaces, in_class, local, nested
 
 
 def _function_declarator(decl):
@@ -1226,7 +1305,10 @@ def _blank_lambda_qualifier(m: re.Match[bytes]) -> bytes:
 # TORCH_IMPL_FUNC, TORCH_LIBRARY(_IMPL|_FRAGMENT), and [A-Z][A-Z0-9_]*_DISPATCH.
 # Found from their literal tails (a scan that starts with a literal is fast)
 # and extended to the whole word.
-_SITE_TAIL = re.compile(rb"(?:TORCH_(?:PRECOMPUTE_)?META_FUNC2?|TORCH_IMPL_FUNC|TORCH_LIBRARY(?:_IMPL|_FRAGMENT)?|_DISPATCH)(?!\w)")
+_SITE_TAILS = (
+    re.compile(rb"TORCH_(?:PRECOMPUTE_META_FUNC2?|META_FUNC2?|IMPL_FUNC|LIBRARY(?:_IMPL|_FRAGMENT)?)(?!\w)"),
+    re.compile(rb"_DISPATCH(?!\w)"),
+)
 _SITE_WORDS = frozenset(
     w + s for w in (b"TORCH_META_FUNC", b"TORCH_PRECOMPUTE_META_FUNC") for s in (b"", b"2")
 ) | {b"TORCH_IMPL_FUNC", b"TORCH_LIBRARY", b"TORCH_LIBRARY_IMPL", b"TORCH_LIBRARY_FRAGMENT"}
@@ -1237,13 +1319,15 @@ _STUB_TAIL = re.compile(rb"_stub\b")
 
 def _macro_site_spans(source: bytes) -> list[tuple[int, int]]:
     out = []
-    for m in _SITE_TAIL.finditer(source):
-        a, b = m.start(), m.end()
-        while a > 0 and source[a - 1] in _WORD_BYTES:
-            a -= 1
-        word = source[a:b]
-        if word in _SITE_WORDS or (word.endswith(b"_DISPATCH") and _UPPER_WORD.fullmatch(word)):
-            out.append((a, b))
+    for tail in _SITE_TAILS:  # a word ends in at most one of them
+        for m in tail.finditer(source):
+            a, b = m.start(), m.end()
+            while a > 0 and source[a - 1] in _WORD_BYTES:
+                a -= 1
+            word = source[a:b]
+            if word in _SITE_WORDS or (word.endswith(b"_DISPATCH") and _UPPER_WORD.fullmatch(word)):
+                out.append((a, b))
+    out.sort()
     return out
 
 
@@ -1332,9 +1416,10 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     f.orig = original
     get = lambda k: caps.get(k, ())  # noqa: E731
 
-    parse_errors = len(get("error")) + len(get("missing"))
-    f.damaged = _scope_damage(source, get("error"), get("missing"))
-    f.skip = sorted((n.start_byte, n.end_byte) for n in get("skip"))
+    errors, missing = _damage(tree.root_node)
+    parse_errors = len(errors) + len(missing)
+    f.damaged = _scope_damage(source, errors, missing)
+    f.root = tree.root_node
 
     # ---- the file's own function-like macros
     local: dict[str, _Define] = {}
@@ -1468,21 +1553,14 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     callee_info: dict[bytes, tuple] = {}  # written callee -> what the checks below derive from it alone
 
     def info_of(callee: str) -> tuple:
-        last = _last_component(callee)
-        plain = _without_template_args(callee) if "<" in callee else callee
-        family = None
-        if _LIBRARY_HINT.search(plain):
-            for fam, rx in _LIBRARY_FAMILIES:
-                if rx.search(plain) or (fam == "cublas" and language == "cuda" and plain.startswith("blas::")):
-                    family = fam
-                    break
+        last, lower, helper, family = _callee_facts(callee, language)
         return (
             callee,
             last,
             last.startswith("AT_DISPATCH") or last in dispatch_wrappers,
             last.endswith("_stub") or last in declared_stubs,
-            last[:1].islower(),
-            _HELPER.fullmatch(last) is not None,
+            lower,
+            helper,
             family,
         )
 
@@ -1558,7 +1636,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
         config = tuple(_norm(f.text(c)) for c in cfg.named_children if c.type != "comment")
         seen_chevrons.add(cfg.start_byte)
         launches.append(LaunchFact("triple_chevron", kernel, targs, config, f.caller_at(node.start_byte), cfg.start_point[0] + 1))
-    texts = [(n.parent, "define") for n in get("define.name")] + [(n, "error") for n in get("error")]
+    texts = [(n.parent, "define") for n in get("define.name")] + [(n, "error") for n in errors]
     for holder, what in texts:
         body_node = holder.child_by_field_name("value") if what == "define" else holder
         if body_node is None or b"<<<" not in source[body_node.start_byte : body_node.end_byte]:
@@ -1640,7 +1718,7 @@ def _macro_definitions(f: _File, root, local: dict[str, _Define]) -> CxxFacts | 
     snippet_line = 1
     for m in pattern.finditer(src):
         a = m.start()
-        if f.in_skip(a) or a in f.define_names or f.caller_at(a) is not None:
+        if a in f.define_names or f.caller_at(a) is not None or f.in_skip(a):
             continue
         if f.in_define(a):
             continue  # inside another #define's body
@@ -1761,7 +1839,7 @@ def _text_launches(f: _File, start: int, end: int, macro: str | None) -> list[tu
     out = []
     for m in _TEXT_LAUNCH.finditer(f.src, start, end):
         chevron = m.end() - 3
-        if f.in_skip(m.start()) and macro is None:
+        if macro is None and f.in_skip(m.start()):
             continue
         close = f.src.find(b">>>", chevron, end)
         if close < 0:
@@ -2001,7 +2079,7 @@ def _registrations(f: _File, blocks: list, member_calls: list, local: dict[str, 
         if pattern is None:
             continue
         for m in pattern.finditer(f.orig, rng[0], rng[1]):
-            if f.in_skip(m.start()) or m.start() in f.define_names or (m.start() > 0 and f.orig[m.start() - 1 : m.start()] in (b".", b">")):
+            if m.start() in f.define_names or (m.start() > 0 and f.orig[m.start() - 1 : m.start()] in (b".", b">")) or f.in_skip(m.start()):
                 continue
             parsed = _balanced_args(f.orig, m.end() - 1)
             if parsed is None:
