@@ -6,6 +6,12 @@ It parses once with tree-sitter (tree-sitter-cpp, or tree-sitter-cuda for
 from the .scm files next to this module (scm/cpp/*.scm, plus scm/cuda/*.scm
 for CUDA), and turns the captures into frozen facts.
 
+Cost: every pattern in a query costs a walk over every node, so the combined
+query holds only what most files need. The skip ranges (comments, literals;
+scm/lazy/skip.scm) are queried only when a textual scan has a candidate to
+check, and ERROR/MISSING nodes are found by walking the nodes that report
+has_error. Work that depends only on a written callee is memoised.
+
 Conventions (documented here once, relied on by the linker):
 
 - Lines are 1-based ints; the file is `CxxFacts.path` (relative to the
