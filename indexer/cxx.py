@@ -876,7 +876,13 @@ def _skip_query(name: str):
 def _skip_nodes(root, language: str) -> list:
     import tree_sitter as ts
 
-    return ts.QueryCursor(_skip_query(language)).captures(root).get("skip", []) if root is not None else []
+    if root is None:
+        return []
+    return sorted(ts.QueryCursor(_skip_query(language)).captures(root).get("skip", []), key=_position)
+
+
+def _position(node) -> tuple[int, int]:
+    return node.start_byte, node.end_byte
 
 
 def _damage(root) -> tuple[list, list]:
@@ -1417,7 +1423,9 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
         source = _LAMBDA_QUALIFIERS.sub(_blank_lambda_qualifier, source)
     parser, query = _tools(language)
     tree = parser.parse(source)
-    caps = ts.QueryCursor(query).captures(tree.root_node)
+    # tree-sitter does not return captures in document order; sorted, the facts do not depend on it
+    # (a macro #defined twice: the later one wins, as in the preprocessor).
+    caps = {k: sorted(v, key=_position) for k, v in ts.QueryCursor(query).captures(tree.root_node).items()}
     f = _File(source, path, macros, language)
     f.orig = original
     get = lambda k: caps.get(k, ())  # noqa: E731
