@@ -1,0 +1,63 @@
+"""The C++ chain and the Python trace on PyTorch 1.13.1, whose sources differ from 2.6.0 in layout and macros."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ..conftest import BIN
+
+
+@pytest.fixture(scope="module")
+def index(real_dbs):
+    from tg_index.queries.api import Index
+
+    return Index.open(real_dbs("1.13.1"))
+
+
+def test_doctor_on_1_13_1(index):
+    health = {k.key: k for k in index.doctor(("CPU", "CUDA", "Meta")).keys}
+    for key in ("CPU", "CUDA", "Meta"):
+        assert health[key].rows > 600
+        assert health[key].unresolved_share <= 0.01, (key, health[key])
+
+
+def test_kernels_for_json_runs_for_every_op(real_dbs):
+    code = (
+        "import json, sys\n"
+        "from tg_index.queries.api import Index\n"
+        "from tg_index.queries.render import kernels_for_data\n"
+        "ix = Index.open(sys.argv[1])\n"
+        "names = [r[0] for r in ix.conn.execute('SELECT name FROM ops')]\n"
+        "for n in names:\n"
+        "    for a in ix.kernels_for(n):\n"
+        "        json.dumps(kernels_for_data(a))\n"
+        "print(len(names))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(real_dbs("1.13.1"))], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout) > 2900
+
+
+def test_softmax_cpu_chain_on_1_13_1(index):
+    """1.13.1: TORCH_IMPL_FUNC(softmax_cpu_out) calls softmax_lastdim_kernel, registered in cpu/SoftMaxKernel.cpp."""
+    answer = next(a for a in index.kernels_for("_softmax.out", ("CPU",)) if a.op == "_softmax.out")
+    [row] = answer.keys
+    assert row.definition.file == "aten/src/ATen/native/SoftMax.cpp"
+    assert row.qualified_name == "at::native::structured_softmax_cpu_out::impl"
+    assert any(s.kind == "stub" and s.name == "softmax_lastdim_kernel" for s in row.chain)
+    assert any(s.kind == "registered" and s.name == "softmax_lastdim_kernel_impl"
+               and s.file == "aten/src/ATen/native/cpu/SoftMaxKernel.cpp" for s in row.chain)
+
+
+@pytest.mark.parametrize("name, op", [("nn.LayerNorm", "layer_norm"), ("F.cross_entropy", "cross_entropy_loss"),
+                                      ("torch.add", "add"), ("Tensor.matmul", "matmul"), ("nn.LSTM", "lstm"),
+                                      ("torch.ops.aten.mm", "mm")])
+def test_trace_on_1_13_1(real_dbs, name, op):
+    out = subprocess.run([str(BIN / "tg-query"), "--db", str(real_dbs("1.13.1")), "trace", name, "--json"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert op in [o["op"] for o in json.loads(out.stdout)["ops"]]
