@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,3 +26,24 @@ def real_dbs(tmp_path_factory: pytest.TempPathFactory):
         return built[version]
 
     return get
+
+
+# Every op of an index through kernels-for's JSON path, in a process of its own; prints the op count.
+_EVERY_OP = """
+import json, sys
+from tg_index.queries.api import Index
+from tg_index.queries.render import kernels_for_data
+ix = Index.open(sys.argv[1])
+names = [r[0] for r in ix.conn.execute('SELECT name FROM ops')]
+for n in names:
+    for a in ix.kernels_for(n):
+        json.dumps(kernels_for_data(a))
+print(len(names))
+"""
+
+
+def kernels_for_every_op(db: Path) -> int:
+    """How many ops went through kernels-for --json's path without an error (a failure fails the test)."""
+    done = subprocess.run([sys.executable, "-c", _EVERY_OP, str(db)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return int(done.stdout)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from ..conftest import BIN
+from .conftest import kernels_for_every_op
 
 N = "aten/src/ATen/native/"
 
@@ -148,20 +148,7 @@ def test_meta_and_backward_of_add(index):
 
 def test_kernels_for_json_runs_for_every_op(real_dbs):
     """Every op of 2.6.0 through the CLI's JSON path, in one process (the API the CLI calls)."""
-    code = (
-        "import json, sys\n"
-        "from tg_index.queries.api import Index\n"
-        "from tg_index.queries.render import kernels_for_data\n"
-        "ix = Index.open(sys.argv[1])\n"
-        "names = [r[0] for r in ix.conn.execute('SELECT name FROM ops')]\n"
-        "for n in names:\n"
-        "    for a in ix.kernels_for(n):\n"
-        "        json.dumps(kernels_for_data(a))\n"
-        "print(len(names))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code, str(real_dbs("2.6.0"))], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert int(done.stdout) > 3000
+    assert kernels_for_every_op(real_dbs("2.6.0")) > 3000
 
 
 def test_cli_json_shape(real_dbs):
