@@ -33,7 +33,9 @@ import ast
 import builtins
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 from .facts import Location
 
@@ -152,6 +154,7 @@ class PyFacts:
 MODULE_ROOTS = frozenset({"torch.nn.Module", "torch.nn.modules.Module", "torch.nn.modules.module.Module"})
 TENSOR_BASES = frozenset({"torch._C.TensorBase", "torch._C._TensorBase"})
 _BUILTINS = frozenset(dir(builtins))
+_Def = ast.FunctionDef | ast.AsyncFunctionDef
 _VALUE_NODES = (
     ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set,
     ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp,
@@ -322,19 +325,29 @@ class _Walker:
                     self.aliases[target] = _normalize(r[0])
                     self.globals_.discard(target)
 
-    def local_imports(self, node: ast.AST) -> dict[str, str]:
-        """Imports written inside a def (nested defs included): name -> dotted."""
+    def local_imports(self, node: ast.AST, found: list[ast.Import | ast.ImportFrom]) -> dict[str, str]:
+        """Imports written inside a def (nested defs included): name -> dotted.
+
+        found: the def's import statements as _Subtree collected them. When a name is bound twice
+        to different modules the later one in ast.walk's order wins, so that rare def is walked again.
+        """
         out: dict[str, str] = {}
-        for sub in ast.walk(node):
+        for key, dotted in self.imported(found):
+            if out.setdefault(key, dotted) != dotted:
+                return dict(self.imported(n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))))
+        return out
+
+    def imported(self, imports: Iterable[ast.Import | ast.ImportFrom]) -> Iterator[tuple[str, str]]:
+        """(local name, dotted) for each name that import statements bind, in their order."""
+        for sub in imports:
             if isinstance(sub, ast.Import):
                 for a in sub.names:
-                    out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-            elif isinstance(sub, ast.ImportFrom):
+                    yield a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0]
+            else:
                 src = self.absolute(sub.module, sub.level)
                 for a in sub.names:
                     if a.name != "*":
-                        out[a.asname or a.name] = f"{src}.{a.name}" if src else a.name
-        return out
+                        yield a.asname or a.name, f"{src}.{a.name}" if src else a.name
 
     # -- module body ------------------------------------------------------------------
 
@@ -381,11 +394,11 @@ class _Walker:
         before = len(self.decomps)
         for deco in node.decorator_list:
             self.decorator(deco, qual, node)
-        scope = _Scope(qual, cls, _local_names(node), self.local_imports(node))
+        sub = _Subtree.of_def(node)
+        scope = _Scope(qual, cls, frozenset(sub.names), self.local_imports(node, sub.imports))
         if cls is None:
-            self.note_helper(node, scope)
-        for stmt in node.body:
-            self.scan_calls(stmt, scope)
+            self.note_helper(node, sub.defs, scope)
+        self.add_calls(sub.calls, scope)
         if cls is None and self.module.startswith("torch._refs") and not node.name.startswith("_"):
             if len(self.decomps) == before:  # a public ref whose decorators register nothing visible
                 self.decomps.append(DecompFact("ref", None, "", qual, "", "none", self.loc(node)))
@@ -412,11 +425,16 @@ class _Walker:
 
     def scan_calls(self, node: ast.AST, scope: _Scope) -> None:
         """Every call under node (nested defs and lambdas included) charged to scope.owner."""
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Call):
-                fact = self.call(sub, scope)
-                if fact is not None:
-                    self.calls.append(fact)
+        sub = _Subtree()
+        sub.add(node)
+        self.add_calls(sub.calls, scope)
+
+    def add_calls(self, calls: list[ast.Call], scope: _Scope) -> None:
+        """The facts of calls (in ast.walk's order) charged to scope.owner."""
+        for node in calls:
+            fact = self.call(node, scope)
+            if fact is not None:
+                self.calls.append(fact)
 
     def call(self, node: ast.Call, scope: _Scope) -> CallFact | None:
         func = node.func
@@ -583,20 +601,34 @@ class _Walker:
         prefix = rest.replace(".", "_") + "_" if rest else ""
         self.decomps.append(DecompFact("ref", f"{prefix}{base}", "aten", qual, leaf, "inferred", loc))
 
-    def note_helper(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: _Scope) -> None:
+    def note_helper(self, node: _Def, nested: list[_Def], scope: _Scope) -> None:
+        """Record node as a helper when an inner def is registered for one of its parameters.
+
+        nested: the inner defs as _Subtree collected them. The first registering decorator in
+        ast.walk's order is the one recorded; only when inner defs disagree is that order needed,
+        and then node is walked again.
+        """
         params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-        for sub in ast.walk(node):
-            if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and sub is not node:
-                for deco in sub.decorator_list:
-                    if (
-                        isinstance(deco, ast.Call)
-                        and deco.args
-                        and isinstance(deco.args[0], ast.Name)
-                        and deco.args[0].id in params
-                        and (name := self.registrar(deco, scope)) is not None
-                    ):
-                        self.helpers[node.name] = (params.index(deco.args[0].id), name)
-                        return
+        found = {self.registered_param(sub, params, scope) for sub in nested} - {None}
+        if len(found) > 1:  # inner defs disagree: the first of them in ast.walk's order wins
+            nested = [s for s in ast.walk(node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            hits = (self.registered_param(s, params, scope) for s in nested if s is not node)
+            found = {next(h for h in hits if h is not None)}
+        if found:
+            self.helpers[node.name] = found.pop()
+
+    def registered_param(self, sub: _Def, params: list[str], scope: _Scope) -> tuple[int, str] | None:
+        """(parameter index, registrar) of sub's first decorator registering it for one of params."""
+        for deco in sub.decorator_list:
+            if (
+                isinstance(deco, ast.Call)
+                and deco.args
+                and isinstance(deco.args[0], ast.Name)
+                and deco.args[0].id in params
+                and (name := self.registrar(deco, scope)) is not None
+            ):
+                return params.index(deco.args[0].id), name
+        return None
 
     def registration_call(self, value: ast.Call, scope: _Scope, fallback_fn: str) -> None:
         """register_decomposition(ops)(fn) written as a call, X = register_decomposition(ops)(fn),
@@ -786,17 +818,111 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
-    """Parameters and assigned names of a def, nested scopes included (an over-approximation)."""
-    names: set[str] = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.arg):
-            names.add(sub.arg)
-        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-            names.add(sub.id)
-        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not node:
-            names.add(sub.name)
-    return frozenset(names)
+# --- one traversal per def ------------------------------------------------------------------
+#
+# Each def needs its local names, its imports, its inner defs (note_helper) and its calls. One
+# breadth-first traversal collects all four; it visits nodes in ast.walk's order (so calls keep
+# the order ast.walk gave them) but reads each node type's child fields through one cached
+# attrgetter and leaves out fields that hold no node of interest (contexts, operators, strings).
+
+# Fields that never lead to a node the passes look at: expression contexts, operators, identifiers, flags.
+_LEAF_FIELDS = frozenset({
+    "ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "asname", "level",
+    "kind", "type_comment", "conversion", "simple", "is_async", "tag", "kwd_attrs",
+})  # fmt: skip
+
+# What a node type means to _Subtree.add: nothing, a name it stores, a call, a parameter, a def ...
+_OTHER, _NAME, _CALL, _ARG, _DEF, _CLASS, _IMPORT = range(7)
+_ROLES = {
+    ast.Name: _NAME, ast.Call: _CALL, ast.arg: _ARG, ast.FunctionDef: _DEF, ast.AsyncFunctionDef: _DEF,
+    ast.ClassDef: _CLASS, ast.Import: _IMPORT, ast.ImportFrom: _IMPORT,
+}  # fmt: skip
+_STORE_DEL = (ast.Store, ast.Del)
+# type -> (role, getter of its child fields or None for a leaf, getter returns a tuple of fields)
+_SPECS: dict[type, tuple[int, attrgetter | None, bool]] = {}
+
+
+def _spec(t: type) -> tuple[int, attrgetter | None, bool]:
+    """How _Subtree.add reads a node of type t; anything not an AST node (None, a str) is a leaf."""
+    fields: tuple[str, ...] = ()
+    if issubclass(t, ast.AST) and t is not ast.Constant:
+        fields = tuple(f for f in t._fields if f not in _LEAF_FIELDS)
+    getter = attrgetter(*fields) if fields else None
+    spec = _SPECS[t] = (_ROLES.get(t, _OTHER), getter, len(fields) > 1)
+    return spec
+
+
+class _Subtree:
+    """What the passes over a def need from its subtree, gathered by one breadth-first traversal."""
+
+    __slots__ = ("calls", "defs", "imports", "names")
+
+    def __init__(self) -> None:
+        self.calls: list[ast.Call] = []  # in ast.walk's order under each root added
+        self.names: set[str] = set()  # parameters, stored or deleted names, inner def and class names
+        self.imports: list[ast.Import | ast.ImportFrom] = []
+        self.defs: list[_Def] = []  # inner defs
+
+    @classmethod
+    def of_def(cls, node: _Def) -> _Subtree:
+        """A def's subtree: calls of its body only (as the walker charges them), the rest of the whole def.
+
+        The names are a def's local names, nested scopes included (an over-approximation).
+        """
+        sub = cls()
+        for stmt in node.body:
+            sub.add(stmt)
+        calls, sub.calls = sub.calls, []  # decorators, defaults, annotations: their names count, not their calls
+        for f in node._fields:
+            if f != "body":
+                value = getattr(node, f)
+                for child in value if isinstance(value, list) else (value,):
+                    if isinstance(child, ast.AST):
+                        sub.add(child)
+        sub.calls = calls
+        return sub
+
+    def add(self, root: ast.AST) -> None:
+        """Traverse root's subtree (root included) breadth first, as ast.walk does."""
+        calls, names, imports, defs = self.calls, self.names, self.imports, self.defs
+        specs = _SPECS
+        queue: list[Any] = [root]
+        append, extend = queue.append, queue.extend
+        for node in queue:  # a list iterator also yields what is appended while it runs
+            t = type(node)
+            spec = specs.get(t) or _spec(t)
+            role, getter, many = spec
+            if role:
+                if role == _NAME:
+                    if isinstance(node.ctx, _STORE_DEL):
+                        names.add(node.id)
+                    continue
+                if role == _CALL:
+                    calls.append(node)
+                elif role == _ARG:
+                    names.add(node.arg)
+                elif role == _DEF:
+                    names.add(node.name)
+                    defs.append(node)
+                elif role == _CLASS:
+                    names.add(node.name)
+                else:  # an import binds no name through a child node, and has no call under it
+                    imports.append(node)
+                    continue
+            if getter is None:
+                continue
+            if many:
+                for value in getter(node):
+                    if type(value) is list:
+                        extend(value)
+                    elif value is not None:
+                        append(value)
+            else:
+                value = getter(node)
+                if type(value) is list:
+                    extend(value)
+                elif value is not None:
+                    append(value)
 
 
 def extract(source: bytes, path: str) -> PyFacts:

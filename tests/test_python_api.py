@@ -331,6 +331,57 @@ def test_refs_submodule_prefix_rule():
     )
 
 
+# --- orders that only ast.walk's breadth-first walk decides ----------------------------------
+
+
+def test_a_name_imported_twice_in_a_def_takes_the_later_import_in_walk_order():
+    # breadth first, the nested import comes after the top-level one of the def, so it wins
+    source = b"""
+def f(x):
+    if x:
+        import torch.nn.functional as F
+    import torch.special as F
+    return F.relu(x)
+"""
+    f = extract(source, "torch/m.py")
+    assert calls_of(f, "torch.m.f") == [("functional", "relu", "torch.nn.functional.relu", 6)]
+
+
+def test_a_helper_registering_two_parameters_records_the_first_inner_def_in_walk_order():
+    source = b"""
+import torch
+from torch._decomp import register_decomposition
+
+aten = torch._ops.ops.aten
+
+
+def register_both(aten_op, outplace_op):
+    if True:
+        @register_decomposition(outplace_op)
+        def outplace(*args):
+            pass
+
+    @register_decomposition(aten_op)
+    def inplace(*args):
+        pass
+
+
+register_both(aten.add_, aten.add)
+"""
+    f = extract(source, "torch/_decomp/m.py")
+    assert f.decomps == (
+        DecompFact(
+            "decomposition",
+            "add_",
+            "aten",
+            "torch._decomp.m.register_both",
+            "register_both",
+            "written",
+            Location("torch/_decomp/m.py", 19),
+        ),
+    )
+
+
 # --- bad input and file selection --------------------------------------------------------------
 
 
