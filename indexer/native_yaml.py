@@ -392,7 +392,7 @@ def _own_rows(op: OpFact, schema: Schema, entry: LinedDict, path: str) -> list[D
 _BASE_PRIORITY = {"mutable": 0, "inplace": 1, "out": 2, "functional": 3}
 
 
-def _generates(parent: OpFact, schema: Schema, ops: dict[str, OpFact], rows: list[DispatchFact]) -> bool:
+def _generates(parent: OpFact, schema: Schema, ops: dict[str, OpFact], implicit: set[str]) -> bool:
     """torchgen's add_generated_native_functions skips manual, view and composite-implicit groups."""
     if schema.base.startswith("__") and schema.base.endswith("__"):
         stem = schema.base[3:-2] if schema.inplace else schema.base[2:-2]
@@ -403,7 +403,6 @@ def _generates(parent: OpFact, schema: Schema, ops: dict[str, OpFact], rows: lis
     overload = schema.overload.removesuffix("out").removesuffix("_") if schema.kind == "out" else schema.overload
     overloads = {overload, f"{overload}_out" if overload else "out"}
     group = [ops[f"{n}.{o}" if o else n] for n in names for o in overloads if (f"{n}.{o}" if o else n) in ops]
-    implicit = {r.op for r in rows if r.key == "CompositeImplicitAutograd"}
     if all(op.manual_cpp_binding for op in group):
         return False
     if any(_is_view(op) and op.base != "set_" for op in group):
@@ -462,11 +461,13 @@ def parse_native_functions(text: str, path: str = NATIVE_FUNCTIONS) -> tuple[tup
             autogen.setdefault(name, []).append((op, schema, entry.key_lines["autogen"]))
     # torchgen generates each op once, from the group's mutable, else inplace, else out,
     # else functional entry; several entries of a group may list the same name.
+    # (The rows generated here are never CompositeImplicitAutograd, so the set is taken once.)
+    implicit = {r.op for r in rows if r.key == "CompositeImplicitAutograd"}
     for name, parents in autogen.items():
         if name in ops:
             raise SourceError(f"{path}:{parents[0][2]}: autogen '{name}' is also an entry")
         parent, schema, line = min(parents, key=lambda p: _BASE_PRIORITY.get(p[1].kind, 9))
-        if not _generates(parent, schema, ops, rows):
+        if not _generates(parent, schema, ops, implicit):
             continue
         generated, row = _generated_op(parent, schema, name, line)
         ops[name] = generated
