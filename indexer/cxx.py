@@ -36,9 +36,12 @@ Conventions (documented here once, relied on by the linker):
 from __future__ import annotations
 
 import bisect
+from bisect import bisect_right
 import functools
+import operator
 import re
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 from pathlib import Path
 
 __all__ = [
@@ -103,9 +106,8 @@ class StubUseFact:
     how: str  # call | argument
 
 
-@dataclass(frozen=True)
-class CallFact:
-    """A call edge by name."""
+class CallFact(NamedTuple):
+    """A call edge by name (a named tuple: a file has thousands, and a tuple is made fastest)."""
 
     caller: str | None
     callee: str  # as written, whitespace removed: "at::cuda::blas::gemm<scalar_t>", "iter.dtype"
@@ -412,8 +414,19 @@ def _substitute(d: _Define, args: list[str]) -> str:
             return tok
         return mapping.get(tok, tok)
 
-    out = re.sub(r'"(?:\\.|[^"\\\n])*"|(?<!#)#(?!#)\s*\w+|\w+', rep, d.body)
-    return re.sub(r"\s*##\s*", "", out)
+    out = _parameter_pattern(tuple(mapping)).sub(rep, d.body)
+    return _PASTE.sub("", out) if "##" in out else out
+
+
+_PASTE = re.compile(r"\s*##\s*")
+
+
+@functools.lru_cache(maxsize=1024)
+def _parameter_pattern(params: tuple[str, ...]) -> re.Pattern[str]:
+    """String literals (left alone), `#param` and the parameters as whole words: the
+    tokens of a macro body that substitution may change (other words are passed over)."""
+    words = "|".join(re.escape(p) for p in sorted(params, key=len, reverse=True))
+    return re.compile(r'"(?:\\.|[^"\\\n])*"|(?<!#)#(?!#)\s*\w+' + (rf"|\b(?:{words})\b" if words else ""))
 
 
 @functools.lru_cache(maxsize=256)
@@ -430,11 +443,12 @@ def _expand_text(text: str, defines: dict[str, _Define], depth: int = 0) -> str:
     out: list[bytes] = []
     last = 0
     changed = False
+    ascii_only = text.isascii()  # then str and byte offsets agree
     for m in pattern.finditer(text):
-        start = len(text[: m.start()].encode())
+        start = m.start() if ascii_only else len(text[: m.start()].encode())
         if start < last:
             continue
-        paren = len(text[: m.end() - 1].encode())
+        paren = m.end() - 1 if ascii_only else len(text[: m.end() - 1].encode())
         parsed = _balanced_args(src, paren)
         if parsed is None:
             continue
@@ -881,8 +895,7 @@ def _skip_nodes(root, language: str) -> list:
     return sorted(ts.QueryCursor(_skip_query(language)).captures(root).get("skip", []), key=_position)
 
 
-def _position(node) -> tuple[int, int]:
-    return node.start_byte, node.end_byte
+_position = operator.attrgetter("start_byte", "end_byte")  # a node's place in the file, for sorting
 
 
 def _damage(root) -> tuple[list, list]:
@@ -993,6 +1006,9 @@ _SCOPES = {"namespace_definition", "class_specifier", "struct_specifier", "union
 
 
 _CALLEE_FACTS: dict[tuple[str, str], tuple[str, bool, bool, str | None]] = {}
+# Per language: the bytes of a written callee -> (callee, last, AT_DISPATCH, _stub, helper, family, special),
+# as info_of in _extract gives them for a file that declares no stubs and no AT_DISPATCH wrappers.
+_WRITTEN_CALLEES: dict[str, dict[bytes, tuple]] = {}
 
 
 def _callee_facts(callee: str, language: str) -> tuple[str, bool, bool, str | None]:
@@ -1564,25 +1580,35 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     dispatch_wrappers = {k: d for k, d in local.items() if "AT_DISPATCH" in d.body}
     declared_stubs = {s.stub for s in stubs}
     orig = original
-    callee_info: dict[bytes, tuple] = {}  # written callee -> what the checks below derive from it alone
+    # Names that make a callee special in this file only: its AT_DISPATCH wrappers and the stubs it declares.
+    own_names = dispatch_wrappers.keys() | declared_stubs
 
     def info_of(callee: str) -> tuple:
-        last, lower, helper, family = _callee_facts(callee, language)
-        return (
-            callee,
-            last,
-            last.startswith("AT_DISPATCH") or last in dispatch_wrappers,
-            last.endswith("_stub") or last in declared_stubs,
-            lower,
-            helper,
-            family,
-        )
+        last, _lower, helper, family = _callee_facts(callee, language)
+        dispatchy = last.startswith("AT_DISPATCH") or last in dispatch_wrappers
+        stubby = last.endswith("_stub") or last in declared_stubs
+        special = dispatchy or stubby or helper or family is not None or last in _MEMBER_FIELDS
+        return callee, last, dispatchy, stubby, helper, family, special
 
-    caller_at = f.caller_at
-    for node in get("call"):
-        fn = node.child_by_field_name("function")
-        if fn is None:
-            continue
+    written = _WRITTEN_CALLEES.get(language)
+    if written is None or len(written) > 200_000:
+        written = _WRITTEN_CALLEES[language] = {}
+
+    starts, parents, spans = f._starts, f._parents, f.ranges
+
+    def caller_at(off: int) -> str | None:  # _File.caller_at, inlined for the hot loop below
+        k = bisect_right(starts, off) - 1
+        while k >= 0:
+            s, e, name = spans[k]
+            if s <= off < e:
+                return name
+            k = parents[k]
+        return None
+
+    # Most calls need only their edge; the few whose callee says more (an
+    # AT_DISPATCH macro, a stub, a launch helper, a library, m.impl ...) are
+    # looked at again through their call node.
+    for fn in get("call.fn"):
         fs, fe = fn.start_byte, fn.end_byte
         if fe - fs > 200:  # a long chain (`py::class_<...>(...).def(...)...`)
             fld = fn.child_by_field_name("field") if fn.type == "field_expression" else None
@@ -1590,44 +1616,52 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
             info = info_of(callee)
         else:
             raw = orig[fs:fe]
-            info = callee_info.get(raw)
-            if info is None:
-                info = callee_info[raw] = info_of(_nospace(_dec(raw)))
-        callee, last, dispatchy, stubby, lower, helper, family = info
-        off = node.start_byte
-        line = node.start_point[0] + 1
-        caller = caller_at(off)
+            info = written.get(raw)
+            if info is None:  # what the written callee says in any file without names of its own
+                callee = _nospace(_dec(raw))
+                last, _lower, helper, family = _callee_facts(callee, language)
+                info = written[raw] = (callee, last, last.startswith("AT_DISPATCH"), last.endswith("_stub"), helper, family,
+                                       last.startswith("AT_DISPATCH") or last.endswith("_stub") or helper
+                                       or family is not None or last in _MEMBER_FIELDS)
+            if own_names and info[1] in own_names:
+                info = info_of(info[0])
+        callee, last, dispatchy, stubby, helper, family, special = info
+        line = fn.start_point[0] + 1
+        caller = caller_at(fs)
+        calls.append(CallFact(caller, callee, last, line))
+        if not special:
+            continue
+        node = fn.parent
         fn_type = fn.type
         if last in _MEMBER_FIELDS and fn_type == "field_expression":  # the field is the last component
             fld = fn.child_by_field_name("field")
             obj = fn.child_by_field_name("argument")
             if fld is not None and obj is not None and obj.type == "identifier" and _dec(fld.text) in _MEMBER_FIELDS:
-                member_calls.append((off, node, _nospace(f.text(obj)), _dec(fld.text)))
-        calls.append(CallFact(caller, callee, last, line))
+                member_calls.append((fs, node, _nospace(f.text(obj)), _dec(fld.text)))
         if dispatchy:
             d = _dtype_dispatch(f, node, callee, last, caller, line, dispatch_wrappers, local)
             if d is not None:
                 dtypes.append(d)
             continue
-        if caller is not None and (fn_type == "identifier" or fn_type == "qualified_identifier"):
-            if stubby:
-                stub_uses.append(StubUseFact(last, caller, line, "call"))
-            elif lower:
-                args_node = node.child_by_field_name("arguments")
-                if args_node is not None and args_node.named_child_count > 0:
-                    first = args_node.named_child(0)
-                    if (
-                        first.type != "comment"
-                        and _DEVICE_HINT.search(orig, first.start_byte, first.end_byte)
-                        and _DEVICE_ARG.fullmatch(_nospace(f.text(first)))
-                    ):
-                        stub_uses.append(StubUseFact(last, caller, line, "call"))
+        if stubby and caller is not None and (fn_type == "identifier" or fn_type == "qualified_identifier"):
+            stub_uses.append(StubUseFact(last, caller, line, "call"))
         if helper:
             args_node = node.child_by_field_name("arguments")
             if args_node is not None:
                 launches.append(_helper_launch(f, fn, last, args_node, caller, line))
         if family is not None:
             libcalls.append(LibraryCallFact(family, callee, caller, line))
+
+    # Stub calls by a name that does not say so: a device as the first argument.
+    for first in get("call.device_arg"):
+        node = first.parent.parent
+        fn = node.child_by_field_name("function")
+        callee, last, dispatchy, stubby, _helper, _family, _special = info_of(_nospace(f.text(fn)))
+        if dispatchy or stubby or not last[:1].islower() or first.type == "comment":
+            continue
+        caller = caller_at(node.start_byte)
+        if caller is not None and _DEVICE_ARG.fullmatch(_nospace(f.text(first))):
+            stub_uses.append(StubUseFact(last, caller, node.start_point[0] + 1, "call"))
 
     for n in _identifier_nodes(root, _stub_name_spans(source)):
         p = n.parent
@@ -1784,7 +1818,8 @@ def _macro_definitions(f: _File, root, local: dict[str, _Define]) -> CxxFacts | 
                 continue
             _, line, _, scope, macro = use_of(x.line)
             more = {"macro": macro, "lambda_line": x.lambda_line and line} if launch else {}
-            out.append(replace(x, caller=qualify(scope, x.caller), line=line, **more))
+            changes = dict(caller=qualify(scope, x.caller), line=line, **more)
+            out.append(x._replace(**changes) if isinstance(x, tuple) else replace(x, **changes))
         return out
 
     return CxxFacts(

@@ -1,4 +1,14 @@
-; Every call; the extractor reads its `function` and `arguments` fields.
-; Feeds call edges, stub calls, launch helpers, AT_DISPATCH uses, library
-; calls and m.impl/m.def/m.fallback inside TORCH_LIBRARY blocks.
-(call_expression) @call
+; Every call, by its `function` field (the call itself is its parent and starts
+; at the same byte). Feeds call edges, stub calls, launch helpers, AT_DISPATCH
+; uses, library calls and m.impl/m.def/m.fallback inside TORCH_LIBRARY blocks.
+(call_expression function: (_) @call.fn)
+
+; A call by plain or qualified name whose first argument may name a device
+; (`foo(kCPU, ...)`, `foo(self.device().type(), ...)`): how a DispatchStub is
+; called when its name does not end in _stub. The regex is the extractor's
+; _DEVICE_HINT, a cheap filter run inside the query; the extractor checks the
+; whole argument.
+(call_expression
+  function: [(identifier) (qualified_identifier)]
+  arguments: (argument_list . (_) @call.device_arg
+    (#match? @call.device_arg "e\\W*v\\W*i\\W*c\\W*e|k\\W*[CMXHP]")))
