@@ -8,6 +8,7 @@ untouched and usable.
 from __future__ import annotations
 
 import datetime as _dt
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -128,26 +129,31 @@ PY_TABLES: dict[str, tuple[str, ...]] = {
     "py_reexports": ("module", "name", "source", "kind", "excludes", "line"),
     "py_decomps": ("kind", "op", "namespace", "function", "registrar", "how", "line"),
 }
+FILES_INSERT = "INSERT INTO files (id, path, language, sha256, size, parse_errors, status) VALUES (?, ?, ?, ?, ?, ?, ?)"
 YAML_TABLES = ("derivative_formulas", "derivatives", "ufunc_loops", "dispatch", "op_tags", "ops", "tags")
 DISPATCH_STUB_H = "aten/src/ATen/native/DispatchStub.h"
 
 _MACROS: object = None  # the checkout's DispatchStub macro family, set in each worker
+_CXX = None  # the cxx module, imported once per worker (an import statement per file cost 1% of extraction)
 
 
 def _init_worker(header: bytes | None) -> None:
-    global _MACROS
+    global _MACROS, _CXX
     from . import cxx
 
+    # The facts hold no reference cycles, and a worker lives for one build: the cycle collector's
+    # passes over everything a worker keeps (the parsers, the memo of callees) would be wasted time.
+    gc.disable()
+
     _MACROS = cxx.stub_macros(header) if header else cxx.DEFAULT_STUB_MACROS
+    _CXX = cxx
 
 
 def _cxx_rows(item: tuple[str, bytes]) -> tuple[str, dict[str, list[tuple]] | None, int, str]:
     """Worker: one file -> rows per table (without file_id, file), error count, status."""
-    from . import cxx
-
     rel, data = item
     try:
-        f = cxx.extract(data, rel, _MACROS)
+        f = _CXX.extract(data, rel, _MACROS)
     except Exception as exc:  # extract never raises by contract; a bug there must not stop the build
         return rel, None, 1, f"failed: {type(exc).__name__}: {exc}"[:300]
     rows = {
@@ -156,7 +162,7 @@ def _cxx_rows(item: tuple[str, bytes]) -> tuple[str, dict[str, list[tuple]] | No
         "stubs": [(s.stub, s.kind, s.macro, s.device, s.arch, s.kernel, int(s.is_nullptr), s.fn_type, s.line)
                   for s in f.stubs],
         "stub_uses": [(u.stub, u.caller, u.how, u.line) for u in f.stub_uses],
-        "calls": [(c.caller, c.callee, c.callee_name, c.line) for c in f.calls],
+        "calls": list(map(tuple, f.calls)),  # CallFact is a named tuple of exactly these columns
         "launches": [(x.kind, x.kernel, x.template_args, json.dumps(x.config), x.caller, x.line, x.lambda_line, x.macro)
                      for x in f.launches],
         "type_dispatch": [(t.macro, json.dumps(t.dtypes), t.name, t.caller, t.line, t.via) for t in f.dtype_dispatches],
@@ -211,13 +217,34 @@ def _mark_nn_modules(conn: Connection) -> None:
     conn.exec_driver_sql("DROP TABLE _nn")
 
 
-def _insert_rows(conn: Connection, tables: dict[str, tuple[str, ...]], file_id: int, rel: str,
-                 rows: dict[str, list[tuple]]) -> None:
-    for table, columns in tables.items():
-        if rows[table]:
-            marks = ", ".join("?" * (len(columns) + 2))
-            conn.exec_driver_sql(f"INSERT INTO {table} (file_id, file, {', '.join(columns)}) VALUES ({marks})",
-                                 [(file_id, rel, *r) for r in rows[table]])
+class _Rows:
+    """Rows waiting to be written, per table; written in large executemany batches (one statement per
+    table and batch rather than per table and file: the per-statement overhead was a fifth of the load)."""
+
+    BATCH = 50_000
+
+    def __init__(self, conn: Connection, tables: dict[str, tuple[str, ...]]):
+        self.conn = conn
+        self.sql = {t: f"INSERT INTO {t} (file_id, file, {', '.join(cols)}) VALUES ({', '.join('?' * (len(cols) + 2))})"
+                    for t, cols in tables.items()}
+        self.pending: dict[str, list[tuple]] = {t: [] for t in tables}
+        self.count = 0
+
+    def add(self, file_id: int, rel: str, rows: dict[str, list[tuple]]) -> None:
+        for table, pending in self.pending.items():
+            got = rows[table]
+            if got:
+                pending.extend([(file_id, rel, *r) for r in got])
+                self.count += len(got)
+        if self.count >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        for table, pending in self.pending.items():
+            if pending:
+                self.conn.exec_driver_sql(self.sql[table], pending)
+                pending.clear()
+        self.count = 0
 
 
 def _remove_orphans(db: Path) -> None:
@@ -289,7 +316,19 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
     """Index a checkout into db, or update the index there: only changed files are parsed again.
 
     The result is written to a temporary file beside db and renamed over it at the end.
+    The cycle collector is off meanwhile (the build makes hundreds of thousands of
+    long-lived rows and no cycles), and back as it was afterwards.
     """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(checkout, db, progress, excludes, jobs)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ...], jobs: int | None) -> BuildSummary:
     start = time.perf_counter()
     root = discover.check_checkout(checkout)
     progress("yaml", 0, 3)
@@ -385,10 +424,13 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
             progress("yaml", 3, 3)
 
             # Files: unchanged ones keep their rows; the others are dropped and parsed again.
-            for file_id in stale:
+            if stale:
+                conn.exec_driver_sql("CREATE TEMP TABLE _stale (id INTEGER PRIMARY KEY)")
+                conn.exec_driver_sql("INSERT INTO _stale (id) VALUES (?)", [(i,) for i in stale])
                 for table in (*CXX_TABLES, *PY_TABLES):
-                    conn.exec_driver_sql(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
-                conn.exec_driver_sql("DELETE FROM files WHERE id = ?", (file_id,))
+                    conn.exec_driver_sql(f"DELETE FROM {table} WHERE file_id IN (SELECT id FROM _stale)")
+                conn.exec_driver_sql("DELETE FROM files WHERE id IN (SELECT id FROM _stale)")
+                conn.exec_driver_sql("DROP TABLE _stale")
             next_id = (conn.exec_driver_sql("SELECT coalesce(max(id), 0) FROM files").scalar() or 0) + 1
             for rel, sha in yaml_files.items():
                 if rel not in kept:
@@ -404,30 +446,32 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
             # Python: few files, extracted here; a file that does not parse is recorded with its status.
             py_todo = [rel for rel in py_contents if rel not in kept]
             progress("Python", 0, len(py_todo))
+            py_batch, file_rows = _Rows(conn, PY_TABLES), []
             for done, rel in enumerate(py_todo, start=1):
                 py_rows, status = _py_rows(rel, py_contents[rel])
-                conn.exec_driver_sql(
-                    "INSERT INTO files (id, path, language, sha256, size, parse_errors, status) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (next_id, rel, "python", current[rel], len(py_contents[rel]), int(py_rows is None), status))
+                file_rows.append((next_id, rel, "python", current[rel], len(py_contents[rel]), int(py_rows is None), status))
                 if py_rows is not None:
-                    _insert_rows(conn, PY_TABLES, next_id, rel, py_rows)
+                    py_batch.add(next_id, rel, py_rows)
                 next_id += 1
                 progress("Python", done, len(py_todo))
+            py_batch.flush()
+            if file_rows:
+                conn.exec_driver_sql(FILES_INSERT, file_rows)
             if py_todo or any(p.endswith(".py") and p not in kept for p in old_files):
                 _mark_nn_modules(conn)
 
             progress("C++/CUDA", 0, len(todo))
             if todo:
+                cxx_batch, file_rows = _Rows(conn, CXX_TABLES), []
                 for done, (rel, rows, errors, status) in enumerate(results, start=1):
-                    conn.exec_driver_sql(
-                        "INSERT INTO files (id, path, language, sha256, size, parse_errors, status) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (next_id, rel, _language(rel), current[rel], len(contents[rel]), errors, status))
+                    file_rows.append((next_id, rel, _language(rel), current[rel], len(contents[rel]), errors, status))
                     if rows is not None:
-                        _insert_rows(conn, CXX_TABLES, next_id, rel, rows)
+                        cxx_batch.add(next_id, rel, rows)
                     next_id += 1
                     progress("C++/CUDA", done, len(todo))
+                cxx_batch.flush()
+                if file_rows:
+                    conn.exec_driver_sql(FILES_INSERT, file_rows)
                 if pool is not None:
                     pool.close()
                     pool.join()
