@@ -1298,6 +1298,28 @@ _ATTRIBUTE_MACROS = (  # (bytes that must occur, pattern): literal prefixes keep
 )
 
 
+# A brace initializer of 16 KB or more holding only numbers (SobolEngineOpsUtils.cpp's 2 MB of
+# direction numbers, crc_alt.h's tables) holds no facts, and as numbers it costs tree-sitter
+# more than a tenth of all parsing; as one comment, of the same length, it costs next to nothing.
+_NUMBER_TABLE = re.compile(rb"\{([\s0-9,xXa-fA-FuUlL.+\-{}]{16384,})\}")
+_NOT_NEWLINE = re.compile(rb"[^\n]")
+
+
+def _comment_out_tables(source: bytes) -> bytes:
+    """Number tables (see _NUMBER_TABLE) turned into a comment inside their braces; offsets and lines kept."""
+    if len(source) < 16384:
+        return source
+
+    def comment(m: re.Match[bytes]) -> bytes:
+        blank = _NOT_NEWLINE.sub(b" ", m.group(1))
+        i, j = blank.find(b"  "), blank.rfind(b"  ")
+        if i < 0 or j <= i + 2:
+            return m.group(0)
+        return b"{" + blank[:i] + b"/*" + blank[i + 2 : j] + b"*/" + blank[j + 2 :] + b"}"
+
+    return _NUMBER_TABLE.sub(comment, source)
+
+
 def _blank_attributes(source: bytes) -> bytes:
     out: bytearray | None = None
     for hint, rx in _ATTRIBUTE_MACROS:
@@ -1431,7 +1453,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     import tree_sitter as ts
 
     original = source
-    source = _blank_attributes(source)
+    source = _blank_attributes(_comment_out_tables(source))
     spans = _define_spans(source) if b"define" in source else []
     if spans:
         source = _blank_type_arguments(source, spans)

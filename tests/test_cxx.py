@@ -336,3 +336,25 @@ def test_facts_are_frozen_and_picklable(macros):
     assert pickle.loads(pickle.dumps(macros)) == macros
     with pytest.raises(AttributeError):
         f.definitions[0].name = "x"  # type: ignore[misc]
+
+
+def test_number_table_is_read_as_a_comment_and_facts_around_it_stay():
+    """A 16 KB+ initializer of numbers is handed to tree-sitter as a comment: lines and the
+    definitions before and after it do not move, and no fact comes from inside it."""
+    rows = ",\n".join(", ".join(str(i * 7 + j) for j in range(16)) for i in range(400))
+    src = (
+        "namespace at { namespace native {\n"
+        "int before(int x) { return helper(x); }\n"
+        f"static const int table[400][16] = {{\n{rows}\n}};\n"
+        "int after(int y) { return helper2(y); }\n"
+        "}}\n"
+    ).encode()
+    assert len(src) > 16384
+    facts = cxx.extract(src, "aten/src/ATen/native/Table.cpp")
+    assert [(d.name, d.line) for d in facts.definitions] == [("before", 2), ("after", 405)]
+    assert [(c.caller, c.callee, c.line) for c in facts.calls] == [
+        ("at::native::before", "helper", 2), ("at::native::after", "helper2", 405)]
+    assert facts.parse_errors == 0
+    assert cxx._comment_out_tables(src) != src and len(cxx._comment_out_tables(src)) == len(src)
+    small = b"int t[3] = {1, 2, 3};\n"
+    assert cxx._comment_out_tables(small) is small
