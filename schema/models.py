@@ -164,7 +164,7 @@ class Definition(Base):
 
     __tablename__ = "definitions"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
     name: Mapped[str] = mapped_column(String, index=True, comment="foo; add_out for TORCH_IMPL_FUNC(add_out); add.Tensor for TORCH_META_FUNC2(add, Tensor)")
     qualified_name: Mapped[str] = mapped_column(String, index=True, comment="at::native::(anonymous)::foo; at::meta::structured_add_Tensor::meta")
@@ -182,7 +182,7 @@ class Stub(Base):
 
     __tablename__ = "stubs"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
     stub: Mapped[str] = mapped_column(String, index=True, comment="add_stub")
     kind: Mapped[str] = mapped_column(String, comment="declare, define or register")
@@ -200,7 +200,7 @@ class StubUse(Base):
 
     __tablename__ = "stub_uses"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
     stub: Mapped[str] = mapped_column(String, index=True)
     caller: Mapped[str] = mapped_column(String, index=True)
@@ -213,7 +213,7 @@ class Call(Base):
 
     __tablename__ = "calls"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
     caller: Mapped[str | None] = mapped_column(String, index=True)
     callee: Mapped[str] = mapped_column(String, comment="as written, spaces removed: at::cuda::blas::gemm<scalar_t>")
@@ -226,7 +226,7 @@ class Launch(Base):
 
     __tablename__ = "launches"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
     kind: Mapped[str] = mapped_column(String, comment="triple_chevron, or the helper's name")
     kernel: Mapped[str | None] = mapped_column(String, index=True, comment="kernel or functor name; NULL when a lambda runs")
@@ -243,7 +243,7 @@ class TypeDispatch(Base):
 
     __tablename__ = "type_dispatch"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
     macro: Mapped[str] = mapped_column(String)
     dtypes: Mapped[str] = mapped_column(Text, comment="JSON list: the type set and extra types, e.g. [\"FLOATING_TYPES\", \"kHalf\"]")
@@ -258,7 +258,7 @@ class LibraryCall(Base):
 
     __tablename__ = "library_calls"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
     family: Mapped[str] = mapped_column(String, index=True, comment="cublas, cublaslt, cudnn, cufft, cusparse, cusolver, magma, onednn, mkl, flash_attention, mem_efficient_attention")
     callee: Mapped[str] = mapped_column(String)
@@ -271,7 +271,7 @@ class Registration(Base):
 
     __tablename__ = "registrations"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
     kind: Mapped[str] = mapped_column(String, comment="block, impl, def or fallback")
     macro: Mapped[str] = mapped_column(String, comment="TORCH_LIBRARY, TORCH_LIBRARY_IMPL or TORCH_LIBRARY_FRAGMENT")
@@ -294,7 +294,7 @@ class PyDef(Base):
 
     __tablename__ = "py_defs"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), comment="the file of `files`")
     file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
     qualname: Mapped[str] = mapped_column(String, index=True, comment="torch.nn.modules.conv.Conv2d._conv_forward")
     name: Mapped[str] = mapped_column(String, index=True, comment="the def's own name: _conv_forward")
@@ -309,7 +309,7 @@ class PyClass(Base):
 
     __tablename__ = "py_classes"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), comment="the file of `files`")
     file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
     qualname: Mapped[str] = mapped_column(String, index=True, comment="torch.nn.modules.normalization.LayerNorm")
     name: Mapped[str] = mapped_column(String, index=True, comment="LayerNorm")
@@ -327,7 +327,7 @@ class PyCall(Base):
 
     __tablename__ = "py_calls"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), comment="the file of `files`")
     file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
     caller: Mapped[str] = mapped_column(String, index=True, comment="qualified name of the def (or class, or module) making the call")
     kind: Mapped[str] = mapped_column(String, comment="torch_c_nn, vf, torch, tensor_method, tensor_base, torch_ops, torch_c, functional or python")
@@ -341,7 +341,7 @@ class PyBinding(Base):
 
     __tablename__ = "py_bindings"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), comment="the file of `files`")
     file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
     qualname: Mapped[str] = mapped_column(String, index=True, comment="the bound name: torch.nn.functional.gelu")
     kind: Mapped[str] = mapped_column(String, comment="the kind of what it is bound to, as py_calls.kind")
@@ -356,7 +356,7 @@ class PyReexport(Base):
 
     __tablename__ = "py_reexports"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), comment="the file of `files`")
     file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
     module: Mapped[str] = mapped_column(String, index=True, comment="the re-exporting module: torch")
     name: Mapped[str] = mapped_column(String, comment="the exported name; * for a whole namespace")
@@ -371,7 +371,7 @@ class PyDecomp(Base):
 
     __tablename__ = "py_decomps"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), index=True, comment="the file of `files`")
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), comment="the file of `files`")
     file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
     kind: Mapped[str] = mapped_column(String, comment="decomposition, ref or py_impl")
     op: Mapped[str | None] = mapped_column(String, index=True, comment="the op as written: native_layer_norm, add.Tensor, mm.default; NULL: registers none")

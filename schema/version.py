@@ -1,6 +1,6 @@
 """The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: no file_id indexes (a build deletes stale rows in one pass per table)
 
 # Every table of models.py (a test checks that the two agree): an index that lacks one is rebuilt.
 TABLES = (

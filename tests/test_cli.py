@@ -8,6 +8,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from tg_index.schema.version import SCHEMA_VERSION
+
 from .conftest import run
 
 README = Path(__file__).parents[1] / "README.md"
@@ -123,7 +125,7 @@ def test_other_schema_version_and_foreign_files(mini_db: Path, tmp_path: Path):
     with sqlite3.connect(old) as conn:
         conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
     assert _error(run("tg-query", "--db", str(old), "info")) == (
-        f"error: {old} was written with schema version 0, this tg-query reads version 1; rebuild it with `tg-index`")
+        f"error: {old} was written with schema version 0, this tg-query reads version {SCHEMA_VERSION}; rebuild it with `tg-index`")
     junk = tmp_path / "junk.db"
     junk.write_text("not sqlite at all")
     assert _error(run("tg-query", "--db", str(junk), "info")) == \
