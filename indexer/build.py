@@ -58,10 +58,11 @@ def _sha(data: bytes) -> str:
 
 
 def _insert(conn: Connection, table: type, rows: list[dict]) -> None:
-    from sqlalchemy import insert
-
+    """Rows (dicts with the same keys) into a model's table, in one executemany."""
     if rows:
-        conn.execute(insert(table.__table__), rows)
+        columns = list(rows[0])
+        conn.exec_driver_sql(f"INSERT INTO {table.__tablename__} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                             [tuple(r[c] for c in columns) for r in rows])
 
 
 def _write_yaml(conn: Connection, facts: native_yaml.NativeFacts, derivs: tuple[derivatives.DerivativeFact, ...]) -> dict[str, int]:

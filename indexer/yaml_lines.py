@@ -41,8 +41,14 @@ def _convert(node: yaml.Node, path: str, scalars: yaml.constructor.SafeConstruct
         seq = LinedList(_convert(item, path, scalars) for item in node.value)
         seq.line = node.start_mark.line + 1
         return seq
-    # A scalar: the resolver's tag decides the Python type, as in yaml.safe_load.
+    # A scalar: the resolver's tag decides the Python type, as in yaml.safe_load (a plain string,
+    # most scalars of native_functions.yaml, is its own value).
+    if node.tag == _STR:
+        return node.value
     return scalars.construct_object(node)
+
+
+_STR = "tag:yaml.org,2002:str"
 
 
 def load(text: str, path: str) -> Any:
