@@ -1302,7 +1302,7 @@ _ATTRIBUTE_MACROS = (  # (bytes that must occur, pattern): literal prefixes keep
 # direction numbers, crc_alt.h's tables) holds no facts, and as numbers it costs tree-sitter
 # more than a tenth of all parsing; as one comment, of the same length, it costs next to nothing.
 _NUMBER_TABLE = re.compile(rb"\{([\s0-9,xXa-fA-FuUlL.+\-{}]{16384,})\}")
-_NOT_NEWLINE = re.compile(rb"[^\n]")
+_BLANK = bytes(0x0A if c == 0x0A else 0x20 for c in range(256))  # bytes.translate: every byte but \n -> space
 
 
 def _comment_out_tables(source: bytes) -> bytes:
@@ -1311,7 +1311,7 @@ def _comment_out_tables(source: bytes) -> bytes:
         return source
 
     def comment(m: re.Match[bytes]) -> bytes:
-        blank = _NOT_NEWLINE.sub(b" ", m.group(1))
+        blank = m.group(1).translate(_BLANK)
         i, j = blank.find(b"  "), blank.rfind(b"  ")
         if i < 0 or j <= i + 2:
             return m.group(0)
@@ -1339,7 +1339,7 @@ def _blank_attributes(source: bytes) -> bytes:
                     b = parsed[1]
             if out is None:
                 out = bytearray(source)
-            out[a:b] = re.sub(rb"[^\n]", b" ", source[a:b])
+            out[a:b] = source[a:b].translate(_BLANK)
     return source if out is None else bytes(out)
 
 
@@ -1348,7 +1348,7 @@ _LAMBDA_QUALIFIERS = re.compile(rb"\]([ \t]*(?:GPU_LAMBDA|C10_HOST_DEVICE|C10_DE
 
 
 def _blank_lambda_qualifier(m: re.Match[bytes]) -> bytes:
-    return b"]" + re.sub(rb"[^\n]", b" ", m.group(1))
+    return b"]" + m.group(1).translate(_BLANK)
 
 
 # Macro sites: whole words TORCH_META_FUNC(2), TORCH_PRECOMPUTE_META_FUNC(2),
@@ -1516,7 +1516,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
         scope, is_template, in_class = _scope_prefix(node, f)
         pieces = _split_scope(written)
         qualified = "::".join(scope + pieces)
-        name = re.sub(r"<.*$", "", pieces[-1]) if not pieces[-1].startswith("operator") else pieces[-1]
+        name = pieces[-1].split("<", 1)[0] if not pieces[-1].startswith("operator") else pieces[-1]
         start = node.start_byte
         if source is not original:  # blanked attribute macros before the definition are qualifiers of it
             k = start
