@@ -175,6 +175,48 @@ def _cxx_rows(item: tuple[str, bytes]) -> tuple[str, dict[str, list[tuple]] | No
     return rel, rows, f.parse_errors, status
 
 
+def _cxx_chunk(items: list[tuple[int, str, bytes]]) -> tuple[list[tuple[int, str, int, str]], bytes]:
+    """Worker: a chunk of files (file_id, path, bytes) -> (file_id, path, error count, status) per file,
+    and all their rows as the image of an in-memory SQLite database with the C++ tables.
+
+    The main process copies the image's rows with one INSERT ... SELECT per table, in SQLite's own
+    code: handing over Python tuples instead cost it more than a second of unpickling and executemany.
+    """
+    mem = sqlite3.connect(":memory:")
+    try:
+        for table, columns in CXX_TABLES.items():
+            mem.execute(f"CREATE TABLE {table} (file_id, file, {', '.join(columns)})")
+        pending: dict[str, list[tuple]] = {table: [] for table in CXX_TABLES}
+        statuses = []
+        for file_id, rel, data in items:
+            rel, rows, errors, status = _cxx_rows((rel, data))
+            statuses.append((file_id, rel, errors, status))
+            if rows is not None:
+                for table, got in rows.items():
+                    pending[table].extend([(file_id, rel, *r) for r in got])
+        for table, got in pending.items():
+            if got:
+                mem.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * (len(CXX_TABLES[table]) + 2))})", got)
+        mem.commit()
+        return statuses, mem.serialize()
+    finally:
+        mem.close()
+
+
+def _chunks(todo: list[str], contents: dict[str, bytes], first_id: int) -> Iterator[list[tuple[int, str, bytes]]]:
+    """The files in order, with ids from first_id, in chunks of about CHUNK_BYTES (at most CHUNK_FILES files)."""
+    chunk: list[tuple[int, str, bytes]] = []
+    size = 0
+    for file_id, rel in enumerate(todo, start=first_id):
+        chunk.append((file_id, rel, contents[rel]))
+        size += len(contents[rel])
+        if size >= CHUNK_BYTES or len(chunk) >= CHUNK_FILES:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
 def _py_rows(rel: str, data: bytes) -> tuple[dict[str, list[tuple]] | None, str]:
     """One Python file -> rows per table (without file_id, file) and its status; a SyntaxError is a status."""
     try:
@@ -246,6 +288,22 @@ class _Rows:
                 self.conn.exec_driver_sql(self.sql[table], pending)
                 pending.clear()
         self.count = 0
+
+
+# A worker's task: files until about this many bytes (the largest files go first, so late tasks are small).
+CHUNK_BYTES = 400_000
+CHUNK_FILES = 64
+# Fraction of a cold build's C++ bytes still to extract when the deferred indexes are made (see _build).
+INDEX_EARLY = 0.06
+
+
+def _create_indexes(conn: Connection, indexes: list, progress: Progress) -> None:
+    if not indexes:
+        return
+    progress("indexes", 0, len(indexes))
+    for done, ix in enumerate(indexes, start=1):
+        ix.create(conn)
+        progress("indexes", done, len(indexes))
 
 
 def _remove_orphans(db: Path) -> None:
@@ -374,36 +432,41 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
             kernels = conn.execute("SELECT count(DISTINCT cpp_namespace || '::' || kernel) FROM dispatch").fetchone()[0]
         progress("yaml", 3, 3)
         return BuildSummary(db, ops, kernels, len(old_files), time.perf_counter() - start)
-    from sqlalchemy import create_engine, event
-
-    from ..schema import Base
-    from ..schema import models as m
-
-    engine = create_engine(f"sqlite:///{tmp}")
-
-    @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn, _record):  # the temp file is thrown away on failure anyway
-        dbapi_conn.execute("PRAGMA journal_mode=OFF")
-        dbapi_conn.execute("PRAGMA synchronous=OFF")
-
     pool = None
-    # A fresh build loads the C++ tables without their indexes and makes them at the end:
-    # one sort per index instead of a b-tree update per row.
-    deferred = [ix for name in CXX_TABLES for ix in Base.metadata.tables[name].indexes] if previous is None else []
+    engine = None
     # Largest files first, so that no big file is left to one worker at the end.
     todo = sorted((rel for rel in contents if rel not in kept), key=lambda rel: -len(contents[rel]))
     results: Iterator = iter(())
     try:
-        # The C++ files go to the workers first; the YAML and Python stages run here meanwhile.
+        # The C++ files go to the workers first (before SQLAlchemy is imported here, which takes a
+        # few tenths of a second); the YAML and Python stages run here meanwhile.
+        # The C++ files take ids first_id, first_id + 1, ... in this order; the others follow them.
+        first_id = max((i for i, _h in old_files.values()), default=0) + 1
         if todo:
             workers = jobs or os.cpu_count() or 1
-            items = ((rel, contents[rel]) for rel in todo)
+            chunks = _chunks(todo, contents, first_id)
             if workers > 1 and len(todo) > 1:
                 pool = _pool(workers, header)
-                results = pool.imap_unordered(_cxx_rows, items, chunksize=4)
+                results = pool.imap(_cxx_chunk, chunks)  # in order: the same rows get the same ids every time
             else:
                 _init_worker(header)
-                results = map(_cxx_rows, items)
+                results = map(_cxx_chunk, chunks)
+
+        from sqlalchemy import create_engine, event
+
+        from ..schema import Base
+        from ..schema import models as m
+
+        engine = create_engine(f"sqlite:///{tmp}")
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn, _record):  # the temp file is thrown away on failure anyway
+            dbapi_conn.execute("PRAGMA journal_mode=OFF")
+            dbapi_conn.execute("PRAGMA synchronous=OFF")
+
+        # A fresh build loads the C++ tables without their indexes and makes them at the end:
+        # one sort per index instead of a b-tree update per row.
+        deferred = [ix for name in CXX_TABLES for ix in Base.metadata.tables[name].indexes] if previous is None else []
         if previous is None:
             Base.metadata.create_all(engine)
             with engine.begin() as conn:
@@ -411,7 +474,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
                     ix.drop(conn)
         else:
             shutil.copyfile(db, tmp)
-        with engine.begin() as conn:
+        with engine.connect() as conn:  # committed at the end (and after each chunk of C++ rows)
             if previous is None:
                 for statement in views_sql().split(";"):
                     if statement.strip():
@@ -432,7 +495,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
                     conn.exec_driver_sql(f"DELETE FROM {table} WHERE file_id IN (SELECT id FROM _stale)")
                 conn.exec_driver_sql("DELETE FROM files WHERE id IN (SELECT id FROM _stale)")
                 conn.exec_driver_sql("DROP TABLE _stale")
-            next_id = (conn.exec_driver_sql("SELECT coalesce(max(id), 0) FROM files").scalar() or 0) + 1
+            next_id = first_id + len(todo)
             for rel, sha in yaml_files.items():
                 if rel not in kept:
                     _insert(conn, m.File, [dict(id=next_id, path=rel, language="yaml", sha256=sha,
@@ -463,14 +526,33 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
 
             progress("C++/CUDA", 0, len(todo))
             if todo:
-                cxx_batch, file_rows = _Rows(conn, CXX_TABLES), []
-                for done, (rel, rows, errors, status) in enumerate(results, start=1):
-                    file_rows.append((next_id, rel, _language(rel), current[rel], len(contents[rel]), errors, status))
-                    if rows is not None:
-                        cxx_batch.add(next_id, rel, rows)
-                    next_id += 1
+                # Each chunk's rows arrive as a database image (see _cxx_chunk), opened as the schema
+                # "shard" and copied; a commit after each copy releases the shard for the next image.
+                conn.commit()
+                conn.exec_driver_sql("ATTACH DATABASE ':memory:' AS shard")
+                raw = conn.connection.driver_connection
+                copies = [f"INSERT INTO main.{t} (file_id, file, {', '.join(c)}) SELECT file_id, file, {', '.join(c)} FROM shard.{t}"
+                          for t, c in CXX_TABLES.items()]
+                # The deferred indexes are made while the workers still have the last few percent of the
+                # bytes to extract (the smallest files): that work then hides the sorting, which would
+                # otherwise run on one core at the end with the other idle.
+                left = sum(len(contents[rel]) for rel in todo)
+                index_at = left * INDEX_EARLY
+                file_rows, done = [], 0
+                for statuses, image in results:
+                    raw.deserialize(image, name="shard")
+                    for copy in copies:
+                        conn.exec_driver_sql(copy)
+                    for file_id, rel, errors, status in statuses:
+                        file_rows.append((file_id, rel, _language(rel), current[rel], len(contents[rel]), errors, status))
+                        left -= len(contents[rel])
+                    done += len(statuses)
                     progress("C++/CUDA", done, len(todo))
-                cxx_batch.flush()
+                    if deferred and left <= index_at:
+                        _create_indexes(conn, deferred, progress)
+                        deferred = []
+                    conn.commit()
+                conn.exec_driver_sql("DETACH DATABASE shard")
                 if file_rows:
                     conn.exec_driver_sql(FILES_INSERT, file_rows)
                 if pool is not None:
@@ -496,12 +578,10 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
             }
             conn.exec_driver_sql("DELETE FROM meta")
             _insert(conn, m.Meta, [{"key": k, "value": v} for k, v in meta.items()])
-            progress("indexes", 0, len(deferred))
-            for done, ix in enumerate(deferred, start=1):
-                ix.create(conn)
-                progress("indexes", done, len(deferred))
+            _create_indexes(conn, deferred, progress)
             ops = conn.exec_driver_sql("SELECT count(*) FROM ops").scalar() or 0
             kernels = conn.exec_driver_sql("SELECT count(DISTINCT cpp_namespace || '::' || kernel) FROM dispatch").scalar() or 0
+            conn.commit()
         if previous is None or todo or py_todo or yaml_changed:
             with engine.connect() as conn:
                 conn.exec_driver_sql("ANALYZE")
@@ -510,7 +590,8 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     except BaseException:
         if pool is not None:
             pool.terminate()
-        engine.dispose()
+        if engine is not None:
+            engine.dispose()
         tmp.unlink(missing_ok=True)
         raise
     return BuildSummary(db, ops, kernels, files, time.perf_counter() - start)
