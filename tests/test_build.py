@@ -119,6 +119,30 @@ def test_parallel_and_serial_builds_agree(mini: Path, tmp_path: Path):
         assert len(a.execute(query).fetchall()) == 6
 
 
+def test_rebuilds_give_the_same_rows_and_ids_however_the_files_are_chunked(mini: Path, tmp_path: Path, monkeypatch):
+    """File ids are given before extraction and chunks are taken in order: a cold build's rows,
+    ids included, do not depend on the number of workers, the chunk size or which worker ends first."""
+    from tg_index.indexer import build as build_module
+
+    serial = tmp_path / "serial.db"
+    build(mini, serial, jobs=1)
+    monkeypatch.setattr(build_module, "CHUNK_FILES", 1)  # one file per task: four tasks for two workers
+    dbs = [tmp_path / "a.db", tmp_path / "b.db"]
+    for db in dbs:
+        build(mini, db, jobs=2)
+    tables = [*build_module.CXX_TABLES, *build_module.PY_TABLES, "files"]
+    with sqlite3.connect(serial) as s, sqlite3.connect(dbs[0]) as a, sqlite3.connect(dbs[1]) as b:
+        for table in tables:
+            rows = s.execute(f"SELECT * FROM {table} ORDER BY id").fetchall()
+            assert rows == a.execute(f"SELECT * FROM {table} ORDER BY id").fetchall(), table
+            assert rows == b.execute(f"SELECT * FROM {table} ORDER BY id").fetchall(), table
+        assert len(s.execute("SELECT * FROM calls").fetchall()) > 10
+        # every fact row points at the files row of its own file
+        for table in build_module.CXX_TABLES:
+            assert a.execute(f"SELECT count(*) FROM {table} t JOIN files f ON f.id = t.file_id "
+                             f"WHERE f.path != t.file").fetchone() == (0,), table
+
+
 def test_symlinked_source_leading_out_is_skipped_and_reported(mini: Path, tmp_path: Path):
     outside = tmp_path / "evil.cpp"
     outside.write_text("void evil() {}\n")
