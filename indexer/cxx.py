@@ -36,7 +36,6 @@ Conventions (documented here once, relied on by the linker):
 from __future__ import annotations
 
 import bisect
-from bisect import bisect_right
 import functools
 import operator
 import re
@@ -1005,15 +1004,26 @@ _BUILTIN_REGISTRATION_MACROS.update(
 _SCOPES = {"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"}
 
 
-_CALLEE_FACTS: dict[tuple[str, str], tuple[str, bool, bool, str | None]] = {}
-# Per language: the bytes of a written callee -> (callee, last, AT_DISPATCH, _stub, helper, family, special),
-# as info_of in _extract gives them for a file that declares no stubs and no AT_DISPATCH wrappers.
+_CALLEE_FACTS: dict[tuple[str, str], tuple[str, bool, str | None]] = {}
+# Per language: the bytes of a written callee -> its _callee_info in a file that declares no
+# stubs and no AT_DISPATCH wrappers of its own.
 _WRITTEN_CALLEES: dict[str, dict[bytes, tuple]] = {}
 
 
-def _callee_facts(callee: str, language: str) -> tuple[str, bool, bool, str | None]:
-    """What a written callee alone says: last component, lowercase start,
-    launch helper, library family. Memoised across files (callees repeat)."""
+def _callee_info(callee: str, language: str, wrappers=frozenset(), stubs=frozenset()) -> tuple:
+    """(callee, last, AT_DISPATCH use, stub, launch helper, library family, special): what the
+    calls loop of _extract needs; special is true when a call needs more than its edge.
+    wrappers and stubs are names the file itself makes AT_DISPATCH wrappers and stubs."""
+    last, helper, family = _callee_facts(callee, language)
+    dispatchy = last.startswith("AT_DISPATCH") or last in wrappers
+    stubby = last.endswith("_stub") or last in stubs
+    special = dispatchy or stubby or helper or family is not None or last in _MEMBER_FIELDS
+    return callee, last, dispatchy, stubby, helper, family, special
+
+
+def _callee_facts(callee: str, language: str) -> tuple[str, bool, str | None]:
+    """What a written callee alone says: last component, launch helper,
+    library family. Memoised across files (callees repeat)."""
     key = (callee, language)
     got = _CALLEE_FACTS.get(key)
     if got is None:
@@ -1025,7 +1035,7 @@ def _callee_facts(callee: str, language: str) -> tuple[str, bool, bool, str | No
                 if rx.search(plain) or (fam == "cublas" and language == "cuda" and plain.startswith("blas::")):
                     family = fam
                     break
-        got = (last, last[:1].islower(), _HELPER.fullmatch(last) is not None, family)
+        got = (last, _HELPER.fullmatch(last) is not None, family)
         if len(_CALLEE_FACTS) > 200_000:
             _CALLEE_FACTS.clear()
         _CALLEE_FACTS[key] = got
@@ -1606,26 +1616,13 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     own_names = dispatch_wrappers.keys() | declared_stubs
 
     def info_of(callee: str) -> tuple:
-        last, _lower, helper, family = _callee_facts(callee, language)
-        dispatchy = last.startswith("AT_DISPATCH") or last in dispatch_wrappers
-        stubby = last.endswith("_stub") or last in declared_stubs
-        special = dispatchy or stubby or helper or family is not None or last in _MEMBER_FIELDS
-        return callee, last, dispatchy, stubby, helper, family, special
+        return _callee_info(callee, language, dispatch_wrappers, declared_stubs)
 
     written = _WRITTEN_CALLEES.get(language)
     if written is None or len(written) > 200_000:
         written = _WRITTEN_CALLEES[language] = {}
 
-    starts, parents, spans = f._starts, f._parents, f.ranges
-
-    def caller_at(off: int) -> str | None:  # _File.caller_at, inlined for the hot loop below
-        k = bisect_right(starts, off) - 1
-        while k >= 0:
-            s, e, name = spans[k]
-            if s <= off < e:
-                return name
-            k = parents[k]
-        return None
+    caller_at = f.caller_at
 
     # Most calls need only their edge; the few whose callee says more (an
     # AT_DISPATCH macro, a stub, a launch helper, a library, m.impl ...) are
@@ -1639,12 +1636,8 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
         else:
             raw = orig[fs:fe]
             info = written.get(raw)
-            if info is None:  # what the written callee says in any file without names of its own
-                callee = _nospace(_dec(raw))
-                last, _lower, helper, family = _callee_facts(callee, language)
-                info = written[raw] = (callee, last, last.startswith("AT_DISPATCH"), last.endswith("_stub"), helper, family,
-                                       last.startswith("AT_DISPATCH") or last.endswith("_stub") or helper
-                                       or family is not None or last in _MEMBER_FIELDS)
+            if info is None:
+                info = written[raw] = _callee_info(_nospace(_dec(raw)), language)
             if own_names and info[1] in own_names:
                 info = info_of(info[0])
         callee, last, dispatchy, stubby, helper, family, special = info
