@@ -186,17 +186,14 @@ def _cxx_chunk(items: list[tuple[int, str, bytes]]) -> tuple[list[tuple[int, str
     try:
         for table, columns in CXX_TABLES.items():
             mem.execute(f"CREATE TABLE {table} (file_id, file, {', '.join(columns)})")
-        pending: dict[str, list[tuple]] = {table: [] for table in CXX_TABLES}
+        batch = _Rows(mem.executemany, CXX_TABLES)
         statuses = []
         for file_id, rel, data in items:
             rel, rows, errors, status = _cxx_rows((rel, data))
             statuses.append((file_id, rel, errors, status))
             if rows is not None:
-                for table, got in rows.items():
-                    pending[table].extend([(file_id, rel, *r) for r in got])
-        for table, got in pending.items():
-            if got:
-                mem.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * (len(CXX_TABLES[table]) + 2))})", got)
+                batch.add(file_id, rel, rows)
+        batch.flush()
         mem.commit()
         return statuses, mem.serialize()
     finally:
@@ -261,13 +258,14 @@ def _mark_nn_modules(conn: Connection) -> None:
 
 
 class _Rows:
-    """Rows waiting to be written, per table; written in large executemany batches (one statement per
-    table and batch rather than per table and file: the per-statement overhead was a fifth of the load)."""
+    """Rows waiting to be written, per table, with their file's id and path in front; written in
+    batches, one executemany per table and batch (per table and file, the statements' overhead
+    was a fifth of the load). execute_many(sql, rows) is a driver's executemany."""
 
     BATCH = 50_000
 
-    def __init__(self, conn: Connection, tables: dict[str, tuple[str, ...]]):
-        self.conn = conn
+    def __init__(self, execute_many: Callable[[str, list[tuple]], object], tables: dict[str, tuple[str, ...]]):
+        self.execute_many = execute_many
         self.sql = {t: f"INSERT INTO {t} (file_id, file, {', '.join(cols)}) VALUES ({', '.join('?' * (len(cols) + 2))})"
                     for t, cols in tables.items()}
         self.pending: dict[str, list[tuple]] = {t: [] for t in tables}
@@ -285,7 +283,7 @@ class _Rows:
     def flush(self) -> None:
         for table, pending in self.pending.items():
             if pending:
-                self.conn.exec_driver_sql(self.sql[table], pending)
+                self.execute_many(self.sql[table], pending)
                 pending.clear()
         self.count = 0
 
@@ -510,7 +508,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
             # Python: few files, extracted here; a file that does not parse is recorded with its status.
             py_todo = [rel for rel in py_contents if rel not in kept]
             progress("Python", 0, len(py_todo))
-            py_batch, file_rows = _Rows(conn, PY_TABLES), []
+            py_batch, file_rows = _Rows(conn.exec_driver_sql, PY_TABLES), []
             for done, rel in enumerate(py_todo, start=1):
                 py_rows, status = _py_rows(rel, py_contents[rel])
                 file_rows.append((next_id, rel, "python", current[rel], len(py_contents[rel]), int(py_rows is None), status))
