@@ -1,0 +1,80 @@
+"""The closed vocabularies of the index. Each value is the plain string stored in SQL and JSON."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Origin(StrEnum):
+    """Where a dispatch row comes from (dispatch.origin)."""
+
+    YAML = "yaml"
+    COMPOSITE_IMPLICIT = "composite_implicit"
+    AUTOGEN = "autogen"
+    UFUNC = "ufunc"
+    DELEGATE = "delegate"
+    META = "meta"
+
+
+class DefinitionKind(StrEnum):
+    """definitions.kind"""
+
+    FUNCTION = "function"
+    METHOD = "method"
+    GLOBAL_KERNEL = "global_kernel"
+    DEVICE_FUNCTION = "device_function"
+    META_FUNC = "meta_func"
+    IMPL_FUNC = "impl_func"
+
+
+class StubKind(StrEnum):
+    """stubs.kind"""
+
+    DECLARE = "declare"
+    DEFINE = "define"
+    REGISTER = "register"
+
+
+class RegistrationKind(StrEnum):
+    """registrations.kind"""
+
+    BLOCK = "block"
+    IMPL = "impl"
+    DEF = "def"
+    FALLBACK = "fallback"
+
+
+class StubUseHow(StrEnum):
+    """stub_uses.how"""
+
+    CALL = "call"
+    ARGUMENT = "argument"
+
+
+class PyCallKind(StrEnum):
+    """py_calls.kind: the kind of call target, and what the call's name holds for each."""
+
+    TORCH_C_NN = "torch_c_nn"  # torch._C._nn.X -> "X"
+    VF = "vf"  # torch._VF.X -> "X"
+    TORCH = "torch"  # torch.X -> "X" (one level only; torch.cuda.x is python)
+    TENSOR_METHOD = "tensor_method"  # x.X(...) on a value, or torch.Tensor.X -> "X"
+    TENSOR_BASE = "tensor_base"  # torch._C.TensorBase.X / _TensorBase.X, super().X in Tensor -> "X"
+    TORCH_OPS = "torch_ops"  # torch.ops.ns.op[.overload] -> "ns::op[.overload]"
+    TORCH_C = "torch_c"  # torch._C.<rest> -> "<rest>", e.g. "_VariableFunctions.add"
+    FUNCTIONAL = "functional"  # torch.nn.functional.X -> "X"
+    PYTHON = "python"  # anything else -> last component; target is the dotted callee
+
+
+class StepKind(StrEnum):
+    """The kind of a step in a kernels-for chain."""
+
+    STUB = "stub"
+    REGISTERED = "registered"
+    CALL = "call"
+    LAUNCH = "launch"
+    GLOBAL_KERNEL = "global_kernel"
+    DTYPES = "dtypes"
+    LIBRARY = "library"
+    OP = "op"
+    GENERATED = "generated"
+    UFUNC = "ufunc"
