@@ -235,19 +235,11 @@ def _py_rows(rel: str, data: bytes) -> tuple[dict[str, list[tuple]] | None, str]
 
 def _mark_nn_modules(conn: Connection) -> None:
     """py_classes.nn_module: follow bases across files and package re-exports (python_api.module_classes)."""
-    facts: dict[str, tuple[list, list]] = {}
-    for q, name, bases, is_module, file, line in conn.exec_driver_sql(
-            "SELECT qualname, name, bases, is_module, file, line FROM py_classes"):
-        loc = python_api.Location(file, line)
-        facts.setdefault(file, ([], []))[0].append(python_api.ClassFact(
-            q, name, tuple(json.loads(bases)), (), bool(is_module), None, loc, line))
-    for module, name, source, kind, file, line in conn.exec_driver_sql(
-            "SELECT module, name, source, kind, file, line FROM py_reexports WHERE kind IN ('import', 'star_import')"):
-        facts.setdefault(file, ([], []))[1].append(python_api.ReexportFact(
-            module, name, source, kind, (), python_api.Location(file, line)))
-    modules = python_api.module_classes(
-        python_api.PyFacts(file, python_api.module_name(file), classes=tuple(c), reexports=tuple(r))
-        for file, (c, r) in facts.items())
+    classes = [python_api.ClassBases(q, tuple(json.loads(bases)), bool(is_module)) for q, bases, is_module
+               in conn.exec_driver_sql("SELECT qualname, bases, is_module FROM py_classes ORDER BY id")]
+    forwards = [python_api.Forward(*row) for row in conn.exec_driver_sql(
+        "SELECT module, name, source, kind FROM py_reexports WHERE kind IN ('import', 'star_import') ORDER BY id")]
+    modules = python_api.module_classes(classes, forwards)
     conn.exec_driver_sql("UPDATE py_classes SET nn_module = 0")
     conn.exec_driver_sql("CREATE TEMP TABLE IF NOT EXISTS _nn (qualname TEXT PRIMARY KEY)")
     conn.exec_driver_sql("DELETE FROM _nn")
@@ -354,7 +346,7 @@ def _extractor_hash() -> str:
 
 def _py_extractor_hash() -> str:
     """Hash of the Python extractor: cached Python facts are reused only when it is the same."""
-    return _sha((Path(__file__).parent / "python_api.py").read_bytes())[:16]
+    return python_api.extractor_hash()
 
 
 def _pool(jobs: int, header: bytes | None):

@@ -1,26 +1,35 @@
-"""indexer/python_api.py on the small fixture checkout under tests/fixtures/python/."""
+"""indexer/python_api/ on the small fixture checkout under tests/fixtures/python/ and on sources built here."""
 
 from __future__ import annotations
 
+import ast
+import shutil
 from pathlib import Path
 
 import pytest
 
+from tg_index.indexer import python_api
 from tg_index.indexer.facts import Location
 from tg_index.indexer.python_api import (
     PY_SOURCES,
     BindingFact,
+    ClassBases,
     ClassFact,
     DecompFact,
     DefFact,
+    Forward,
     PyFacts,
     ReexportFact,
     classify,
     extract,
+    extractor_hash,
     module_classes,
+    module_classes_of,
     module_name,
     py_source_files,
 )
+from tg_index.indexer.python_api.subtree import Subtree
+from tg_index.indexer.vocab import PyCallKind
 
 FIXTURES = Path(__file__).parent / "fixtures" / "python"
 
@@ -163,13 +172,35 @@ def test_layer_norm_forward_and_cross_file_module_linking():
     assert group.bases == ("torch.nn.modules.batchnorm._NormBase",)
     assert group.is_module is False  # the evidence is in batchnorm.py
     every = [facts(str(p.relative_to(FIXTURES))) for p in sorted((FIXTURES / "torch/nn/modules").glob("*.py"))]
-    assert module_classes(every) == {
+    assert module_classes_of(every) == {
         "torch.nn.modules.batchnorm._NormBase",
         "torch.nn.modules.conv._ConvNd",
         "torch.nn.modules.conv.Conv2d",
         "torch.nn.modules.conv.LazyConv2d",
         "torch.nn.modules.normalization.LayerNorm",
         "torch.nn.modules.normalization.GroupNormish",
+    }
+
+
+def test_module_classes_from_rows_follows_imports_stars_and_chains():
+    # what the build reads from py_classes and py_reexports; no file, line or other field is needed
+    classes = [
+        ClassBases("torch.nn.modules.module.Module", (), False),
+        ClassBases("torch.nn.modules.conv.Conv2d", ("torch.nn.modules.module.Module",), True),
+        ClassBases("torch.ao.QConv", ("torch.nn.Conv2d",), False),  # through torch.nn's star import
+        ClassBases("torch.ao.QConvRelu", ("torch.ao.QConv",), False),  # a chain of two files' verdicts
+        ClassBases("torch.ao.Loop", ("torch.ao.Loop",), False),  # a base cycle ends, no module
+        ClassBases("torch.ao.Plain", ("object",), False),
+    ]
+    forwards = [
+        Forward("torch.nn.modules", "Conv2d", "torch.nn.modules.conv.Conv2d", "import"),
+        Forward("torch.nn", "*", "torch.nn.modules", "star_import"),
+        Forward("torch.nn", "Plain", "torch.ao.Plain", "all"),  # only import and star_import are followed
+    ]
+    assert module_classes(classes, forwards) == {
+        "torch.nn.modules.conv.Conv2d",
+        "torch.ao.QConv",
+        "torch.ao.QConvRelu",
     }
 
 
@@ -382,6 +413,56 @@ register_both(aten.add_, aten.add)
     )
 
 
+_TANGLED = b"""
+import torch
+
+def outer(a, b):
+    import torch.nn.functional as F
+    if a:
+        from torch import special as F
+        def inner(x):
+            import torch._C._nn as F
+            class Local:
+                def method(self):
+                    from . import sibling
+            return F.relu(x)
+    for i in range(2):
+        while b:
+            try:
+                import math
+            except ImportError:
+                def fallback():
+                    import cmath
+    def second():
+        lambda: [y for y in range(3)]
+    return F.gelu(a)
+"""
+
+
+def _all_defs(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def test_subtree_gives_imports_and_inner_defs_in_ast_walk_order():
+    sources = [_TANGLED, *(p.read_bytes() for p in sorted(FIXTURES.rglob("*.py")) if p.name != "broken.py")]
+    defs = [d for source in sources for d in _all_defs(ast.parse(source))]
+    assert len(defs) == 5 + 36  # the tangled source's five, and every def of the fixture files
+    for node in defs:
+        sub = Subtree.of_def(node)
+        walked = list(ast.walk(node))[1:]
+        assert sub.imports == [n for n in walked if isinstance(n, (ast.Import, ast.ImportFrom))]
+        assert sub.defs == [n for n in walked if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        # calls keep ast.walk's order under each statement of the body, the order of py_calls rows
+        assert sub.calls == [n for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+
+
+def test_tangled_def_takes_the_last_import_in_walk_order():
+    # breadth first: `import ... as F` of outer (depth 1), then the `from torch import special as F`
+    # under the if (depth 2), then the one inside inner (depth 3), which wins
+    f = extract(_TANGLED, "torch/m.py")
+    assert calls_of(f, "torch.m.outer")[-1] == ("torch_c_nn", "gelu", "torch._C._nn.gelu", 23)
+
+
 # --- bad input and file selection --------------------------------------------------------------
 
 
@@ -411,3 +492,30 @@ def test_py_source_files_on_fixture_tree():
         "torch/_refs/special/__init__.py",
     } <= set(files)
     assert "torch/nn/modules/**/*.py" in PY_SOURCES
+
+
+# --- the package as the build uses it ------------------------------------------------------------
+
+
+def test_call_kind_is_the_vocabulary_and_facts_carry_its_members():
+    assert python_api.CallKind is PyCallKind
+    f = extract(b"import torch\ndef f(x):\n    return torch.relu(x)\n", "torch/m.py")
+    assert [(type(c.kind), c.kind) for c in f.calls] == [(PyCallKind, "torch")]
+    assert classify("torch._VF.lstm")[0] is PyCallKind.VF
+
+
+def test_extractor_hash_covers_every_file_of_the_package_and_what_it_uses(tmp_path):
+    here = Path(python_api.__file__).parent
+    copy = tmp_path / "indexer" / "python_api"
+    shutil.copytree(here, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for used in ("facts.py", "vocab.py"):
+        shutil.copy(here.parent / used, copy.parent / used)
+    first = extractor_hash(copy)
+    assert first == extractor_hash() and len(first) == 16
+    seen = {first}
+    for path in [*sorted(copy.glob("*.py")), copy.parent / "vocab.py"]:
+        path.write_bytes(path.read_bytes() + b"\n")
+        seen.add(extractor_hash(copy))
+    (copy / "new_recogniser.py").write_text("")
+    seen.add(extractor_hash(copy))
+    assert len(seen) == len(list(copy.glob("*.py"))) + 2  # each change gave a new hash

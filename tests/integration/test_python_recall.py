@@ -8,6 +8,7 @@ Every expected answer below was read in the sources of that version.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from functools import cache
@@ -22,9 +23,10 @@ from tg_index.indexer.python_api import (
     PyFacts,
     ReexportFact,
     extract,
-    module_classes,
+    module_classes_of,
     py_source_files,
 )
+from tg_index.indexer.python_api.subtree import Subtree
 
 VERSIONS = {
     "2.6.0": "TG_TEST_PYTORCH_2_6_0",
@@ -102,7 +104,7 @@ def _scan_module_classes(root: Path) -> set[tuple[str, str]]:
 @both
 def test_every_module_subclass_under_nn_modules_is_extracted(version):
     facts = all_facts(version)
-    found = module_classes(facts.values())
+    found = module_classes_of(facts.values())
     got = {
         (c.loc.file, c.name)
         for f in facts.values()
@@ -113,6 +115,23 @@ def test_every_module_subclass_under_nn_modules_is_extracted(version):
     expected = _scan_module_classes(checkout(version))
     assert len(expected) > 150
     assert got == expected, f"missed {sorted(expected - got)}, extra {sorted(got - expected)}"
+
+
+@both
+def test_one_traversal_gives_ast_walk_order_for_every_def(version):
+    # the order that decides a name imported twice in a def, and which inner def registers for a helper
+    root = checkout(version)
+    checked = 0
+    for rel in py_source_files(root):
+        for node in ast.walk(ast.parse((root / rel).read_bytes())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                sub = Subtree.of_def(node)
+                walked = list(ast.walk(node))[1:]
+                imports = [n for n in walked if isinstance(n, (ast.Import, ast.ImportFrom))]
+                inner = [n for n in walked if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                assert (sub.imports, sub.defs) == (imports, inner), (rel, node.lineno)
+                checked += 1
+    assert checked == {"2.6.0": 1829, "1.13.1": 1310}[version]  # every def, nested ones included
 
 
 @both

@@ -1,0 +1,75 @@
+"""Python sources of a checkout -> PyFacts, with the stdlib ast (torch is never imported).
+
+The Python layer is where people start: ``nn.LayerNorm.forward`` calls
+``F.layer_norm``, which calls ``torch.layer_norm``, which is the aten op
+``layer_norm`` bound through ``torch._C._VariableFunctions``. This extractor
+records, per file, what is statically visible of that chain:
+
+- DefFact       module-level functions and methods (qualified names, line range)
+- ClassFact     classes with their bases (resolved and as written), nn.Module evidence, forward
+- CallFact      calls made inside each def, classified by target kind (PyCallKind)
+- BindingFact   names bound directly to a callee at module or class level
+                (``gelu = _add_docstr(torch._C._nn.gelu, ...)``, ``boolean_dispatch``)
+- ReexportFact  what a module re-exports (imports of packages, ``import *``,
+                ``__all__``, the ``for name in dir(_C._VariableFunctions)`` loop,
+                the ``torch._VF`` attribute forwarding)
+- DecompFact    decompositions, references and ``py_impl`` kernels with their aten op
+
+Where each part lives:
+
+- files.py       which files of a checkout are read (PY_SOURCES)
+- facts.py       the facts above, and the collector a walk fills; kinds.py their vocabularies
+- names.py       name resolution: module names, imports, scopes, dotted names, classify
+- walk.py        the walk over modules, classes, defs and calls, and ``extract``
+- subtree.py     the one traversal per def that the walk reads (calls, locals, imports, inner defs)
+- bindings.py, decomps.py, reexports.py   the recognisers of bound names, of registrations, of re-exports
+- syntax.py      shapes of Python syntax the others read
+- nn_modules.py  the one cross-file question: which classes are nn.Module subclasses
+
+Conventions:
+- Qualified names are dotted Python paths derived from the file path:
+  ``torch/nn/modules/conv.py`` -> ``torch.nn.modules.conv``; ``__init__.py`` is the package.
+- Call targets are resolved through the file's imports and module-level
+  aliases (``import torch.nn.functional as F``, ``from .. import functional as F``,
+  ``from torch import _VF``, ``aten = torch._ops.ops.aten`` ...) into ``target``,
+  a dotted name; ``name`` is the part the linker matches on (see PyCallKind).
+- Every line is 1-based; a def's line is the line of its ``def`` keyword.
+- ``extract`` is pure: bytes in, frozen dataclasses out, no I/O, and a file
+  that does not parse yields a PyFacts with ``error`` set instead of raising.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from ..facts import Location
+from ..vocab import PyCallKind
+from .facts import BindingFact, CallFact, ClassFact, DecompFact, DefFact, PyFacts, ReexportFact
+from .files import PY_SOURCES, py_source_files
+from .kinds import BindingVia, DecompHow, DecompKind, PyDefKind, ReexportKind
+from .names import MODULE_ROOTS, TENSOR_BASES, classify, module_name
+from .nn_modules import ClassBases, Forward, module_classes, module_classes_of
+from .walk import extract
+
+CallKind = PyCallKind  # the name queries/ imports; indexer/ uses PyCallKind
+
+__all__ = [
+    "MODULE_ROOTS", "PY_SOURCES", "TENSOR_BASES", "BindingFact", "BindingVia", "CallFact", "CallKind",
+    "ClassBases", "ClassFact", "DecompFact", "DecompHow", "DecompKind", "DefFact", "Forward", "Location",
+    "PyCallKind", "PyDefKind", "PyFacts", "ReexportFact", "ReexportKind", "classify", "extract",
+    "extractor_hash", "module_classes", "module_classes_of", "module_name", "py_source_files",
+]  # fmt: skip
+
+
+# indexer modules outside the package whose contents reach the facts (Location, the PyCallKind values)
+_USED = ("facts.py", "vocab.py")
+
+
+def extractor_hash(package: Path = Path(__file__).parent) -> str:
+    """Hash of every file of this package and of the indexer modules it uses: cached Python facts
+    are reused only when all of that code is the same. (package: where the package is, for tests.)"""
+    h = hashlib.sha256()
+    for p in [*sorted(package.glob("*.py")), *(package.parent / name for name in _USED)]:
+        h.update(f"{p.parent.name}/{p.name}".encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
