@@ -277,6 +277,21 @@ def test_torch_init_reexports():
     )
 
 
+def test_dir_loop_with_a_startswith_of_no_argument_excludes_nothing():
+    source = b"""
+import torch
+for name in dir(torch._C._VariableFunctions):
+    if name.startswith():
+        continue
+    globals()[name] = getattr(torch._C._VariableFunctions, name)
+"""
+    f = extract(source, "torch/__init__.py")
+    assert f.error is None
+    assert f.reexports == (
+        ReexportFact("torch", "*", "torch._C._VariableFunctions", "dir_loop", (), Location("torch/__init__.py", 3)),
+    )
+
+
 def test_vf_forwards_to_variable_functions():
     f = facts("torch/_VF.py")
     assert f.reexports == (

@@ -102,7 +102,7 @@ class Reexports:
                     and n.func.attr == "startswith"
                     and is_name(n.func.value, var)
                 ):
-                    excludes.extend(f"{p}*" for p in strings(n.args[0]) if n.args)
+                    excludes.extend(f"{p}*" for p in (strings(n.args[0]) if n.args else ()))
                 elif (
                     isinstance(n, ast.Compare)
                     and is_name(n.left, var)
