@@ -237,9 +237,9 @@ def _mark_nn_modules(conn: Connection) -> None:
     """py_classes.nn_module: follow bases across files and package re-exports (python_api.module_classes)."""
     classes = [python_api.ClassBases(q, tuple(json.loads(bases)), bool(is_module)) for q, bases, is_module
                in conn.exec_driver_sql("SELECT qualname, bases, is_module FROM py_classes ORDER BY id")]
-    forwards = [python_api.Forward(*row) for row in conn.exec_driver_sql(
+    reexports = [python_api.Reexport(*row) for row in conn.exec_driver_sql(
         "SELECT module, name, source, kind FROM py_reexports WHERE kind IN ('import', 'star_import') ORDER BY id")]
-    modules = python_api.module_classes(classes, forwards)
+    modules = python_api.module_classes(classes, reexports)
     conn.exec_driver_sql("UPDATE py_classes SET nn_module = 0")
     conn.exec_driver_sql("CREATE TEMP TABLE IF NOT EXISTS _nn (qualname TEXT PRIMARY KEY)")
     conn.exec_driver_sql("DELETE FROM _nn")

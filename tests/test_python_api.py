@@ -17,7 +17,7 @@ from tg_index.indexer.python_api import (
     ClassFact,
     DecompFact,
     DefFact,
-    Forward,
+    Reexport,
     PyFacts,
     ReexportFact,
     classify,
@@ -193,9 +193,9 @@ def test_module_classes_from_rows_follows_imports_stars_and_chains():
         ClassBases("torch.ao.Plain", ("object",), False),
     ]
     forwards = [
-        Forward("torch.nn.modules", "Conv2d", "torch.nn.modules.conv.Conv2d", "import"),
-        Forward("torch.nn", "*", "torch.nn.modules", "star_import"),
-        Forward("torch.nn", "Plain", "torch.ao.Plain", "all"),  # only import and star_import are followed
+        Reexport("torch.nn.modules", "Conv2d", "torch.nn.modules.conv.Conv2d", "import"),
+        Reexport("torch.nn", "*", "torch.nn.modules", "star_import"),
+        Reexport("torch.nn", "Plain", "torch.ao.Plain", "all"),  # only import and star_import are followed
     ]
     assert module_classes(classes, forwards) == {
         "torch.nn.modules.conv.Conv2d",

@@ -49,15 +49,15 @@ from .facts import BindingFact, CallFact, ClassFact, DecompFact, DefFact, PyFact
 from .files import PY_SOURCES, py_source_files
 from .kinds import BindingVia, DecompHow, DecompKind, PyDefKind, ReexportKind
 from .names import MODULE_ROOTS, TENSOR_BASES, classify, module_name
-from .nn_modules import ClassBases, Forward, module_classes, module_classes_of
+from .nn_modules import ClassBases, Reexport, module_classes, module_classes_of
 from .walk import extract
 
 CallKind = PyCallKind  # the name queries/ imports; indexer/ uses PyCallKind
 
 __all__ = [
     "MODULE_ROOTS", "PY_SOURCES", "TENSOR_BASES", "BindingFact", "BindingVia", "CallFact", "CallKind",
-    "ClassBases", "ClassFact", "DecompFact", "DecompHow", "DecompKind", "DefFact", "Forward", "Location",
-    "PyCallKind", "PyDefKind", "PyFacts", "ReexportFact", "ReexportKind", "classify", "extract",
+    "ClassBases", "ClassFact", "DecompFact", "DecompHow", "DecompKind", "DefFact", "Location", "PyCallKind",
+    "PyDefKind", "PyFacts", "Reexport", "ReexportFact", "ReexportKind", "classify", "extract",
     "extractor_hash", "module_classes", "module_classes_of", "module_name", "py_source_files",
 ]  # fmt: skip
 

@@ -21,6 +21,18 @@ REFS = "torch._refs"  # the package whose registrations are references
 _PY_IMPL = ".py_impl"
 
 
+def inplace_op(base: str) -> str:
+    """The in-place op of a functional one: ``cos`` -> ``cos_`` (torch._refs' _make_inplace)."""
+    return base + "_"
+
+
+def refs_op(refs_module: str, name: str) -> str:
+    """torch._refs' get_aten_op: a ref ``name`` in torch._refs.<sub> registers aten ``<sub>_<name>``
+    (dots of a deeper submodule become underscores); in torch._refs itself, aten ``<name>``."""
+    rest = refs_module[len(REFS) :].lstrip(".")
+    return f"{rest.replace('.', '_')}_{name}" if rest else name
+
+
 class Decomps:
     """Finds the registrations of one file and appends their DecompFacts, in source order."""
 
@@ -118,9 +130,7 @@ class Decomps:
             return
         name = kw.get("name")
         base = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else fname
-        rest = self.names.module[len(REFS) :].lstrip(".")
-        prefix = rest.replace(".", "_") + "_" if rest else ""
-        self.add(DecompKind.REF, f"{prefix}{base}", "aten", qual, leaf, DecompHow.INFERRED, loc)
+        self.add(DecompKind.REF, refs_op(self.names.module, base), "aten", qual, leaf, DecompHow.INFERRED, loc)
 
     def public_ref(self, node: Def, qual: str, found_before: int) -> None:
         """A public module-level def of torch._refs whose decorators registered nothing visible."""
@@ -130,7 +140,7 @@ class Decomps:
     def inplace_ref(self, inner: ast.Name, qual: str, loc: Location) -> None:
         """``X = _make_inplace(Y)`` in torch._refs: the ref of aten ``Y_``."""
         if self.in_refs:
-            self.add(DecompKind.REF, f"{inner.id}_", "aten", qual, "_make_inplace", DecompHow.INFERRED, loc)
+            self.add(DecompKind.REF, inplace_op(inner.id), "aten", qual, "_make_inplace", DecompHow.INFERRED, loc)
 
     def note_helper(self, node: Def, nested: list[Def], scope: Scope) -> None:
         """Record node as a helper when an inner def is registered for one of its parameters.

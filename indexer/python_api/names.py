@@ -19,9 +19,9 @@ from .syntax import DEF_NODES, module_statements, simple_assign
 
 MODULE_ROOTS = frozenset({"torch.nn.Module", "torch.nn.modules.Module", "torch.nn.modules.module.Module"})
 TENSOR_BASES = frozenset({"torch._C.TensorBase", "torch._C._TensorBase"})
-TORCH_OPS = "torch.ops"  # the namespace of op packets: torch.ops.<ns>.<op>[.<overload>]
+OPS_NAMESPACE = "torch.ops"  # the namespace of op packets: torch.ops.<ns>.<op>[.<overload>]
 
-_RENAMES = (("torch._ops.ops", TORCH_OPS), ("torch._C._TensorBase", "torch._C.TensorBase"))
+_RENAMES = (("torch._ops.ops", OPS_NAMESPACE), ("torch._C._TensorBase", "torch._C.TensorBase"))
 
 
 def module_name(path: str) -> str:
@@ -78,7 +78,7 @@ def op_of(dotted: str) -> tuple[str, str] | None:
 
 def _packet(d: str, parts: list[str]) -> tuple[str, str] | None:
     """(namespace, op) of a normalized torch.ops.<ns>.<op>[.<overload>], split at dots into parts."""
-    if d.startswith(TORCH_OPS + ".") and len(parts) in (4, 5):
+    if d.startswith(OPS_NAMESPACE + ".") and len(parts) in (4, 5):
         return parts[2], ".".join(parts[3:])
     return None
 

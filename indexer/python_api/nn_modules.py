@@ -26,7 +26,7 @@ class ClassBases(NamedTuple):
     is_module: bool  # the file alone shows an nn.Module subclass
 
 
-class Forward(NamedTuple):
+class Reexport(NamedTuple):
     """A re-export as module_classes follows it (the build reads it from py_reexports)."""
 
     module: str
@@ -35,7 +35,7 @@ class Forward(NamedTuple):
     kind: str  # only import and star_import are followed
 
 
-def module_classes(classes: Iterable[ClassBases], reexports: Iterable[Forward]) -> frozenset[str]:
+def module_classes(classes: Iterable[ClassBases], reexports: Iterable[Reexport]) -> frozenset[str]:
     """Qualified names of every nn.Module subclass, following bases across files and package re-exports.
 
     A qualified name given twice keeps its last class; a re-exported name given twice its last source.
@@ -84,5 +84,5 @@ def module_classes_of(facts: Iterable[PyFacts]) -> frozenset[str]:
     files = list(facts)
     return module_classes(
         (ClassBases(c.qualname, c.bases, c.is_module) for f in files for c in f.classes),
-        (Forward(r.module, r.name, r.source, r.kind) for f in files for r in f.reexports),
+        (Reexport(r.module, r.name, r.source, r.kind) for f in files for r in f.reexports),
     )

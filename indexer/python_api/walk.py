@@ -47,8 +47,8 @@ class Walker:
 
     def walk_module(self) -> None:
         self.names.collect_imports(self.tree.body)
-        scope = Scope(self.names.module)
-        self.walk_body(self.tree.body, scope, prefix=self.names.module, cls=None, type_checking=False)
+        names = self.names
+        self.walk_body(self.tree.body, names.module_scope, prefix=names.module, cls=None, type_checking=False)
 
     def walk_body(self, body: list[ast.stmt], scope: Scope, prefix: str, cls: str | None, type_checking: bool) -> None:
         """Statements of a module or class body (not of a def)."""
@@ -153,7 +153,8 @@ class Walker:
         return self.value_method(func, dotted, scope, loc)
 
     def value_method(self, func: ast.Attribute, dotted: str, scope: Scope, loc: Location) -> CallFact | None:
-        """``x.m(...)`` on a local value: super() and self calls are python (or TensorBase), the rest tensor methods."""
+        """``x.m(...)`` on a local value: super() and self calls are python (or TensorBase), a literal's
+        methods no call at all, the rest tensor methods."""
         if dotted.startswith(_SUPER):
             if scope.cls in self.tensor_classes and dotted.count(".") == 1:
                 return CallFact(scope.owner, PyCallKind.TENSOR_BASE, func.attr, dotted, loc)
