@@ -21,6 +21,7 @@ import enum
 import os
 import sqlite3
 import stat
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,7 +99,7 @@ def _inspect(db: Path | str, path: Path) -> IndexFile:
         raise TgIndexError(f"--db {db} exists and is not a tg-index database; choose another path")
     marked = header[_ID_OFFSET:_ID_OFFSET + 4] == APPLICATION_ID.to_bytes(4, "big")
     try:
-        with _read_only(path) as conn:
+        with closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as conn:
             if not marked and not _has_our_schema(conn):
                 raise TgIndexError(f"--db {db} exists and is not a tg-index database; choose another path")
             problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
@@ -110,19 +111,6 @@ def _inspect(db: Path | str, path: Path) -> IndexFile:
     if problems != ["ok"]:
         return IndexFile(path, State.CORRUPTED, problems[0] if problems else "quick_check gave no answer")
     return IndexFile(path, State.INDEX)
-
-
-class _read_only:
-    """A read-only connection to path, closed on leaving the with block."""
-
-    def __init__(self, path: Path):
-        self.conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
-
-    def __enter__(self) -> sqlite3.Connection:
-        return self.conn
-
-    def __exit__(self, *exc: object) -> None:
-        self.conn.close()
 
 
 def _has_our_schema(conn: sqlite3.Connection) -> bool:
