@@ -337,7 +337,7 @@ def _previous(db: Path, root: Path) -> dict[str, str] | None:
     if not db.is_file():
         return None
     try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        with sqlite3.connect(index_file.read_only_uri(db), uri=True) as conn:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.Error:
@@ -418,7 +418,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     _remove_orphans(db)
     old_files: dict[str, tuple[int, str]] = {}
     if previous is not None:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        with sqlite3.connect(index_file.read_only_uri(db), uri=True) as conn:
             old_files = {p: (i, h) for i, p, h in conn.execute("SELECT id, path, sha256 FROM files")}
     current = {rel: _sha(data) for rel, data in contents.items()} | yaml_files
     current |= {rel: _sha(data) for rel, data in py_contents.items()}
@@ -431,7 +431,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     yaml_changed = previous is None or not set(yaml_files) <= kept
     if previous is not None and not stale and len(kept) == len(current) and not outside and not unreadable:
         # Nothing changed: the index stays as it is.
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        with sqlite3.connect(index_file.read_only_uri(db), uri=True) as conn:
             ops = conn.execute("SELECT count(*) FROM ops").fetchone()[0]
             kernels = conn.execute("SELECT count(DISTINCT cpp_namespace || '::' || kernel) FROM dispatch").fetchone()[0]
         progress("yaml", 3, 3)
@@ -456,12 +456,12 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
                 _init_worker(header)
                 results = map(_cxx_chunk, chunks)
 
-        from sqlalchemy import create_engine, event
+        from sqlalchemy import URL, create_engine, event
 
         from ..schema import Base
         from ..schema import models as m
 
-        engine = create_engine(f"sqlite:///{tmp}")
+        engine = create_engine(URL.create("sqlite", database=str(tmp)))  # not parsed: `?` or `#` may be in the name
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn, _record):  # the temp file is thrown away on failure anyway

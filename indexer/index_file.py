@@ -52,6 +52,11 @@ class IndexFile:
         return f"notice: the index at {self.path} is corrupted ({self.problem}); building it again from scratch"
 
 
+def read_only_uri(db: Path) -> str:
+    """The URI that opens db read-only; `?`, `#` and `%` in its name are escaped, not parsed."""
+    return f"{Path(db).absolute().as_uri()}?mode=ro"
+
+
 def temporary(db: Path) -> Path:
     """The file a build of this process writes before renaming it over db."""
     return db.with_name(f".{db.name}.{os.getpid()}.tmp")
@@ -99,7 +104,7 @@ def _inspect(db: Path | str, path: Path) -> IndexFile:
         raise TgIndexError(f"--db {db} exists and is not a tg-index database; choose another path")
     marked = header[_ID_OFFSET:_ID_OFFSET + 4] == APPLICATION_ID.to_bytes(4, "big")
     try:
-        with closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as conn:
+        with closing(sqlite3.connect(read_only_uri(path), uri=True)) as conn:
             if not marked and not _has_our_schema(conn):
                 raise TgIndexError(f"--db {db} exists and is not a tg-index database; choose another path")
             problems = [row[0] for row in conn.execute("PRAGMA quick_check")]

@@ -132,6 +132,18 @@ def test_new_paths_and_indexes_of_ours_are_written(mini: Path, tmp_path: Path):
     assert summary.db == db and link.is_symlink() and link.resolve() == db
 
 
+def test_uri_characters_in_the_name_are_a_name(mini: Path, tmp_path: Path):
+    db = tmp_path / "out" / "my index?#%.db"
+    build(mini, db)
+    assert index_file.check(db).state is State.INDEX
+    before = db.stat()
+    again = run("tg-index", str(mini), "--db", str(db), "-q")
+    assert again.returncode == 0, again.stderr
+    after = db.stat()  # the previous index was read: nothing changed, so it was left as it was
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert [p.name for p in db.parent.iterdir()] == ["my index?#%.db"]
+
+
 def test_an_index_from_before_the_application_id_is_ours(mini: Path, mini_db: Path, tmp_path: Path):
     old = tmp_path / "old.db"
     shutil.copy(mini_db, old)
