@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..schema import views_sql
 from ..schema.version import SCHEMA_VERSION, TABLES
-from . import derivatives, discover, native_yaml, python_api
+from . import derivatives, discover, index_file, native_yaml, parent_watch, python_api
 from .errors import TgIndexError
 
 if TYPE_CHECKING:  # SQLAlchemy loads only when something is written: an index that is up to date needs none of it
@@ -138,9 +138,12 @@ _MACROS: object = None  # the checkout's DispatchStub macro family, set in each 
 _CXX = None  # the cxx module, imported once per worker (an import statement per file cost 1% of extraction)
 
 
-def _init_worker(header: bytes | None) -> None:
+def _init_worker(header: bytes | None, parent: int | None = None) -> None:
     global _MACROS, _CXX
     from . import cxx
+
+    if parent is not None:  # a pool worker: it ends when the build's process is gone
+        parent_watch.exit_with_parent(parent)
 
     # The facts hold no reference cycles, and a worker lives for one build: the cycle collector's
     # passes over everything a worker keeps (the parsers, the memo of callees) would be wasted time.
@@ -326,7 +329,7 @@ def _previous(db: Path, root: Path) -> dict[str, str] | None:
     if not db.is_file():
         return None
     try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        with sqlite3.connect(index_file.read_only_uri(db), uri=True) as conn:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.Error:
@@ -355,7 +358,7 @@ def _pool(jobs: int, header: bytes | None):
     ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        return ctx.Pool(jobs, initializer=_init_worker, initargs=(header,))
+        return ctx.Pool(jobs, initializer=_init_worker, initargs=(header, os.getpid()))
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -380,6 +383,10 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
 def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ...], jobs: int | None) -> BuildSummary:
     start = time.perf_counter()
     root = discover.check_checkout(checkout)
+    target = index_file.check(db)  # before anything is read: never write over a file that is not ours
+    db = target.path
+    if target.state is index_file.State.CORRUPTED:
+        print(target.notice, file=sys.stderr)
     progress("yaml", 0, 3)
     texts: dict[str, str] = {}
     for rel in (native_yaml.NATIVE_FUNCTIONS, native_yaml.TAGS, derivatives.DERIVATIVES):
@@ -397,14 +404,13 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     py_key = _py_extractor_hash()
     cxx_key = f"{_extractor_hash()}:{_sha(header) if header else 'default'}:{','.join(sorted(excludes))}"
 
-    previous = _previous(db, root)
-    db.parent.mkdir(parents=True, exist_ok=True)
-    tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
+    previous = _previous(db, root) if target.state is index_file.State.INDEX else None
+    tmp = index_file.temporary(db)
     tmp.unlink(missing_ok=True)
     _remove_orphans(db)
     old_files: dict[str, tuple[int, str]] = {}
     if previous is not None:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        with sqlite3.connect(index_file.read_only_uri(db), uri=True) as conn:
             old_files = {p: (i, h) for i, p, h in conn.execute("SELECT id, path, sha256 FROM files")}
     current = {rel: _sha(data) for rel, data in contents.items()} | yaml_files
     current |= {rel: _sha(data) for rel, data in py_contents.items()}
@@ -417,7 +423,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     yaml_changed = previous is None or not set(yaml_files) <= kept
     if previous is not None and not stale and len(kept) == len(current) and not outside and not unreadable:
         # Nothing changed: the index stays as it is.
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        with sqlite3.connect(index_file.read_only_uri(db), uri=True) as conn:
             ops = conn.execute("SELECT count(*) FROM ops").fetchone()[0]
             kernels = conn.execute("SELECT count(DISTINCT cpp_namespace || '::' || kernel) FROM dispatch").fetchone()[0]
         progress("yaml", 3, 3)
@@ -442,12 +448,12 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
                 _init_worker(header)
                 results = map(_cxx_chunk, chunks)
 
-        from sqlalchemy import create_engine, event
+        from sqlalchemy import URL, create_engine, event
 
         from ..schema import Base
         from ..schema import models as m
 
-        engine = create_engine(f"sqlite:///{tmp}")
+        engine = create_engine(URL.create("sqlite", database=str(tmp)))  # not parsed: `?` or `#` may be in the name
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn, _record):  # the temp file is thrown away on failure anyway
@@ -567,6 +573,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
                 "excludes": json.dumps(list(excludes)),
             }
             conn.exec_driver_sql("DELETE FROM meta")
+            conn.exec_driver_sql(index_file.SET_APPLICATION_ID)
             _insert(conn, m.Meta, [{"key": k, "value": v} for k, v in meta.items()])
             _create_indexes(conn, deferred, progress)
             ops = conn.exec_driver_sql("SELECT count(*) FROM ops").scalar() or 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -17,8 +18,12 @@ def default_checkout() -> Path:
 
 
 def index_for(checkout: Path) -> Path:
-    """The index of a checkout lives in the cache, named after the checkout folder."""
-    return default_cache_dir() / "index" / f"{Path(os.path.abspath(checkout)).name}.db"
+    """The index of a checkout lives in the cache, named after the checkout folder and a short hash
+    of its resolved path: two checkouts named alike (/x/a/pytorch, /x/b/pytorch) get two indexes."""
+    given = Path(os.path.abspath(Path(checkout).expanduser()))
+    real = Path(checkout).expanduser().resolve()
+    tag = hashlib.sha256(os.fsencode(real)).hexdigest()[:8]
+    return default_cache_dir() / "index" / f"{given.name or 'root'}-{tag}.db"
 
 
 def default_db() -> Path:

@@ -225,7 +225,7 @@ def info_cmd(as_json: JsonOption = False, fmt: FormatOption = None) -> None:
 @index_app.command()
 def index_cmd(
     checkout: Annotated[Optional[Path], typer.Argument(metavar="CHECKOUT", help="PyTorch checkout [default: $TILEGYM_SKILL_CACHE_DIR/pytorch-source, ~/.cache/tilegym/pytorch-source].", show_default=False)] = None,
-    db: Annotated[Optional[Path], typer.Option("--db", help="Where to write the index [default: ~/.cache/tilegym/index/<checkout folder>.db].", show_default=False)] = None,
+    db: Annotated[Optional[str], typer.Option("--db", help="Where to write the index: a new file or an index of tg-index's [default: ~/.cache/tilegym/index/<checkout folder>-<hash of its path>.db].", show_default=False)] = None,
     exclude: Annotated[Optional[list[str]], typer.Option("--exclude", help="Folder name or checkout-relative path not to walk (repeatable; replaces the default list).", show_default=False)] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that parse C++/CUDA [default: all cores].", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, only the summary.")] = False,
@@ -236,9 +236,12 @@ def index_cmd(
 
     from ..indexer.build import build
     from ..indexer.discover import DEFAULT_EXCLUDES
+    from ..indexer.index_file import EMPTY_DB
 
     root = checkout if checkout is not None else paths.default_checkout()
-    target = db if db is not None else paths.index_for(root)
+    if db == "":  # Path("") would be the current folder
+        raise TgIndexError(EMPTY_DB)
+    target = Path(db) if db is not None else paths.index_for(root)
     run = partial(build, excludes=tuple(exclude) if exclude else DEFAULT_EXCLUDES, jobs=jobs)
     try:
         if quiet or not sys.stderr.isatty():

@@ -1,0 +1,247 @@
+"""What --db may name: new files and indexes of ours are written, anything else is refused with one
+line before the build reads a source; corrupted indexes of ours are rebuilt; default names per checkout."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tg_index.indexer import index_file, paths
+from tg_index.indexer.build import build
+from tg_index.indexer.errors import TgIndexError
+from tg_index.indexer.index_file import APPLICATION_ID, State
+
+from .conftest import BIN, MINI, run
+
+NATIVE = "aten/src/ATen/native/native_functions.yaml"
+NOT_OURS = "exists and is not a tg-index database; choose another path"
+
+
+def _listing(root: Path) -> dict[str, tuple]:
+    """Every entry under root with its type, size, mtime and content hash: what a test compares."""
+    seen = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath, name)
+            st = path.lstat()
+            seen[str(path.relative_to(root))] = (stat.S_IFMT(st.st_mode), st.st_size, st.st_mtime_ns)
+    return seen
+
+
+def _one_line(result) -> str:
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    return result.stderr.rstrip("\n")
+
+
+@pytest.fixture
+def broken(tmp_path: Path) -> Path:
+    """A checkout whose native_functions.yaml does not parse: a refusal shows the check came first."""
+    dest = tmp_path / "broken"
+    shutil.copytree(MINI, dest)
+    (dest / NATIVE).write_text("- func: [unclosed\n")
+    return dest
+
+
+def _refusals(tmp_path: Path, broken: Path) -> list[tuple[str, str]]:
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "sock"))
+    sock.close()
+    with sqlite3.connect(tmp_path / "other.db") as conn:  # someone else's SQLite file, with a meta table
+        conn.execute("CREATE TABLE meta (key, value)")
+        conn.execute("INSERT INTO meta VALUES ('schema_version', '2')")
+    (tmp_path / "link.txt").symlink_to(tmp_path / "notes.txt")
+    tags = broken / "aten/src/ATen/native/tags.yaml"
+    t = str(tmp_path)
+    return [
+        (f"{t}/notes.txt", f"error: --db {t}/notes.txt {NOT_OURS}"),
+        (f"{t}/link.txt", f"error: --db {t}/link.txt {NOT_OURS}"),
+        (str(tags), f"error: --db {tags} {NOT_OURS}"),
+        (f"{t}/other.db", f"error: --db {t}/other.db {NOT_OURS}"),
+        (f"{t}/folder", f"error: --db {t}/folder is a directory; give a file path, e.g. --db {t}/folder/pytorch.db"),
+        ("", "error: --db is empty; give the index file's path, e.g. --db pytorch.db"),
+        ("/dev/null", "error: --db /dev/null is a device, not a file; choose another path"),
+        (f"{t}/fifo", f"error: --db {t}/fifo is a FIFO, not a file; choose another path"),
+        (f"{t}/sock", f"error: --db {t}/sock is a socket, not a file; choose another path"),
+        ("/proc/x.db", "error: --db /proc/x.db: cannot create a file in /proc (No such file or directory); choose a writable folder"),
+        ("/proc/tg/x.db", "error: --db /proc/tg/x.db: cannot create the folder /proc/tg (No such file or directory); choose a writable folder"),
+        (f"{t}/notes.txt/x.db", f"error: --db {t}/notes.txt/x.db: {t}/notes.txt is not a folder; choose another path"),
+    ]
+
+
+def test_refused_before_the_build_with_one_line(tmp_path: Path, broken: Path):
+    cases = _refusals(tmp_path, broken)
+    before = _listing(tmp_path)
+    null = os.stat("/dev/null")
+    for db, message in cases:
+        result = run("tg-index", str(broken), "--db", db, "-q", env={"TILEGYM_SKILL_CACHE_DIR": str(tmp_path / "cache")})
+        assert result.returncode == 1, (db, result.stderr)
+        assert _one_line(result) == message
+        assert result.stdout == ""
+    assert _listing(tmp_path) == before  # nothing written, nothing replaced
+    assert (tmp_path / "notes.txt").read_text() == "my notes\n"
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode) and os.stat("/dev/null").st_rdev == null.st_rdev
+    assert not os.path.lexists("/proc/x.db")
+
+
+def test_read_only_folder_is_refused_as_it_really_fails(tmp_path: Path, broken: Path):
+    """Root writes into a mode-555 folder anyway; without the override capability, as a user, it fails."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
+    result = subprocess.run([*drop, str(BIN / "tg-index"), str(broken), "--db", str(folder / "x.db"), "-q"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1, result.stderr
+    assert _one_line(result) == \
+        f"error: --db {folder}/x.db: cannot create a file in {folder} (Permission denied); choose a writable folder"
+    assert list(folder.iterdir()) == []
+
+
+def test_the_library_refuses_too(tmp_path: Path, broken: Path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me")
+    with pytest.raises(TgIndexError) as err:
+        build(broken, notes)
+    assert str(err.value) == f"--db {notes} {NOT_OURS}"
+    assert notes.read_text() == "keep me"
+
+
+def test_new_paths_and_indexes_of_ours_are_written(mini: Path, tmp_path: Path):
+    db = tmp_path / "a" / "b" / "ix.db"  # missing folders are made
+    assert index_file.check(db) == index_file.IndexFile(db, State.NEW)
+    assert (tmp_path / "a" / "b").is_dir() and list((tmp_path / "a" / "b").iterdir()) == []
+    build(mini, db)
+    assert index_file.check(db) == index_file.IndexFile(db, State.INDEX)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
+    link = tmp_path / "link.db"
+    link.symlink_to(db)
+    summary = build(mini, link)  # a symlink is followed: the index it points to is updated, the link stays
+    assert summary.db == db and link.is_symlink() and link.resolve() == db
+
+
+def test_uri_characters_in_the_name_are_a_name(mini: Path, tmp_path: Path):
+    db = tmp_path / "out" / "my index?#%.db"
+    build(mini, db)
+    assert index_file.check(db).state is State.INDEX
+    before = db.stat()
+    again = run("tg-index", str(mini), "--db", str(db), "-q")
+    assert again.returncode == 0, again.stderr
+    after = db.stat()  # the previous index was read: nothing changed, so it was left as it was
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert [p.name for p in db.parent.iterdir()] == ["my index?#%.db"]
+
+
+def test_an_index_from_before_the_application_id_is_ours(mini: Path, mini_db: Path, tmp_path: Path):
+    old = tmp_path / "old.db"
+    shutil.copy(mini_db, old)
+    with sqlite3.connect(old) as conn:
+        conn.execute("PRAGMA application_id = 0")
+        conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")  # another schema: rebuilt
+    assert index_file.check(old).state is State.INDEX
+    result = run("tg-index", str(mini), "--db", str(old), "-q")
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    with sqlite3.connect(old) as conn:
+        assert conn.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] != "0"
+
+
+def _damage(db: Path, offset: int, data: bytes) -> None:
+    with open(db, "r+b") as f:
+        f.seek(offset)
+        f.write(data)
+
+
+@pytest.mark.parametrize(("how", "problem"), [
+    ("pages", "database disk image is malformed"),
+    ("header", "file is not a database"),
+    ("truncated", "database disk image is malformed"),
+])
+def test_a_corrupted_index_of_ours_is_rebuilt(mini: Path, mini_db: Path, tmp_path: Path, how: str, problem: str):
+    db = tmp_path / "ix.db"
+    shutil.copy(mini_db, db)
+    if how == "pages":
+        _damage(db, 4096 * 3, b"\xff" * 4096 * 5)
+    elif how == "header":
+        _damage(db, 16, b"\x00\x07\x09\x09")  # page size and format bytes: SQLite no longer reads it
+    else:
+        os.truncate(db, 50_000)
+    assert index_file.check(db) == index_file.IndexFile(db, State.CORRUPTED, problem)
+    result = run("tg-index", str(mini), "--db", str(db), "-q")
+    assert result.returncode == 0, result.stderr
+    assert _one_line(result) == f"notice: the index at {db} is corrupted ({problem}); building it again from scratch"
+    assert result.stdout.startswith("indexed 10 ops, 13 kernels, 20 files in ")
+    with sqlite3.connect(db) as conn, sqlite3.connect(mini_db) as fresh:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        query = "SELECT op, key, kernel, origin FROM dispatch ORDER BY op, key"
+        assert conn.execute(query).fetchall() == fresh.execute(query).fetchall()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ix.db", "mini"]
+    again = run("tg-index", str(mini), "--db", str(db), "-q")
+    assert again.returncode == 0 and again.stderr == ""
+
+
+def test_an_index_whose_first_bytes_are_gone_cannot_be_told_and_is_refused(mini_db: Path, tmp_path: Path, broken: Path):
+    db = tmp_path / "ix.db"
+    shutil.copy(mini_db, db)
+    _damage(db, 0, b"\x00" * 100)
+    result = run("tg-index", str(broken), "--db", str(db), "-q")
+    assert (result.returncode, _one_line(result)) == (1, f"error: --db {db} {NOT_OURS}")
+
+
+def test_a_sqlite_file_whose_schema_cannot_be_read_is_refused(mini_db: Path, tmp_path: Path):
+    db = tmp_path / "ix.db"
+    shutil.copy(mini_db, db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA application_id = 0")
+    _damage(db, 100, b"\xff" * 3996)  # page 1, where sqlite_master lives
+    with pytest.raises(TgIndexError) as err:
+        index_file.check(db)
+    assert str(err.value) == (f"--db {db} is a SQLite file that tg-index cannot read as its own "
+                              "(database disk image is malformed); delete it or choose another path")
+
+
+def test_default_index_names_differ_per_checkout_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("TILEGYM_SKILL_CACHE_DIR", str(tmp_path / "cache"))
+    a, b = tmp_path / "a" / "pytorch", tmp_path / "b" / "pytorch"
+    a.mkdir(parents=True)
+    b.mkdir(parents=True)
+    (tmp_path / "alias").symlink_to(a)
+    ia, ib = paths.index_for(a), paths.index_for(b)
+    assert ia != ib
+    assert ia.parent == ib.parent == tmp_path / "cache" / "index"
+    for index in (ia, ib):
+        name, tag = index.stem.rsplit("-", 1)
+        assert (name, len(tag), index.suffix) == ("pytorch", 8, ".db")
+        assert all(c in "0123456789abcdef" for c in tag)
+    monkeypatch.chdir(tmp_path / "a")
+    assert paths.index_for(Path("pytorch")) == ia  # relative paths and symlinks: the same checkout, the same index
+    assert paths.index_for(tmp_path / "alias").stem.endswith(ia.stem[-8:])
+
+
+def test_two_checkouts_named_alike_keep_two_indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    cache = tmp_path / "cache"
+    env = {"TILEGYM_SKILL_CACHE_DIR": str(cache), "TG_INDEX_DB": ""}
+    shutil.copytree(MINI, cache / "pytorch-source")  # the default checkout
+    shutil.copytree(MINI, tmp_path / "other" / "pytorch-source")
+    for args in ((), (str(tmp_path / "other" / "pytorch-source"),)):
+        result = run("tg-index", *args, "-q", env=env)
+        assert result.returncode == 0, result.stderr
+    indexes = sorted(p.name for p in (cache / "index").iterdir())
+    assert len(indexes) == 2 and all(n.startswith("pytorch-source-") for n in indexes)
+    info = run("tg-query", "info", "--json", env=env)  # no --db: the default checkout's index
+    assert info.returncode == 0, info.stderr
+    meta = json.loads(info.stdout)
+    monkeypatch.setenv("TILEGYM_SKILL_CACHE_DIR", str(cache))
+    assert (meta["checkout"], meta["db"]) == (str(cache / "pytorch-source"), str(paths.index_for(cache / "pytorch-source")))
