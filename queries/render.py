@@ -7,8 +7,10 @@ import sys
 from enum import Enum
 from typing import Any, Iterable
 
-from .api import (Backward, Health, KernelInfo, KernelsFor, OpInfo, OpSummary, Reach, Step, StubInfo, StubSite,
-                  Symbol, Trace, Use, to_data)
+from ..indexer.facts import Location
+from ..indexer.vocab import StepKind
+from .results import (META_STEP, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, OpInfo, OpsFor, OpSummary,
+                      Step, StubInfo, StubSite, Symbol, Trace, Truncation, Use, to_data, truncation_data)
 
 
 class Format(str, Enum):
@@ -106,6 +108,7 @@ def kernels_for_data(answer: KernelsFor) -> dict[str, Any]:
             item["via"] = k.via
         if k.note:
             item["note"] = k.note
+        item.update(truncation_data(k.truncated))
         keys.append(item)
     return {"op": answer.op, "func": answer.func, "location": to_data(answer.location),
             "structured": answer.structured, "structured_delegate": answer.structured_delegate,
@@ -121,13 +124,15 @@ def _where(file: str | None, line: int | None) -> str:
     return f"{file}:{line}" if file else ""
 
 
+_STEP_LABELS = {StepKind.REGISTERED: "->", StepKind.CALL: "calls", StepKind.GLOBAL_KERNEL: "__global__",
+                META_STEP: "meta"}  # every other kind is its own label
+
+
 def _step_text(step: Step) -> str:
-    label = {"stub": "stub", "registered": "->", "call": "calls", "launch": "launch", "global_kernel": "__global__",
-             "dtypes": "dtypes", "library": "library", "op": "op", "generated": "generated", "ufunc": "ufunc",
-             "meta_func": "meta"}.get(step.kind, step.kind)
-    where = " ".join(x for x in (step.device, step.detail if step.kind in ("registered",) else None) if x)
-    name = step.name if step.kind != "dtypes" else f"{step.name} {step.detail}"
-    if step.kind in ("launch", "library") and step.detail:
+    label = _STEP_LABELS.get(step.kind, step.kind)
+    where = " ".join(x for x in (step.device, step.detail if step.kind == StepKind.REGISTERED else None) if x)
+    name = step.name if step.kind != StepKind.DTYPES else f"{step.name} {step.detail}"
+    if step.kind in (StepKind.LAUNCH, StepKind.LIBRARY) and step.detail:
         name = f"{step.name} ({step.detail})"
     head = f"{label} {where} {name}" if where else f"{label} {name}"
     return f"{head}  {_where(step.file, step.line)}".rstrip()
@@ -154,6 +159,7 @@ def kernels_for_text(answers: list[KernelsFor]) -> str:
                 out.append(f"      note: {k.note}")
             for step in k.chain:
                 out.append("      " + "  " * step.depth + _step_text(step))
+            out.extend(truncation_lines(k.truncated, "      "))
         if not a.keys:
             out.append("  (no kernels for the keys asked)")
         out.extend(backward_lines(a.backward))
@@ -174,14 +180,14 @@ def _graph_edges(answers: list[KernelsFor]) -> list[tuple[str, str, str]]:
             last: dict[str, str] = {}
             for step in k.chain:
                 parent = parents.get(step.depth, top)
-                if step.kind == "registered":
-                    parent = last.get("stub", parent)
-                elif step.kind == "global_kernel":
-                    parent = last.get("launch", parent)
-                node = step.name if step.kind != "dtypes" else f"{step.name}: {step.detail}"
+                if step.kind == StepKind.REGISTERED:
+                    parent = last.get(StepKind.STUB, parent)
+                elif step.kind == StepKind.GLOBAL_KERNEL:
+                    parent = last.get(StepKind.LAUNCH, parent)
+                node = step.name if step.kind != StepKind.DTYPES else f"{step.name}: {step.detail}"
                 edges.append((parent, node, step.kind))
                 last[step.kind] = node
-                if step.kind in ("call", "registered", "global_kernel"):
+                if step.kind in (StepKind.CALL, StepKind.REGISTERED, StepKind.GLOBAL_KERNEL):
                     parents[step.depth + 1] = node
     return list(dict.fromkeys(edges))
 
@@ -305,32 +311,53 @@ def doctor_text(health: Health, show: int = 10) -> str:
             out.append(f"  {u.op:<40} {u.key:<24} {u.kernel}  {u.location}")
         if len(items) > show:
             out.append(f"  ... {len(items) - show} more (--all shows every one)")
+    if health.partial_files:
+        out.append("")
+        out.append(f"files whose extraction failed (their facts may be incomplete): {len(health.partial_files)}")
+        out.extend(f"  {p.file}  {p.status}" for p in health.partial_files[:show])
+        if len(health.partial_files) > show:
+            out.append(f"  ... {len(health.partial_files) - show} more (--all shows every one)")
     return "\n".join(out) + "\n"
 
 
 def doctor_data(health: Health) -> dict[str, Any]:
     return {"keys": [{**to_data(k), "unresolved_share": round(k.unresolved_share, 4)} for k in health.keys],
-            "unresolved": to_data(health.unresolved)}
+            "unresolved": to_data(health.unresolved), "partial_count": len(health.partial_files),
+            "partial_files": to_data(health.partial_files)}
 
 
-def reach_text(hits: list[Reach]) -> str:
-    if not hits:
-        return "no op reaches it within the depth asked\n"
-    out = []
-    for h in hits:
+def truncation_lines(cuts: tuple[Truncation, ...], indent: str = "") -> list[str]:
+    """One line per limit that cut a result: `truncated: <what> (limit N): names ...`."""
+    return [f"{indent}truncated: {cut}" for cut in cuts]
+
+
+def reach_text(found: OpsFor) -> str:
+    out = [] if found.hits else ["no op reaches it within the depth asked"]
+    for h in found.hits:
         out.append(f"{h.op:<40} {h.key:<26} {h.kernel}")
         out.append("    " + " -> ".join(h.path))
+    out.extend(truncation_lines(found.truncated))
     return "\n".join(out) + "\n"
+
+
+def reach_data(found: OpsFor) -> dict[str, Any]:
+    """{"name", "reached": [{"op", "key", "kernel", "path"}], and "truncated"/"limits" when a limit cut the walk}."""
+    return {"name": found.name, "reached": to_data(found.hits), **truncation_data(found.truncated)}
+
+
+def reach_items(found: OpsFor) -> list[dict[str, Any]]:
+    """JSON lines: one per hit, then one {"truncated", "limits"} line when a limit cut the walk."""
+    return to_data(found.hits) + ([truncation_data(found.truncated)] if found.truncated else [])
 
 
 # -- trace ------------------------------------------------------------------------------------------
 
 
-def _loc_data(loc: Any) -> dict[str, Any] | None:
+def _loc_data(loc: Location | None) -> dict[str, Any] | None:
     return None if loc is None else {"file": loc.file, "line": loc.line}
 
 
-def _hop_data(hop: Any) -> dict[str, Any]:
+def _hop_data(hop: Hop) -> dict[str, Any]:
     data: dict[str, Any] = {"depth": hop.depth, "kind": hop.kind, "name": hop.name}
     for field_name in ("via", "target", "note"):
         if getattr(hop, field_name) is not None:
@@ -348,7 +375,7 @@ def _dispatch_data(answer: KernelsFor) -> dict[str, Any]:
         item: dict[str, Any] = {"key": k.key, "kernel": k.kernel, "origin": k.origin,
                                 "definition": None if k.definition is None else
                                 {**to_data(k.definition), "name": k.qualified_name}}
-        calls = [s.name for s in k.chain if s.kind == "op"]
+        calls = [s.name for s in k.chain if s.kind == StepKind.OP]
         if calls:
             item["calls"] = calls
         keys.append(item)
@@ -363,20 +390,22 @@ def trace_data(trace: Trace) -> dict[str, Any]:
         decomps = [{"kind": d.kind, "op": d.op, "function": d.function, "registrar": d.registrar,
                     **_loc_data(d.location)} for d in o.decompositions]
         ops.append({"op": o.op, "reached_by": list(o.reached_by), "overloads": overloads, "decompositions": decomps})
-    return {"name": trace.name, "resolved": trace.resolved, "hops": [_hop_data(h) for h in trace.hops], "ops": ops}
+    return {"name": trace.name, "resolved": trace.resolved, "hops": [_hop_data(h) for h in trace.hops], "ops": ops,
+            **truncation_data(trace.truncated)}
 
 
 def trace_text(trace: Trace) -> str:
     out = [f"{trace.name} = {trace.resolved}" if trace.name != trace.resolved else trace.name]
     for h in trace.hops:
         pad = "  " * (h.depth + 1)
-        label = {"call": "calls", "binding": "bound", "op": "op", "unresolved": "unresolved"}.get(h.kind, h.kind)
-        via = f"  ({h.target})" if h.target and h.target != h.name and h.kind in ("op", "unresolved") else ""
+        label = {HopKind.CALL: "calls", HopKind.BINDING: "bound"}.get(h.kind, h.kind)
+        via = f"  ({h.target})" if h.target and h.target != h.name and h.kind in (HopKind.OP, HopKind.UNRESOLVED) else ""
         where = str(h.call) if h.call else ""
         if h.definition is not None:
             where = f"{where} -> {h.definition}" if where else str(h.definition)
         note = f"  [{h.note}]" if h.note else ""
         out.append(f"{pad}{label} {h.name}{via}  {where}{note}".rstrip())
+    out.extend(truncation_lines(trace.truncated, "  "))
     out.append(f"aten ops reached ({len(trace.ops)}):" if trace.ops else "aten ops reached: none")
     for o in trace.ops:
         out.append(f"  {o.op}  via {', '.join(o.reached_by)}" if o.reached_by else f"  {o.op}")
@@ -388,7 +417,7 @@ def trace_text(trace: Trace) -> str:
                 for k in a.keys:
                     where = str(k.definition) if k.definition else f"(yaml {k.location})"
                     out.append(f"      {k.key:<26} {k.cpp_namespace}::{k.kernel}  {where}")
-                    calls = [s.name for s in k.chain if s.kind == "op"]
+                    calls = [s.name for s in k.chain if s.kind == StepKind.OP]
                     if calls:
                         out.append(f"        calls ops: {', '.join(calls)}")
         for d in o.decompositions:
