@@ -274,9 +274,10 @@ class Index:
     def doctor(self, keys: tuple[str, ...] = ()) -> Health:
         """Every (op, key) whose kernel has no definition in the checkout, with the reason; counts per key;
         the files whose extraction failed. The whole file is checked first (PRAGMA quick_check)."""
-        check = self.conn.execute("PRAGMA quick_check").fetchone()[0]
+        check = self.conn.execute("PRAGMA quick_check(1)").fetchone()[0]
         if check != "ok":
-            raise TgIndexError(f"the index at {self.path} is damaged (quick_check: {check}); rebuild it with `tg-index`")
+            found = " ".join(check.replace("*** in database main ***", "").split())
+            raise TgIndexError(f"the index at {self.path} is damaged (quick_check: {found}); rebuild it with `tg-index`")
         linker = self.linker()
         counts: dict[str, list[int]] = {}
         missing = []

@@ -34,14 +34,15 @@ class HopKind(StrEnum):
 
 @dataclass(frozen=True)
 class Truncation:
-    """A result cut by a limit: what was cut, the limit, and the names left out where they are known."""
+    """A result cut by a limit: what was cut, the limit, and the names concerned where they are known
+    (the functions not followed, or the functions whose callers were cut)."""
 
     what: str
     limit: int
-    dropped: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        shown = ", ".join(self.dropped[:8]) + (f" and {len(self.dropped) - 8} more" if len(self.dropped) > 8 else "")
+        shown = ", ".join(self.names[:8]) + (f" and {len(self.names) - 8} more" if len(self.names) > 8 else "")
         return f"{self.what} (limit {self.limit})" + (f": {shown}" if shown else "")
 
 
@@ -349,7 +350,7 @@ def to_data(value: Any) -> Any:
 
 
 def truncation_data(cuts: tuple[Truncation, ...]) -> dict[str, Any]:
-    """The JSON fields of a cut result: {"truncated": true, "limits": [{"what", "limit", "dropped"}]}; {} if whole."""
+    """The JSON fields of a cut result: {"truncated": true, "limits": [{"what", "limit", "names"}]}; {} if whole."""
     return {"truncated": True, "limits": to_data(cuts)} if cuts else {}
 
 

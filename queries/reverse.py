@@ -31,16 +31,17 @@ _Entry = tuple[str, str | None, tuple[str, ...], str | None]
 @dataclass
 class _Cuts:
     callers: dict[str, None] = field(default_factory=dict)  # functions with more callers than followed
-    frontier: dict[str, None] = field(default_factory=dict)  # functions dropped from a level
+    frontier: dict[str, None] = field(default_factory=dict)  # functions names from a level
     common: dict[str, None] = field(default_factory=dict)  # names not walked up by calls
     deep: int = 0  # functions at the last level, not walked further
 
     def truncations(self, depth: int) -> tuple[Truncation, ...]:
         cuts = []
         if self.callers:
-            cuts.append(Truncation("callers by name followed per function", CALLERS_PER_FUNCTION, tuple(self.callers)))
+            cuts.append(Truncation(f"callers by name not followed beyond {CALLERS_PER_FUNCTION} per function",
+                                   CALLERS_PER_FUNCTION, tuple(self.callers)))
         if self.frontier:
-            cuts.append(Truncation("functions walked per level", FRONTIER, tuple(self.frontier)))
+            cuts.append(Truncation(f"functions not walked beyond {FRONTIER} per level", FRONTIER, tuple(self.frontier)))
         if self.common:
             cuts.append(Truncation(f"callers by name not walked: names with more than {NAME_DEFINITIONS} "
                                    "definitions", NAME_DEFINITIONS, tuple(self.common)))
