@@ -25,7 +25,7 @@ from ..indexer import naming
 from ..indexer.errors import TgIndexError
 from ..indexer.facts import Location
 from ..indexer.paths import DB_ENV, default_db
-from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind
+from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind, StubUseHow
 from ..schema.version import SCHEMA_VERSION
 from . import guard
 from .chain import GENERATED, Linker, device_of
@@ -34,6 +34,7 @@ from .results import (META_STEP, Backward, Formula, Health, KeyHealth, KernelInf
                       HopKind, OpsFor, OpSummary, PartialFile, Reach, Step, StubInfo, StubSite, Symbol, Trace, TraceOp, TypeSet,
                       Unresolved, Use, to_data)
 from .reverse import Reverse
+from .trace import PyLinker
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _UFUNC_SOURCES = "aten/src/ATen/native/ufunc/"  # where the ufunc:: functions of ufunc_inner_loop ops live
@@ -316,8 +317,6 @@ class Index:
         """A Python name (torch.nn.LayerNorm, F.cross_entropy, torch.add, Tensor.matmul, _VF.lstm,
         torch.ops.aten.mm) -> its Python hops, the aten ops they reach, and each op's kernels-for answer
         (the chain below each kernel only with chain=True; depth and keys as for kernels_for)."""
-        from .trace import PyLinker
-
         linker = PyLinker(self.conn, hops)
         found = linker.trace(name)
         ops = []
@@ -409,7 +408,7 @@ class Index:
         if not rows:
             raise TgIndexError(f"no calls of {shown(name)}" + self._close(
                 name, "SELECT DISTINCT callee_name FROM calls WHERE callee_name GLOB ?"))
-        return [Use(c, callee, "call", Location(f, ln)) for c, callee, f, ln in rows]
+        return [Use(c, callee, StubUseHow.CALL, Location(f, ln)) for c, callee, f, ln in rows]
 
     def sql(self, query: str, params: tuple[Any, ...] = (),
             timeout: float = guard.DEFAULT_TIMEOUT) -> tuple[list[str], list[tuple[Any, ...]]]:
