@@ -207,9 +207,9 @@ class PyLinker:
     def targets(self, kind: str, name: str, target: str, self_cls: str | None,
                 def_cls: str | None) -> list[Entity | OpRef | Unbound]:
         """What one call (or binding) reaches: Python entities to follow, aten ops, or a name no op answers."""
-        def op(variant: str, base: str, module: str | None, shown: str) -> list[Entity | OpRef | Unbound]:
+        def op(variant: str, base: str, module: str | None, written: str) -> list[Entity | OpRef | Unbound]:
             ops = self.ops_bound(variant, base, module)
-            return [OpRef(base, ops)] if ops else [Unbound(shown)]
+            return [OpRef(base, ops)] if ops else [Unbound(written)]
 
         if kind == PyCallKind.FUNCTIONAL:
             found = self.lookup(f"torch.nn.functional.{name}")
