@@ -34,6 +34,12 @@ _FUNCTIONS = (DefinitionKind.FUNCTION, DefinitionKind.METHOD)
 _AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas live
 
 
+def meta_function(cpp_namespace: str, struct: str) -> str:
+    """The meta function of a Meta dispatch row, whose kernel is the meta struct's name:
+    `at::meta::structured_add_Tensor::meta` (naming.meta_qualified builds it from the op's base and overload)."""
+    return f"{cpp_namespace}::{struct}::meta"
+
+
 def device_of(key: str) -> str | None:
     """The device whose stub registrations serve a dispatch key."""
     for device in ("CUDA", "HIP", "MPS", "XPU", "MTIA", "PrivateUse1"):
@@ -186,7 +192,7 @@ class Linker:
         if origin in (Origin.UFUNC, Origin.AUTOGEN) or (origin == Origin.DELEGATE and naming.ufunc_base(kernel)):
             return None, GENERATED, 0
         if origin == Origin.META:
-            found = self._defs("qualified_name = ? AND kind = ?", (f"{cpp_namespace}::{kernel}::meta",
+            found = self._defs("qualified_name = ? AND kind = ?", (meta_function(cpp_namespace, kernel),
                                                                    DefinitionKind.META_FUNC))
             if not found:
                 return None, "no TORCH_META_FUNC for it in the sources", 0
