@@ -10,6 +10,10 @@ The index stores facts per file; this module follows names across them:
   for them on the key's device, the launches and launch helpers, AT_DISPATCH
   dtype sets and library calls met on the way, following calls to helpers in
   the same folder (or named like kernels) to a bounded depth, each function once.
+  What a limit keeps it from following (the depth; helper names with more
+  than HELPER_DEFINITIONS definitions) comes back as Truncation records.
+
+The reverse walk (ops-for) is queries/reverse.py.
 """
 
 from __future__ import annotations
@@ -17,30 +21,23 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from ..indexer import naming
+from ..indexer.facts import Location
+from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind
+from .results import Definition, Step, Truncation
 
 GENERATED = "generated"
+HELPER_DEFINITIONS = 6  # a callee name defined more often than this is no specific helper: not followed
+_FUNCTIONS = (DefinitionKind.FUNCTION, DefinitionKind.METHOD)
+_AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas live
 
 
-@dataclass(frozen=True)
-class Step:
-    kind: str  # stub, registered, call, launch, global_kernel, dtypes, library, op, generated
-    name: str
-    file: str | None
-    line: int | None
-    device: str | None = None
-    detail: str | None = None  # arch, dtype list, library family, launch helper ...
-    depth: int = 0
-
-
-@dataclass(frozen=True)
-class Definition:
-    qualified_name: str
-    kind: str
-    file: str
-    line: int
-    end_line: int
-    signature: str = ""
+def meta_function(cpp_namespace: str, struct: str) -> str:
+    """The meta function of a Meta dispatch row, whose kernel is the meta struct's name:
+    `at::meta::structured_add_Tensor::meta` (naming.meta_qualified builds it from the op's base and overload)."""
+    return f"{cpp_namespace}::{struct}::meta"
 
 
 def device_of(key: str) -> str | None:
@@ -95,21 +92,17 @@ def _split(text: str) -> list[str]:
 
 def op_of(name: str, op_bases: set[str]) -> str | None:
     """The op base a C++ call names: at::add, at::native_layer_norm_symint, at::add_out, at::add_outf."""
-    for candidate in (name, name.removesuffix("_symint"), name.removesuffix("_out"), name.removesuffix("_outf"),
-                      name.removesuffix("_symint_out").removesuffix("_out_symint")):
-        if candidate in op_bases:
-            return candidate
-    return None
+    return next((candidate for candidate in naming.cpp_function_forms(name) if candidate in op_bases), None)
 
 
-def _is_cuda(path: str) -> bool:
+def is_cuda(path: str) -> bool:
     return path.endswith((".cu", ".cuh")) or "/cuda/" in path
 
 
 def _key_preference(key: str, path: str) -> int:
     """Higher is a better home for a kernel of this key."""
     score = 0
-    cuda_file = _is_cuda(path) or "/cudnn/" in path
+    cuda_file = is_cuda(path) or "/cudnn/" in path
     rules = [("CUDA", cuda_file), ("MPS", "/mps/" in path), ("Sparse", "/sparse/" in path),
              ("Quantized", "/quantized/" in path), ("NestedTensor", "/nested/" in path),
              ("Mkldnn", "/mkldnn/" in path), ("XPU", "/xpu/" in path)]
@@ -124,7 +117,7 @@ def _key_preference(key: str, path: str) -> int:
 
 
 # Calls that are never worth following: checks, tensor plumbing, factory helpers.
-_STOP = frozenset("""TORCH_CHECK TORCH_INTERNAL_ASSERT TORCH_WARN AT_ERROR empty empty_like zeros zeros_like
+STOP_CALLS = frozenset("""TORCH_CHECK TORCH_INTERNAL_ASSERT TORCH_WARN AT_ERROR empty empty_like zeros zeros_like
 ones copy_ resize_ resize_output contiguous view reshape expect_contiguous numel dim size sizes stride strides
 device options dtype scalar_type item data_ptr const_data_ptr mutable_data_ptr is_contiguous maybe_wrap_dim
 defined to narrow select fill_ zero_ check_dim_size checkAllSameGPU TensorArg isIntegralType
@@ -134,10 +127,44 @@ defined to narrow select fill_ zero_ check_dim_size checkAllSameGPU TensorArg is
 class Linker:
     """Follows names through an open index connection."""
 
+
+@dataclass
+class _Walk:
+    """One chain being built: its steps (each once), the functions visited, and what limits left out."""
+
+    steps: list[Step] = field(default_factory=list)
+    marks: set[tuple] = field(default_factory=set)
+    visited: set[tuple[str, str, int]] = field(default_factory=set)
+    too_deep: dict[str, None] = field(default_factory=dict)
+    too_common: dict[str, None] = field(default_factory=dict)
+
+    def add(self, step: Step) -> None:
+        mark = (step.kind, step.name, step.loc, step.device, step.detail)
+        if mark not in self.marks:
+            self.marks.add(mark)
+            self.steps.append(step)
+
+    def truncations(self, depth: int) -> tuple[Truncation, ...]:
+        cuts = []
+        if self.too_deep:
+            cuts.append(Truncation("calls below --depth not followed", depth, tuple(self.too_deep)))
+        if self.too_common:
+            cuts.append(Truncation(f"helpers not followed: names with more than {HELPER_DEFINITIONS} definitions",
+                                   HELPER_DEFINITIONS, tuple(self.too_common)))
+        return tuple(cuts)
+
+
+def _mark(d: Definition) -> tuple[str, str, int]:
+    return d.qualified_name, d.loc.file, d.loc.line
+
+
+class Linker:
+    """Follows names through an open index connection."""
+
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self._declared: set[str] | None = None
-        self._helpers: dict[tuple, Definition | None] = {}
+        self._helpers: dict[tuple, tuple[Definition | None, bool]] = {}
         self._op_bases: set[str] | None = None
 
     def op_bases(self) -> set[str]:
@@ -150,131 +177,137 @@ class Linker:
     def declared(self, stub: str) -> bool:
         """A stub use counts only for a stub that some file declares (a `stub` parameter is no stub)."""
         if self._declared is None:
-            self._declared = {r[0] for r in self.conn.execute("SELECT DISTINCT stub FROM stubs WHERE kind = 'declare'")}
+            self._declared = {r[0] for r in self.conn.execute("SELECT DISTINCT stub FROM stubs WHERE kind = ?",
+                                                              (StubKind.DECLARE,))}
         return stub in self._declared
 
     def _defs(self, where: str, args: tuple, limit: int = -1) -> list[Definition]:
-        return [Definition(*r) for r in self.conn.execute(
+        return [Definition(q, kind, Location(file, line), end, sig) for q, kind, file, line, end, sig in self.conn.execute(
             f"SELECT qualified_name, kind, file, line, end_line, signature FROM definitions WHERE {where} LIMIT {limit}",
             args)]
 
     def definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool,
                    func: str = "") -> tuple[Definition | None, str, int]:
         """(chosen definition, reason when none, number of candidates)."""
-        if origin in ("ufunc", "autogen") or (origin == "delegate" and re.fullmatch(r"ufunc_\w+_(CPU|CUDA)", kernel)):
+        if origin in (Origin.UFUNC, Origin.AUTOGEN) or (origin == Origin.DELEGATE and naming.ufunc_base(kernel)):
             return None, GENERATED, 0
-        if origin == "meta":
-            found = self._defs("qualified_name = ? AND kind = 'meta_func'", (f"{cpp_namespace}::{kernel}::meta",))
+        if origin == Origin.META:
+            found = self._defs("qualified_name = ? AND kind = ?", (meta_function(cpp_namespace, kernel),
+                                                                   DefinitionKind.META_FUNC))
             if not found:
                 return None, "no TORCH_META_FUNC for it in the sources", 0
         elif structured:
-            found = self._defs("name = ? AND kind = 'impl_func'", (kernel,))
+            found = self._defs("name = ? AND kind = ?", (kernel, DefinitionKind.IMPL_FUNC))
             if not found:
                 return None, "no TORCH_IMPL_FUNC for it in the sources", 0
         else:
-            found = self._defs("name = ? AND kind IN ('function', 'method') AND "
-                               "(qualified_name = ? OR qualified_name = ?)",
-                               (kernel, f"{cpp_namespace}::{kernel}", kernel))
+            found = self._defs("name = ? AND kind IN (?, ?) AND (qualified_name = ? OR qualified_name = ?)",
+                               (kernel, *_FUNCTIONS, f"{cpp_namespace}::{kernel}", kernel))
             if not found:
                 return None, "no definition in the sources", 0
         if len(found) == 1:
             return found[0], "", 1
-        ranked = sorted(found, key=lambda d: (_key_preference(key, d.file), _signature_score(d.signature, func),
-                                              d.end_line - d.line), reverse=True)
+        ranked = sorted(found, key=lambda d: (_key_preference(key, d.loc.file), _signature_score(d.signature, func),
+                                              d.end_line - d.loc.line), reverse=True)
         return ranked[0], "", len(found)
 
     # -- the chain ----------------------------------------------------------------------------
 
-    def chain(self, start: Definition, key: str, depth: int) -> list[Step]:
+    def chain(self, start: Definition, key: str, depth: int) -> tuple[list[Step], tuple[Truncation, ...]]:
+        """The steps below a kernel's definition, breadth first to `depth` helper calls, and what was cut."""
         device = device_of(key)
-        steps: list[Step] = []
-        seen_steps: set[tuple] = set()
-        visited: set[tuple[str, str, int]] = {(start.qualified_name, start.file, start.line)}
+        walk = _Walk(visited={_mark(start)})
         queue: list[tuple[Definition, int]] = [(start, 0)]
-
-        def add(step: Step) -> None:
-            mark = (step.kind, step.name, step.file, step.line, step.device, step.detail)
-            if mark not in seen_steps:
-                seen_steps.add(mark)
-                steps.append(step)
-
         while queue:
             fn, level = queue.pop(0)
-            for step, callee in self._expand(fn, device, level):
-                add(step)
-                mark = None if callee is None else (callee.qualified_name, callee.file, callee.line)
-                if mark is not None and mark not in visited and level < depth:
-                    visited.add(mark)
+            for step, callee in self._expand(fn, device, level, walk):
+                walk.add(step)
+                if callee is None or _mark(callee) in walk.visited:
+                    continue
+                if level < depth:
+                    walk.visited.add(_mark(callee))
                     queue.append((callee, level + 1))
-        return steps
+                else:
+                    walk.too_deep[callee.qualified_name] = None
+        return walk.steps, walk.truncations(depth)
 
     def _within(self, table: str, columns: str, fn: Definition) -> list[tuple]:
         """Rows of a per-function table that lie inside this very definition: names of functions in
         unnamed namespaces repeat across files, so the file and line range decide, not the name alone."""
         return self.conn.execute(
             f"SELECT {columns} FROM {table} WHERE caller = ? AND file = ? AND line BETWEEN ? AND ? ORDER BY line",
-            (fn.qualified_name, fn.file, fn.line, fn.end_line)).fetchall()
+            (fn.qualified_name, fn.loc.file, fn.loc.line, fn.end_line)).fetchall()
 
-    def _expand(self, fn: Definition, device: str | None, level: int):
+    def _expand(self, fn: Definition, device: str | None, level: int, walk: _Walk):
+        yield from self._stub_steps(fn, device, level)
+        yield from self._launch_steps(fn, level)
+        for macro, dtypes, dname, file, line in self._within("type_dispatch", "macro, dtypes, name, file, line", fn):
+            yield Step(StepKind.DTYPES, dname or macro, Location(file, line),
+                       detail=f"{macro}({', '.join(json.loads(dtypes))})", depth=level), None
+        for family, callee, file, line in self._within("library_calls", "family, callee, file, line", fn):
+            yield Step(StepKind.LIBRARY, callee, Location(file, line), detail=family, depth=level), None
+        folder = fn.loc.file.rsplit("/", 1)[0]
+        for callee_name in dict.fromkeys(r[0] for r in self._within("calls", "callee_name", fn)):
+            if callee_name in STOP_CALLS or callee_name.startswith(("TORCH_", "AT_", "C10_")):
+                continue
+            target, too_common = self._helper(callee_name, folder, fn.loc.file, device)
+            if too_common:
+                walk.too_common[callee_name] = None
+            if target is not None:
+                yield Step(StepKind.CALL, target.qualified_name, target.loc, depth=level), target
+
+    def _stub_steps(self, fn: Definition, device: str | None, level: int):
         for stub, file, line in dict.fromkeys(self._within("stub_uses", "stub, file, line", fn)):
             if not self.declared(stub):
                 continue
-            yield Step("stub", stub, file, line, depth=level), None
+            yield Step(StepKind.STUB, stub, Location(file, line), depth=level), None
             for dev, arch, kernel, null, rfile, rline in self.conn.execute(
-                    "SELECT device, arch, kernel, is_nullptr, file, line FROM stubs WHERE stub = ? AND kind = 'register' "
-                    "ORDER BY device, arch != 'DEFAULT', arch", (stub,)):
+                    "SELECT device, arch, kernel, is_nullptr, file, line FROM stubs WHERE stub = ? AND kind = ? "
+                    "ORDER BY device, arch != 'DEFAULT', arch", (stub, StubKind.REGISTER)):
                 if device is not None and dev != device:
                     continue
                 target = "nullptr" if null else kernel
-                yield Step("registered", target, rfile, rline, dev, arch, level), (
+                yield Step(StepKind.REGISTERED, target, Location(rfile, rline), dev, arch, level), (
                     None if null or not kernel else self._near(kernel, rfile))
+
+    def _launch_steps(self, fn: Definition, level: int):
         for kind, kernel, config, file, line, lam in self._within(
                 "launches", "kind, kernel, config, file, line, lambda_line", fn):
             label = kernel or (f"lambda at line {lam}" if lam else "lambda")
             detail = kind if kind != "triple_chevron" else "<<<" + ", ".join(json.loads(config)) + ">>>"
-            yield Step("launch", label, file, line, detail=detail, depth=level), None
+            yield Step(StepKind.LAUNCH, label, Location(file, line), detail=detail, depth=level), None
             if kernel:
-                found = self._defs("name = ? AND kind = 'global_kernel'", (kernel.split("::")[-1],))
-                for g in sorted(found, key=lambda d: d.file != file)[:1]:
-                    yield Step("global_kernel", g.qualified_name, g.file, g.line, depth=level), g
-        for macro, dtypes, dname, file, line in self._within("type_dispatch", "macro, dtypes, name, file, line", fn):
-            yield Step("dtypes", dname or macro, file, line, detail=f"{macro}({', '.join(json.loads(dtypes))})",
-                       depth=level), None
-        for family, callee, file, line in self._within("library_calls", "family, callee, file, line", fn):
-            yield Step("library", callee, file, line, detail=family, depth=level), None
-        folder = fn.file.rsplit("/", 1)[0]
-        for callee_name in dict.fromkeys(r[0] for r in self._within("calls", "callee_name", fn)):
-            if callee_name in _STOP or callee_name.startswith(("TORCH_", "AT_", "C10_")):
-                continue
-            target = self._helper(callee_name, folder, fn.file, device)
-            if target is not None:
-                yield Step("call", target.qualified_name, target.file, target.line, depth=level), target
+                found = self._defs("name = ? AND kind = ?", (kernel.split("::")[-1], DefinitionKind.GLOBAL_KERNEL))
+                for g in sorted(found, key=lambda d: d.loc.file != file)[:1]:
+                    yield Step(StepKind.GLOBAL_KERNEL, g.qualified_name, g.loc, depth=level), g
 
     def _near(self, name: str, file: str) -> Definition | None:
         """The definition of a registered kernel: in the registering file first."""
-        found = self._defs("name = ? AND kind IN ('function', 'method')", (name.split("::")[-1],))
-        found.sort(key=lambda d: (d.file != file, d.file))
+        found = self._defs("name = ? AND kind IN (?, ?)", (name.split("::")[-1], *_FUNCTIONS))
+        found.sort(key=lambda d: (d.loc.file != file, d.loc.file))
         return found[0] if found else None
 
-    def _helper(self, name: str, folder: str, file: str, device: str | None) -> Definition | None:
-        """A helper worth following: defined in the caller's file or folder, or kernel-like under native/."""
+    def _helper(self, name: str, folder: str, file: str, device: str | None) -> tuple[Definition | None, bool]:
+        """A helper worth following (defined in the caller's file or folder, or kernel-like under native/),
+        and whether the name was left alone because it has too many definitions."""
         mark = (name, folder, file, device)
         if mark not in self._helpers:
             self._helpers[mark] = self._find_helper(name, folder, file, device)
         return self._helpers[mark]
 
-    def _find_helper(self, name: str, folder: str, file: str, device: str | None) -> Definition | None:
-        found = self._defs("name = ? AND kind IN ('function', 'method', 'device_function')", (name,), limit=7)
-        if not found or len(found) > 6:  # a name defined that often is no specific helper
-            return None
+    def _find_helper(self, name: str, folder: str, file: str, device: str | None) -> tuple[Definition | None, bool]:
+        found = self._defs("name = ? AND kind IN (?, ?, ?)", (name, *_FUNCTIONS, DefinitionKind.DEVICE_FUNCTION),
+                           limit=HELPER_DEFINITIONS + 1)
+        if len(found) > HELPER_DEFINITIONS:
+            return None, True
         kernel_like = re.search(r"kernel|impl|template|launch", name) is not None
-        near = [d for d in found if d.file == file or d.file.rsplit("/", 1)[0] == folder
-                or (kernel_like and "/native/" in d.file)]
+        near = [d for d in found if d.loc.file == file or d.loc.file.rsplit("/", 1)[0] == folder
+                or (kernel_like and "/native/" in d.loc.file)]
         if not near:
-            return None
+            return None, False
         cuda = device in ("CUDA", "HIP")
-        near.sort(key=lambda d: (d.file != file, (d.file.endswith((".cu", ".cuh")) or "/cuda/" in d.file) != cuda))
-        return near[0]
+        near.sort(key=lambda d: (d.loc.file != file, is_cuda(d.loc.file) != cuda))
+        return near[0], False
 
     # -- composite ops and backward -------------------------------------------------------------
 
@@ -284,7 +317,7 @@ class Linker:
             qualified = callee.startswith(("at::", "native::")) or "." in callee or "->" in callee
             op = op_of(callee_name, op_bases)
             if op is not None and qualified:
-                out.append(Step("op", op, file, line))
+                out.append(Step(StepKind.OP, op, Location(file, line)))
         seen: set[str] = set()
         return [s for s in out if not (s.name in seen or seen.add(s.name))]
 
@@ -295,115 +328,10 @@ class Linker:
         for n in names:
             op = op_of(n, op_bases)
             if op is not None:
-                out.append(Step("op", op, None, None))
+                out.append(Step(StepKind.OP, op, None))
                 continue
-            found = self._defs("name = ? AND kind = 'function' AND file LIKE 'torch/csrc/autograd/%'", (n,))
+            found = self._defs("name = ? AND kind = ? AND substr(file, 1, ?) = ?",
+                               (n, DefinitionKind.FUNCTION, len(_AUTOGRAD), _AUTOGRAD))
             if found:
-                out.append(Step("call", found[0].qualified_name, found[0].file, found[0].line))
+                out.append(Step(StepKind.CALL, found[0].qualified_name, found[0].loc))
         return out
-
-
-@dataclass(frozen=True)
-class Reach:
-    op: str
-    key: str
-    kernel: str
-    path: tuple[str, ...]  # from the kernel's definition down to the name asked about
-
-
-class Reverse:
-    """From a function, stub or __global__ kernel up to the (op, key) kernels that reach it."""
-
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
-        self.kernels: dict[str, list[tuple[str, str]]] = {}
-        for op, key, kernel in conn.execute("SELECT op, key, kernel FROM dispatch"):
-            self.kernels.setdefault(kernel, []).append((op, key))
-
-    def starts(self, name: str) -> list[tuple[str, str | None, str]]:
-        """(function qualified name, its file or None, how it relates to name) to walk up from."""
-        stem = name.split("::")[-1]
-        out: list[tuple[str, str | None, str]] = []
-        for caller, file in self.conn.execute("SELECT DISTINCT caller, file FROM stub_uses WHERE stub = ?", (stem,)):
-            out.append((caller, file, f"uses {stem}"))
-        for caller, file in self.conn.execute(
-                "SELECT DISTINCT caller, file FROM launches WHERE caller IS NOT NULL AND (kernel = ? OR kernel LIKE ?)",
-                (stem, f"%::{stem}")):
-            out.append((caller, file, f"launches {stem}"))
-        for qualified, file, line in self.conn.execute(
-                "SELECT DISTINCT qualified_name, file, line FROM definitions WHERE name = ? OR qualified_name = ?",
-                (stem, name)):
-            out.append((qualified, file, f"defined at {file}:{line}"))
-        return list(dict.fromkeys(out))
-
-    def _generated_users(self, stub: str) -> list[tuple[str, str]]:
-        """Ops whose generated ufunc CPU kernel calls this stub (<name>_stub for ufunc_inner_loop <name>)."""
-        if not stub.endswith("_stub"):
-            return []
-        kernel = f"ufunc_{stub[:-len('_stub')]}_CPU"
-        return self.kernels.get(kernel, [])
-
-    def _specific(self, qualified: str, stem: str) -> bool:
-        """Walk up from a function only when its name is specific enough for calls by name to mean it:
-        structured impl/meta functions are entered through the dispatcher, and generic names
-        (dim, size, set, ...) would pull in half of the code base."""
-        if re.search(r"structured_\w+::(impl|meta)$", qualified) or stem in _STOP or len(stem) < 4:
-            return False
-        count = self.conn.execute("SELECT count(DISTINCT qualified_name) FROM definitions WHERE name = ?",
-                                  (stem,)).fetchone()[0]
-        return count <= 3
-
-    def _kernel_of(self, qualified: str) -> str:
-        m = re.search(r"structured_(\w+)::(impl|meta)$", qualified)
-        if m:
-            return m.group(1) if m.group(2) == "impl" else f"structured_{m.group(1)}"
-        return qualified.split("::")[-1]
-
-    def reach(self, name: str, depth: int = 4, limit: int = 300) -> list[Reach]:
-        hits: dict[tuple[str, str], Reach] = {}
-        stem = name.split("::")[-1]
-        for op, key in self._generated_users(stem):
-            hits[(op, key)] = Reach(op, key, f"ufunc_{stem[:-5]}_CPU", (f"generated ufunc kernel -> uses {stem}",))
-        # Each frontier entry: (function, its file, the path below it, the device a stub hop pinned or None).
-        frontier = [(q, f, (q, how), "CUDA" if f and _is_cuda(f) else None) for q, f, how in self.starts(name)]
-        seen = {(q, f, d) for q, f, _p, d in frontier}
-        for level in range(depth + 1):
-            following: list[tuple[str, str | None, tuple[str, ...], str | None]] = []
-            for qualified, file, path, device in frontier:
-                for op, key in self.kernels.get(self._kernel_of(qualified), []):
-                    if device is None or device_of(key) in (device, None):
-                        hits.setdefault((op, key), Reach(op, key, self._kernel_of(qualified), tuple(path)))
-                fn = qualified.split("::")[-1]
-                if level == depth:
-                    continue
-                # Registered as a stub's kernel: whoever calls the stub reaches it.
-                registered = self.conn.execute(
-                    "SELECT DISTINCT stub, device, file FROM stubs WHERE kind = 'register' AND kernel = ?", (fn,)).fetchall()
-                if any(rfile == file for _s, _d, rfile in registered):  # registered where it is defined
-                    registered = [r for r in registered if r[2] == file]
-                for stub, dev, _rfile in registered:
-                    if device is not None and dev != device:
-                        continue
-                    if dev == "CPU":
-                        for op, key in self._generated_users(stub):
-                            hits.setdefault((op, key), Reach(op, key, f"ufunc_{stub[:-5]}_CPU",
-                                                             (f"generated ufunc kernel -> uses {stub}", *path)))
-                    for caller, cfile in self.conn.execute(
-                            "SELECT DISTINCT caller, file FROM stub_uses WHERE stub = ?", (stub,)):
-                        if (caller, cfile, dev) not in seen:
-                            seen.add((caller, cfile, dev))
-                            following.append((caller, cfile, (caller, f"uses {stub}", *path), dev))
-                if not self._specific(qualified, fn):
-                    continue
-                # Callers by name; a function of an unnamed namespace is only called from its own file.
-                sql = "SELECT DISTINCT caller, file FROM calls WHERE callee_name = ? AND caller IS NOT NULL"
-                args: tuple = (fn,)
-                if "(anonymous)" in qualified and file is not None:
-                    sql += " AND file = ?"
-                    args = (fn, file)
-                for caller, cfile in self.conn.execute(sql + " LIMIT 50", args):
-                    if (caller, cfile, device) not in seen:
-                        seen.add((caller, cfile, device))
-                        following.append((caller, cfile, (caller, *path), device))
-            frontier = following[:limit]
-        return sorted(hits.values(), key=lambda r: (r.op, r.key))

@@ -94,7 +94,8 @@ def ops_for_cmd(
     fmt: FormatOption = None,
 ) -> None:
     """The ops (and dispatch keys) whose kernels reach a function, stub or __global__ kernel, with the path."""
-    _emit(_index().ops_for(name, depth), render.pick(fmt, as_json), render.reach_text)
+    _emit(_index().ops_for(name, depth), render.pick(fmt, as_json), render.reach_text, data=render.reach_data,
+          items=render.reach_items)
 
 
 @query_app.command("doctor")
@@ -193,11 +194,13 @@ def callers_cmd(
 @query_app.command("sql")
 def sql_cmd(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="SQL to run on a read-only connection (tables and views in the README).")],
+    timeout: Annotated[float, typer.Option("--timeout", help="Stop the query after this many seconds.")] = 10.0,
     as_json: JsonOption = False,
     fmt: FormatOption = None,
 ) -> None:
-    """Run ad-hoc SQL on a read-only connection; a write is refused and changes nothing."""
-    columns, rows = _index().sql(query)
+    """Run ad-hoc SQL on a read-only connection: only reading is allowed (no write, ATTACH, VACUUM or
+    state-changing PRAGMA), for at most --timeout seconds; Ctrl-C stops it."""
+    columns, rows = _index().sql(query, timeout=timeout)
     as_rows = [dict(zip(columns, r)) for r in rows]
     _emit((columns, rows), render.pick(fmt, as_json), lambda r: render.sql_text(*r),
           data=lambda r: as_rows, items=lambda r: as_rows)

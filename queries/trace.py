@@ -26,9 +26,13 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
+from ..indexer import naming
 from ..indexer.errors import TgIndexError
-from ..indexer.python_api import CallKind, classify
-from .api import Loc
+from ..indexer.facts import Location
+from ..indexer.python_api import classify
+from ..indexer.vocab import PyCallKind
+from .match import shown
+from .results import Decomp, Hop, HopKind, OpRef, PyTrace, Truncation
 
 PY_MODULES = ("nn", "linalg", "special", "fft", "sparse", "nested")
 # Usual spellings -> the dotted name they stand for (longest prefix first).
@@ -48,51 +52,16 @@ SPELLINGS: tuple[tuple[str, str], ...] = (
 
 
 @dataclass(frozen=True)
-class Hop:
-    depth: int  # 0: the name traced; +1 per call
-    kind: str  # class, function, method, binding, forward, call, op, unresolved
-    name: str  # qualified Python name reached, or the aten op ("layer_norm", "add.Tensor")
-    via: str | None = None  # the call kind (functional, torch, vf, torch_c_nn, tensor_method, python ...)
-    target: str | None = None  # the callee as resolved in the source: torch.layer_norm, self._conv_forward
-    call: Loc | None = None  # where the call (or binding) is written
-    definition: Loc | None = None  # where the Python def, class or binding reached is
-    note: str | None = None  # "see above" for a def already expanded
-
-
-@dataclass(frozen=True)
-class Decomp:
-    kind: str  # decomposition, ref, py_impl
-    op: str  # as written: native_layer_norm, add.Tensor
-    function: str
-    registrar: str
-    location: Loc
-
-
-@dataclass(frozen=True)
 class Entity:
     kind: str  # def, class, binding, c (a name of torch._C._VariableFunctions exported by torch)
     name: str  # qualified name
-    loc: Loc | None = None
+    loc: Location | None = None
     cls: str | None = None  # defs: the enclosing class
-
-
-@dataclass(frozen=True)
-class OpRef:
-    spec: str  # the op name reached: a base (layer_norm) or an exact overload (add.Tensor)
-    ops: tuple[str, ...]  # the ops of native_functions.yaml it stands for
 
 
 @dataclass(frozen=True)
 class Unbound:
     name: str  # a name meant for an aten op that no op answers: torch.relu_ in a checkout without relu_
-
-
-@dataclass(frozen=True)
-class PyTrace:
-    name: str  # as asked
-    resolved: str  # the dotted name it stands for
-    hops: tuple[Hop, ...]
-    ops: tuple[OpRef, ...]  # in the order they are first reached
 
 
 def _excluded(name: str, excludes: list[str]) -> bool:
@@ -108,6 +77,7 @@ class PyLinker:
         self._lookups: dict[str, Entity | None] = {}
         self._ops: dict[str, list[tuple[str, list[str], str | None]]] = {}
         self._all: dict[str, frozenset[str] | None] = {}
+        self._not_followed: dict[str, None] = {}  # defs and classes at --hops, with calls not followed
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -126,15 +96,15 @@ class PyLinker:
         row = self.conn.execute("SELECT qualname, file, line, cls FROM py_defs WHERE qualname = ? ORDER BY id LIMIT 1",
                                 (dotted,)).fetchone()
         if row:
-            return Entity("def", row[0], Loc(row[1], row[2]), row[3])
+            return Entity("def", row[0], Location(row[1], row[2]), row[3])
         row = self.conn.execute("SELECT qualname, file, line FROM py_classes WHERE qualname = ? ORDER BY id LIMIT 1",
                                 (dotted,)).fetchone()
         if row:
-            return Entity("class", row[0], Loc(row[1], row[2]))
+            return Entity("class", row[0], Location(row[1], row[2]))
         row = self.conn.execute("SELECT qualname, file, line FROM py_bindings WHERE qualname = ? ORDER BY id LIMIT 1",
                                 (dotted,)).fetchone()
         if row:
-            return Entity("binding", row[0], Loc(row[1], row[2]))
+            return Entity("binding", row[0], Location(row[1], row[2]))
         return None
 
     def _module_all(self, module: str) -> frozenset[str] | None:
@@ -197,11 +167,11 @@ class PyLinker:
         row = self.conn.execute("SELECT qualname, file, line, cls FROM py_defs WHERE cls = ? AND name = ? "
                                 "ORDER BY id LIMIT 1", (cls, name)).fetchone()
         if row:
-            return Entity("def", row[0], Loc(row[1], row[2]), row[3])
+            return Entity("def", row[0], Location(row[1], row[2]), row[3])
         row = self.conn.execute("SELECT qualname, file, line FROM py_bindings WHERE qualname = ? ORDER BY id LIMIT 1",
                                 (f"{cls}.{name}",)).fetchone()
         if row:
-            return Entity("binding", row[0], Loc(row[1], row[2]))
+            return Entity("binding", row[0], Location(row[1], row[2]))
         for base in self.bases(cls):
             found = self.lookup(base)
             if found is not None and found.kind == "class":
@@ -226,7 +196,7 @@ class PyLinker:
 
     def _aten(self, spec: str) -> OpRef | Unbound:
         """torch.ops.aten.<name>[.<overload>]: `.default` is the overload-less op."""
-        base, _, overload = spec.partition(".")
+        base, overload = naming.split_op(spec)
         if not overload:
             ops = self.ops_bound(None, base, None)
             return OpRef(base, ops) if ops else Unbound(f"torch.ops.aten.{spec}")
@@ -237,25 +207,25 @@ class PyLinker:
     def targets(self, kind: str, name: str, target: str, self_cls: str | None,
                 def_cls: str | None) -> list[Entity | OpRef | Unbound]:
         """What one call (or binding) reaches: Python entities to follow, aten ops, or a name no op answers."""
-        def op(variant: str, base: str, module: str | None, shown: str) -> list[Entity | OpRef | Unbound]:
+        def op(variant: str, base: str, module: str | None, written: str) -> list[Entity | OpRef | Unbound]:
             ops = self.ops_bound(variant, base, module)
-            return [OpRef(base, ops)] if ops else [Unbound(shown)]
+            return [OpRef(base, ops)] if ops else [Unbound(written)]
 
-        if kind == CallKind.FUNCTIONAL:
+        if kind == PyCallKind.FUNCTIONAL:
             found = self.lookup(f"torch.nn.functional.{name}")
             return [found] if found else []
-        if kind == CallKind.TORCH:
+        if kind == PyCallKind.TORCH:
             found = self.lookup(f"torch.{name}")
             if found is not None and found.kind != "c":
                 return [found]
             if not self.ops_bound("function", name, None) and self._imported("torch", name):
                 return []  # a Python name torch imports from a module the index does not read (torch.no_grad)
             return op("function", name, None, f"torch.{name}")
-        if kind == CallKind.VF:
+        if kind == PyCallKind.VF:
             return op("function", name, None, f"torch._VF.{name}")
-        if kind == CallKind.TORCH_C_NN:
+        if kind == PyCallKind.TORCH_C_NN:
             return op("function", name, "nn", f"torch._C._nn.{name}")
-        if kind == CallKind.TORCH_C:
+        if kind == PyCallKind.TORCH_C:
             module, _, leaf = name.partition(".")
             if not leaf or "." in leaf:
                 return []
@@ -266,16 +236,16 @@ class PyLinker:
             if module in ("TensorBase", "_TensorBase"):
                 return op("method", leaf, None, f"torch._C.{name}")
             return []
-        if kind == CallKind.TENSOR_BASE:
+        if kind == PyCallKind.TENSOR_BASE:
             return op("method", name, None, f"torch._C.TensorBase.{name}")
-        if kind == CallKind.TENSOR_METHOD:
+        if kind == PyCallKind.TENSOR_METHOD:
             tensor = self.lookup("torch.Tensor")
             found = self.member(tensor.name, name) if tensor is not None and tensor.kind == "class" else None
             if found is not None:
                 return [found]
             ops = self.ops_bound("method", name, None)
             return [OpRef(name, ops)] if ops else []  # x.append(...) on a list is no op
-        if kind == CallKind.TORCH_OPS:
+        if kind == PyCallKind.TORCH_OPS:
             ns, _, spec = name.partition("::")
             return [self._aten(spec)] if ns == "aten" else [Unbound(f"torch.ops.{ns}.{spec}")]
         # python
@@ -308,23 +278,23 @@ class PyLinker:
             if len(hits) == 1:
                 dotted = hits[0]
             elif hits:
-                raise TgIndexError(f"ambiguous name {name!r}; one of " + ", ".join(repr(h) for h in hits))
+                raise TgIndexError(f"ambiguous name {shown(name)}; one of " + ", ".join(repr(h) for h in hits))
         kind, short = classify(dotted)
-        if kind in (CallKind.TORCH_C_NN, CallKind.VF, CallKind.TORCH_C, CallKind.TENSOR_BASE, CallKind.TORCH_OPS):
+        if kind in (PyCallKind.TORCH_C_NN, PyCallKind.VF, PyCallKind.TORCH_C, PyCallKind.TENSOR_BASE, PyCallKind.TORCH_OPS):
             found = [t for t in self.targets(kind, short, dotted, None, None) if not isinstance(t, Unbound)]
         else:
             entity = self.lookup(dotted)
             if entity is not None and entity.kind != "c":
                 found = [entity]
-            elif kind == CallKind.TORCH or (entity is not None and entity.kind == "c"):
-                found = [t for t in self.targets(CallKind.TORCH, dotted.split(".", 1)[1], dotted, None, None)
+            elif kind == PyCallKind.TORCH or (entity is not None and entity.kind == "c"):
+                found = [t for t in self.targets(PyCallKind.TORCH, dotted.split(".", 1)[1], dotted, None, None)
                          if not isinstance(t, Unbound)] if dotted.count(".") == 1 else []
-            elif kind == CallKind.TENSOR_METHOD:
+            elif kind == PyCallKind.TENSOR_METHOD:
                 found = [t for t in self.targets(kind, short, dotted, None, None) if not isinstance(t, Unbound)]
             else:
                 found = []
         if not found:
-            raise TgIndexError(f"unknown Python name {name!r}" + self._close(dotted))
+            raise TgIndexError(f"unknown Python name {shown(name)}" + self._close(dotted))
         return dotted, found
 
     def _resolves(self, dotted: str) -> bool:
@@ -369,18 +339,20 @@ class PyLinker:
         hops: list[Hop] = []
         ops: dict[str, OpRef] = {}
         expanded: set[tuple[str, str | None]] = set()
+        self._not_followed = {}
         for item in found:
             if isinstance(item, OpRef):
-                hops.append(Hop(0, "op", item.spec, classify(dotted)[0], dotted))
+                hops.append(Hop(0, HopKind.OP, item.spec, classify(dotted)[0], dotted))
                 ops.setdefault(item.spec, item)
                 continue
             assert isinstance(item, Entity)
-            kind = item.kind if item.kind != "def" else ("method" if item.cls else "function")
+            kind = HopKind(item.kind) if item.kind != "def" else (HopKind.METHOD if item.cls else HopKind.FUNCTION)
             hops.append(Hop(0, kind, item.name, definition=item.loc))
             self._expand(item, 0, item.name if item.kind == "class" else item.cls, hops, ops, expanded)
-        return PyTrace(name, dotted, tuple(hops), tuple(ops.values()))
+        cut = (Truncation("Python calls below --hops not followed", self.max_hops, tuple(self._not_followed)),)
+        return PyTrace(name, dotted, tuple(hops), tuple(ops.values()), cut if self._not_followed else ())
 
-    def _calls(self, entity: Entity) -> list[tuple[str, str, str, Loc]]:
+    def _calls(self, entity: Entity) -> list[tuple[str, str, str, Location]]:
         if entity.kind == "def":
             rows = self.conn.execute("SELECT kind, name, target, file, line FROM py_calls WHERE caller = ? "
                                      "ORDER BY line, id", (entity.name,)).fetchall()
@@ -389,16 +361,18 @@ class PyLinker:
                                      "ORDER BY id", (entity.name,)).fetchall()
         else:
             return []
-        return [(k, n, t, Loc(f, ln)) for k, n, t, f, ln in rows]
+        return [(k, n, t, Location(f, ln)) for k, n, t, f, ln in rows]
 
     def _expand(self, entity: Entity, depth: int, self_cls: str | None, hops: list[Hop], ops: dict[str, OpRef],
                 expanded: set[tuple[str, str | None]]) -> None:
         if depth >= self.max_hops:
+            if entity.kind == "class" or self._calls(entity):
+                self._not_followed[entity.name] = None
             return
         if entity.kind == "class":
             forward = self.member(entity.name, "forward")
             if forward is not None:
-                hops.append(Hop(depth + 1, "forward", forward.name, definition=forward.loc))
+                hops.append(Hop(depth + 1, HopKind.FORWARD, forward.name, definition=forward.loc))
                 expanded.add((forward.name, self_cls))
                 self._expand(forward, depth + 1, self_cls, hops, ops, expanded)
             return
@@ -409,12 +383,12 @@ class PyLinker:
                     key = f"op:{reached.spec}"
                     if key not in seen_here:
                         seen_here.add(key)
-                        hops.append(Hop(depth + 1, "op", reached.spec, kind, target, where))
+                        hops.append(Hop(depth + 1, HopKind.OP, reached.spec, kind, target, where))
                         ops.setdefault(reached.spec, reached)
                 elif isinstance(reached, Unbound):
                     if reached.name not in seen_here:
                         seen_here.add(reached.name)
-                        hops.append(Hop(depth + 1, "unresolved", reached.name, kind, target, where,
+                        hops.append(Hop(depth + 1, HopKind.UNRESOLVED, reached.name, kind, target, where,
                                         note="no op in native_functions.yaml answers this name"))
                 else:
                     if reached.name in seen_here:
@@ -422,7 +396,7 @@ class PyLinker:
                     seen_here.add(reached.name)
                     inner_self = self_cls if target.split(".")[0] in ("self", "cls", "super()") else reached.cls
                     done = (reached.name, inner_self) in expanded
-                    hops.append(Hop(depth + 1, "binding" if reached.kind == "binding" else "call", reached.name,
+                    hops.append(Hop(depth + 1, HopKind.BINDING if reached.kind == "binding" else HopKind.CALL, reached.name,
                                     kind, target, where, reached.loc, "see above" if done else None))
                     if not done:
                         expanded.add((reached.name, inner_self))
@@ -430,13 +404,14 @@ class PyLinker:
 
     def decomps(self, spec: str) -> tuple[Decomp, ...]:
         """Decompositions, refs and py_impl kernels registered for an op (a base: for any of its overloads)."""
-        base, _, overload = spec.partition(".")
+        base, overload = naming.split_op(spec)
         rows = self.conn.execute("SELECT kind, op, function, registrar, file, line FROM py_decomps "
-                                 "WHERE op = ? OR op LIKE ? ORDER BY file, line", (base, f"{base}.%")).fetchall()
+                                 "WHERE op = ? OR substr(op, 1, ?) = ? ORDER BY file, line",
+                                 (base, len(base) + 1, base + ".")).fetchall()
         out = []
         for kind, op, function, registrar, file, line in rows:
             op_overload = op.partition(".")[2]
             if overload and op_overload not in ("", overload):
                 continue
-            out.append(Decomp(kind, op, function, registrar, Loc(file, line)))
+            out.append(Decomp(kind, op, function, registrar, Location(file, line)))
         return tuple(out)

@@ -93,10 +93,10 @@ def test_doctor_groups_unresolved_kernels(mini_db: Path):
 
 def test_ops_for_walks_up_from_a_kernel(mini_db: Path):
     hits = _json(mini_db, "ops-for", "add_kernel_cuda")
-    assert hits == [{"op": "sub.out", "key": "CUDA", "kernel": "add_out", "path": [
+    assert hits == {"name": "add_kernel_cuda", "reached": [{"op": "sub.out", "key": "CUDA", "kernel": "add_out", "path": [
         "at::native::structured_add_out::impl", "uses add_stub", "at::native::add_kernel_cuda_impl",
-        "launches add_kernel_cuda"]}]
-    stub = _json(mini_db, "ops-for", "add_stub")
+        "launches add_kernel_cuda"]}]}
+    stub = _json(mini_db, "ops-for", "add_stub")["reached"]
     assert {(h["op"], h["key"]) for h in stub} == {
         ("add.Tensor", "CPU"), ("add_.Tensor", "CPU"), ("add.out", "CPU"), ("sub.out", "CPU"), ("sub.out", "CUDA")}
     result = run("tg-query", "--db", str(mini_db), "ops-for", "nothing_here")

@@ -186,3 +186,23 @@ def test_build_records_python_files_and_skips_unchanged_ones(mini: Path, tmp_pat
         assert conn.execute("SELECT bases FROM py_classes WHERE name = 'GELU'").fetchone() == (
             '["torch.nn.modules.activation.ReLU"]',)
         assert conn.execute("SELECT count(*) FROM py_defs WHERE file = ?", (str(act.relative_to(mini)),)).fetchone() == (4,)
+
+
+def test_answer_types_live_in_one_module_without_a_cycle():
+    """results.py holds the answer types: trace imports it, not api, and Trace's parts have their real types."""
+    import subprocess
+    import sys
+    import typing
+
+    from tg_index.indexer.facts import Location
+    from tg_index.queries import results
+
+    code = "import sys, tg_index.queries.trace; print('tg_index.queries.api' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "False"
+    hints = typing.get_type_hints(results.Trace)
+    assert hints["hops"] == tuple[results.Hop, ...]
+    assert typing.get_type_hints(results.TraceOp)["decompositions"] == tuple[results.Decomp, ...]
+    assert typing.get_type_hints(results.Hop)["call"] == Location | None
+    assert typing.get_type_hints(results.Step)["loc"] == Location | None
+    assert typing.get_type_hints(results.KeyKernel)["location"] is Location

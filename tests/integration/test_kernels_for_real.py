@@ -12,6 +12,7 @@ import json
 import subprocess
 
 import pytest
+from tg_index.indexer.errors import TgIndexError
 
 from ..conftest import BIN
 from .conftest import kernels_for_every_op
@@ -174,3 +175,25 @@ def test_doctor_shares_on_2_6_0(index):
 
 # The issue's target: at most 1% of the CPU, CUDA and Meta kernels without a definition (0% measured).
 UNRESOLVED_BOUND = 0.01
+
+
+def test_names_match_exactly_on_2_6_0(index):
+    """A qualified suffix matches at a `::` boundary (blas::gemm is at::cuda::blas::gemm, not cpublas::gemm);
+    case and `_` count; a helper name defined in many places is reported as not followed."""
+    callees = {u.name.split("<")[0] for u in index.callers("blas::gemm")}
+    assert callees == {"at::cuda::blas::gemm"}
+    assert len(index.callers("blas::gemm")) == len(index.callers("cuda::blas::gemm")) == 17
+    assert {u.name.split("<")[0] for u in index.callers("cpublas::gemm")} == {"cpublas::gemm",
+                                                                             "at::native::cpublas::gemm"}
+    with pytest.raises(TgIndexError, match=r"^no definition named 'ADD_KERNEL'"):
+        index.symbol("ADD_KERNEL")
+    found = index.ops_for("gemm")
+    assert (found.hits, [(t.what, t.limit, t.names) for t in found.truncated]) == (
+        (), [("callers by name not walked: names with more than 3 definitions", 3, ("gemm",))])
+
+
+def test_sql_time_limit_on_2_6_0(index):
+    with pytest.raises(TgIndexError, match=r"^the query ran longer than the time limit of 0.5 s"):
+        index.sql("WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000000) "
+                  "SELECT count(*) FROM c", timeout=0.5)
+    assert index.sql("SELECT count(*) FROM ops WHERE name = 'add.out'")[1] == [(1,)]

@@ -1,0 +1,360 @@
+"""The answer types of the read side: every result the API returns, as frozen dataclasses.
+
+api, chain, trace and render import this module (and nothing of each other's
+types), so the answers have their real types everywhere. Every place in the
+checkout is an indexer.facts.Location; `to_data` turns a result into
+JSON-ready data, where a location becomes {"file", "line"}.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Iterator
+
+from ..indexer.facts import Location
+from ..indexer.vocab import DefinitionKind, StepKind
+
+# The meta function of a structured op is shown as a step of this kind (definitions.kind's value).
+META_STEP = DefinitionKind.META_FUNC
+
+
+class HopKind(StrEnum):
+    """The kind of a hop of a Python trace."""
+
+    CLASS = "class"
+    FUNCTION = "function"
+    METHOD = "method"
+    BINDING = "binding"
+    FORWARD = "forward"
+    CALL = "call"
+    OP = "op"
+    UNRESOLVED = "unresolved"
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """A result cut by a limit: what was cut, the limit, and the names concerned where they are known
+    (the functions not followed, or the functions whose callers were cut)."""
+
+    what: str
+    limit: int
+    names: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        shown = ", ".join(self.names[:8]) + (f" and {len(self.names) - 8} more" if len(self.names) > 8 else "")
+        return f"{self.what} (limit {self.limit})" + (f": {shown}" if shown else "")
+
+
+# -- the C++ chain ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: StepKind | str  # a StepKind, or META_STEP for an op's meta function
+    name: str
+    loc: Location | None  # None: no place in the sources (an op named by a backward formula)
+    device: str | None = None
+    detail: str | None = None  # arch, dtype list, library family, launch helper ...
+    depth: int = 0
+
+    @property
+    def file(self) -> str | None:
+        return self.loc.file if self.loc else None
+
+    @property
+    def line(self) -> int | None:
+        return self.loc.line if self.loc else None
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A C++/CUDA definition as the linker follows it."""
+
+    qualified_name: str
+    kind: str
+    loc: Location
+    end_line: int
+    signature: str = ""
+
+
+@dataclass(frozen=True)
+class KeyKernel:
+    key: str
+    kernel: str
+    origin: str
+    cpp_namespace: str
+    via: str | None
+    location: Location  # where native_functions.yaml says so
+    definition: Location | None = None  # where the kernel is defined (None: generated, or not found)
+    qualified_name: str | None = None
+    note: str | None = None  # why there is no definition, or how many candidates there were
+    chain: tuple[Step, ...] = ()
+    truncated: tuple[Truncation, ...] = ()  # what the chain did not follow, and by which limit
+
+
+@dataclass(frozen=True)
+class Formula:
+    names: tuple[str, ...]
+    kind: str
+    formula: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class Backward:
+    op: str
+    signature: str
+    dispatch_key: str | None
+    output_differentiability: tuple[Any, ...] | None
+    saved_results: tuple[str, ...]
+    formulas: tuple[Formula, ...]
+    location: Location
+
+
+@dataclass(frozen=True)
+class KernelsFor:
+    op: str
+    func: str
+    location: Location
+    structured: bool
+    structured_delegate: str | None
+    keys: tuple[KeyKernel, ...]
+    backward: tuple[Backward, ...] = field(default=())
+    meta: Step | None = None  # the TORCH_META_FUNC* of a structured op
+    backward_calls: tuple[Step, ...] = ()  # ops and autograd helpers the backward formulas call
+
+
+@dataclass(frozen=True)
+class Reach:
+    op: str
+    key: str
+    kernel: str
+    path: tuple[str, ...]  # from the kernel's definition down to the name asked about
+
+
+@dataclass(frozen=True)
+class OpsFor:
+    """ops-for: the (op, key) kernels that reach a name; iterating gives the hits."""
+
+    name: str
+    hits: tuple[Reach, ...]
+    truncated: tuple[Truncation, ...] = ()
+
+    def __iter__(self) -> Iterator[Reach]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+
+# -- entries and C++ facts --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    name: str
+    func: str
+    kind: str
+    variants: tuple[str, ...]
+    tags: tuple[str, ...]
+    structured: bool
+    structured_delegate: str | None
+    structured_inherits: str | None
+    python_module: str | None
+    generated_from: str | None
+    autogen: tuple[str, ...]
+    ufunc_inner_loop: tuple[dict[str, Any], ...]
+    fields: dict[str, Any]  # every field of the entry as written
+    location: Location
+    siblings: tuple[str, ...] = ()
+    backward: tuple[Backward, ...] = ()
+
+
+@dataclass(frozen=True)
+class OpSummary:
+    name: str
+    kind: str
+    structured: bool
+    tags: tuple[str, ...]
+    location: Location
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    qualified_name: str
+    kind: str
+    signature: str
+    qualifiers: tuple[str, ...]
+    macro: str | None
+    location: Location
+    end_line: int
+
+
+@dataclass(frozen=True)
+class StubSite:
+    kind: str  # declare, define, register
+    macro: str
+    device: str | None
+    arch: str | None
+    kernel: str | None
+    is_nullptr: bool
+    location: Location
+
+
+@dataclass(frozen=True)
+class Use:
+    caller: str | None
+    name: str  # what was called or launched, as written
+    how: str  # call, argument, triple_chevron, gpu_kernel ...
+    location: Location
+
+
+@dataclass(frozen=True)
+class StubInfo:
+    stub: str
+    declarations: tuple[StubSite, ...]
+    definitions: tuple[StubSite, ...]
+    registrations: tuple[StubSite, ...]
+    callers: tuple[Use, ...]
+
+
+@dataclass(frozen=True)
+class TypeSet:
+    macro: str
+    dtypes: tuple[str, ...]
+    name: str | None
+    function: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    name: str
+    definitions: tuple[Symbol, ...]
+    launches: tuple[Use, ...]
+    dtypes: tuple[TypeSet, ...]  # AT_DISPATCH sets in the functions that launch it
+
+
+# -- doctor -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeyHealth:
+    key: str
+    rows: int
+    defined: int
+    generated: int  # kernels PyTorch generates at build time (ufunc, autogen)
+    unresolved: int
+
+    @property
+    def unresolved_share(self) -> float:
+        return self.unresolved / self.rows if self.rows else 0.0
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    op: str
+    key: str
+    kernel: str
+    origin: str
+    reason: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class PartialFile:
+    """A file whose extraction failed (files.status 'partial: ...'): its facts may be incomplete."""
+
+    file: str
+    status: str
+
+
+@dataclass(frozen=True)
+class Health:
+    keys: tuple[KeyHealth, ...]
+    unresolved: tuple[Unresolved, ...]
+    partial_files: tuple[PartialFile, ...] = ()
+
+
+# -- the Python trace -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hop:
+    depth: int  # 0: the name traced; +1 per call
+    kind: HopKind
+    name: str  # qualified Python name reached, or the aten op ("layer_norm", "add.Tensor")
+    via: str | None = None  # the call kind (a PyCallKind: functional, torch, vf, torch_c_nn, python ...)
+    target: str | None = None  # the callee as resolved in the source: torch.layer_norm, self._conv_forward
+    call: Location | None = None  # where the call (or binding) is written
+    definition: Location | None = None  # where the Python def, class or binding reached is
+    note: str | None = None  # "see above" for a def already expanded
+
+
+@dataclass(frozen=True)
+class Decomp:
+    kind: str  # decomposition, ref, py_impl
+    op: str  # as written: native_layer_norm, add.Tensor
+    function: str
+    registrar: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class OpRef:
+    spec: str  # the op name reached: a base (layer_norm) or an exact overload (add.Tensor)
+    ops: tuple[str, ...]  # the ops of native_functions.yaml it stands for
+
+
+@dataclass(frozen=True)
+class PyTrace:
+    """The Python half of a trace: the hops and the aten ops reached."""
+
+    name: str  # as asked
+    resolved: str  # the dotted name it stands for
+    hops: tuple[Hop, ...]
+    ops: tuple[OpRef, ...]  # in the order they are first reached
+    truncated: tuple[Truncation, ...] = ()
+
+
+@dataclass(frozen=True)
+class TraceOp:
+    op: str  # the op reached: a base (layer_norm, every overload bound under it) or an exact overload (add.Tensor)
+    reached_by: tuple[str, ...]  # the callees that reach it, as resolved in the source: torch.layer_norm
+    overloads: tuple[KernelsFor, ...]  # the kernels-for answer of each overload
+    decompositions: tuple[Decomp, ...] = ()  # decompositions, refs, py_impl kernels
+
+
+@dataclass(frozen=True)
+class Trace:
+    name: str  # as asked: nn.LayerNorm
+    resolved: str  # what it stands for: torch.nn.LayerNorm
+    hops: tuple[Hop, ...]  # the Python path, each with file:line
+    ops: tuple[TraceOp, ...]
+    chain: bool = False  # the answers carry the whole chain (else the dispatch table is what is shown)
+    truncated: tuple[Truncation, ...] = ()  # Python calls not followed because of --hops
+
+
+def to_data(value: Any) -> Any:
+    """Dataclasses -> JSON-ready data; a location becomes {"file", "line"}."""
+    if isinstance(value, list | tuple):
+        return [to_data(v) for v in value]
+    if isinstance(value, Step):  # a step's place is flat in its data: "file" and "line"
+        return {"kind": value.kind, "name": value.name, "file": value.file, "line": value.line,
+                "device": value.device, "detail": value.detail, "depth": value.depth}
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: to_data(getattr(value, k)) for k in value.__dataclass_fields__}
+    return value
+
+
+def truncation_data(cuts: tuple[Truncation, ...]) -> dict[str, Any]:
+    """The JSON fields of a cut result: {"truncated": true, "limits": [{"what", "limit", "names"}]}; {} if whole."""
+    return {"truncated": True, "limits": to_data(cuts)} if cuts else {}
+
+
+__all__ = ["Backward", "Decomp", "Definition", "Formula", "Health", "Hop", "HopKind", "KernelInfo", "KernelsFor",
+           "KeyHealth", "KeyKernel", "Location", "META_STEP", "OpInfo", "OpRef", "OpSummary", "OpsFor", "PartialFile",
+           "PyTrace", "Reach", "Step", "StubInfo", "StubSite", "Symbol", "Trace", "TraceOp", "Truncation", "TypeSet",
+           "Unresolved", "Use", "to_data", "truncation_data"]
