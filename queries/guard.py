@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..indexer.errors import Interrupted, TgIndexError
+from ..indexer.index_file import read_only_uri
 
 DEFAULT_TIMEOUT = 10.0  # seconds an ad-hoc query may run
 _STEPS = 5_000  # VM instructions between two looks at the clock
@@ -151,6 +152,6 @@ def _restore_sigint(previous: tuple[Any] | None) -> None:
 
 def connect(db: Path) -> tuple[sqlite3.Connection, Guard]:
     """Open an index read-only by URI with query_only on and the guard installed."""
-    conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
+    conn = sqlite3.connect(read_only_uri(db.resolve()), uri=True)
     conn.execute("PRAGMA query_only=ON")
     return conn, Guard(conn, db)
