@@ -79,6 +79,8 @@ def _saved(formulas: tuple[Formula, ...], outputs: tuple[str, ...]) -> tuple[str
 
 def parse(text: str, path: str = DERIVATIVES) -> tuple[DerivativeFact, ...]:
     doc = load(text, path)
+    if doc is None:
+        raise SourceError(f"{path}:1: the file has no entries; expected a list of entries")
     if not isinstance(doc, list):
         raise SourceError(f"{path}:1: expected a list of entries, found {type(doc).__name__}")
     facts: list[DerivativeFact] = []

@@ -449,6 +449,8 @@ def _generated_op(parent: OpFact, parent_schema: Schema, name: str, line: int) -
 
 def parse_native_functions(text: str, path: str = NATIVE_FUNCTIONS) -> tuple[tuple[OpFact, ...], tuple[DispatchFact, ...]]:
     doc = load(text, path)
+    if doc is None:
+        raise SourceError(f"{path}:1: the file has no entries; expected a list of entries")
     if not isinstance(doc, list):
         raise SourceError(f"{path}:1: expected a list of entries, found {type(doc).__name__}")
     ops: dict[str, OpFact] = {}

@@ -102,7 +102,9 @@ def load(text: str, path: str) -> Any:
         return _Builder(path).run(yaml.parse(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else 0
+        # libyaml may place the end of a truncated stream on the line after the last one
+        last = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        line = min(mark.line + 1, max(last, 1)) if mark is not None else 0
         problem = (exc.problem or exc.context or "malformed YAML").strip()
         raise SourceError(f"{path}:{line}: malformed YAML: {problem}") from None
     except yaml.YAMLError as exc:
