@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from .errors import SourceError
 from .facts import Location
-from .native_yaml import entry_lines, parse_schema, split_top_level
-from .yaml_lines import LinedDict, load
+from .native_yaml import parse_schema, split_top_level
+from .yaml_lines import LinedDict, load, with_lines
 
 DERIVATIVES = "tools/autograd/derivatives.yaml"
 _META_KEYS = frozenset({"name", "dispatch", "output_differentiability", "result_names"})
@@ -84,7 +84,7 @@ def parse(text: str, path: str = DERIVATIVES) -> tuple[DerivativeFact, ...]:
     if not isinstance(doc, list):
         raise SourceError(f"{path}:1: expected a list of entries, found {type(doc).__name__}")
     facts: list[DerivativeFact] = []
-    for entry, line in entry_lines(doc):
+    for entry, line in with_lines(doc):
         if not isinstance(entry, LinedDict) or not isinstance(entry.get("name"), str):
             raise SourceError(f"{path}:{line}: an entry needs a 'name' schema string")
         signature = " ".join(entry["name"].split())

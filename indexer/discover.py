@@ -263,14 +263,13 @@ def glob_files(root: Path, globs: Iterable[str]) -> tuple[list[str], dict[str, s
     found: list[str] = []
     skipped: dict[str, str] = {}
     for glob in globs:
-        literal = "*" not in glob and "?" not in glob
-        prefix = glob if literal else glob[: re.search(r"[*?]", glob).start()].rpartition("/")[0]  # type: ignore[union-attr]
-        start = prefix if not literal else prefix.rpartition("/")[0]
-        if start and os.path.realpath(root / start) != str(root / start):
+        wild = re.search(r"[*?]", glob)
+        start = (glob if wild is None else glob[: wild.start()]).rpartition("/")[0]  # the folder to look in
+        if start and os.path.realpath(root / start) != str(root / start):  # it, or a folder above it, is a symlink
             if os.path.isdir(root / start):
                 skipped[start] = Skip.SYMLINKED_DIR
             continue
-        if literal:
+        if wild is None:
             if os.path.lexists(root / glob):
                 try:
                     classify(root, glob)

@@ -25,7 +25,7 @@ from . import naming
 from .errors import SourceError
 from .facts import Location
 from .vocab import Origin
-from .yaml_lines import LinedDict, LinedList, load
+from .yaml_lines import LinedDict, load, with_lines
 
 NATIVE_FUNCTIONS = "aten/src/ATen/native/native_functions.yaml"
 TAGS = "aten/src/ATen/native/tags.yaml"
@@ -192,11 +192,6 @@ def op_name(name: str) -> str:
     return name.split("::", 1)[1] if "::" in name else name
 
 
-def entry_lines(doc: LinedList) -> list[tuple[object, int]]:
-    """The entries of a YAML list with the line each starts on (a scalar entry has no line of its own)."""
-    return list(zip(doc, doc.item_lines))
-
-
 @dataclass(frozen=True)
 class UfuncLoop:
     ufunc_key: str  # Generic, ScalarOnly, CUDAFunctor, ...
@@ -278,7 +273,7 @@ def parse_tags(text: str, path: str = TAGS) -> tuple[TagFact, ...]:
     if not isinstance(doc, list):
         raise SourceError(f"{path}:1: expected a list of tags")
     tags = []
-    for entry, line in entry_lines(doc):
+    for entry, line in with_lines(doc):
         if not isinstance(entry, LinedDict) or not isinstance(entry.get("tag"), str):
             raise SourceError(f"{path}:{line}: a tags.yaml entry needs a 'tag' string")
         unknown = set(entry) - {"tag", "desc"}
@@ -457,7 +452,7 @@ def parse_native_functions(text: str, path: str = NATIVE_FUNCTIONS) -> tuple[tup
     rows: list[DispatchFact] = []
     delegate_lines: dict[str, int] = {}
     autogen: dict[str, list[tuple[OpFact, Schema, int]]] = {}
-    for entry, line in entry_lines(doc):
+    for entry, line in with_lines(doc):
         if not isinstance(entry, LinedDict):
             raise SourceError(f"{path}:{line}: an entry must be a mapping with a 'func' key, not {type(entry).__name__} ({entry!r:.60})")
         op, schema = parse_entry(entry, path)

@@ -49,6 +49,11 @@ class LinedList(list):
     item_lines: list[int]
 
 
+def with_lines(items: LinedList) -> list[tuple[Any, int]]:
+    """The items of a YAML list with the line each starts on (a scalar item has no line of its own)."""
+    return list(zip(items, items.item_lines))
+
+
 def _line_col(text: str | bytes, offset: int) -> tuple[int, int]:
     newline = "\n" if isinstance(text, str) else b"\n"
     start = text.rfind(newline, 0, offset) + 1  # type: ignore[arg-type]
@@ -102,9 +107,8 @@ def load(text: str, path: str) -> Any:
         return _Builder(path).run(yaml.parse(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        # libyaml may place the end of a truncated stream on the line after the last one
-        last = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        line = min(mark.line + 1, max(last, 1)) if mark is not None else 0
+        # libyaml places the end of a stream cut inside a line on the line after it, which does not exist
+        line = min(mark.line + 1, text.count("\n") + 1) if mark is not None else 0
         problem = (exc.problem or exc.context or "malformed YAML").strip()
         raise SourceError(f"{path}:{line}: malformed YAML: {problem}") from None
     except yaml.YAMLError as exc:

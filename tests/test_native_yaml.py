@@ -83,7 +83,7 @@ def test_tags_yaml():
         ("- func: foo(Tensor self) -> Tensor\n  structured: yes please\n",
          f"{NF}:1: 'structured' must be a bool, not str ('yes please')"),
         ("- func: foo(Tensor self\n", f"{NF}:1: not a function schema: 'foo(Tensor self'"),
-        ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: [a, b\n", f"{NF}:3: malformed YAML: "),
+        ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: [a, b\n", f"{NF}:4: malformed YAML: "),
         ("- func: a(Tensor self) -> Tensor\n- func: a(Tensor self) -> Tensor\n",
          f"{NF}:2: duplicate op 'a' (first at line 1)"),
         ("- func: a(Tensor self) -> Tensor\n  structured_delegate: a.out\n",
@@ -141,7 +141,8 @@ def test_an_alias_bomb_fails_at_its_first_anchor():
         ("- {[a]: b}\n", "f.yaml:1: a mapping key must be a plain value, not a list or a mapping"),
         ("- a: 1\n  a: 2\n", "f.yaml:2: duplicate key 'a'"),
         ("x: " + "[" * 70 + "]" * 70 + "\n", "f.yaml:1: nested more than 64 levels deep"),
-        ("- a: [b,\n", "f.yaml:1: malformed YAML: did not find expected node content"),
+        ("- a: [b,\n", "f.yaml:2: malformed YAML: did not find expected node content"),  # the end of the file
+        ("- a: [b,", "f.yaml:1: malformed YAML: did not find expected node content"),
         ("- a\x7f\n", "f.yaml:1: the control character U+007F at column 4; YAML text cannot hold it"),
     ],
 )
