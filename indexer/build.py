@@ -313,17 +313,6 @@ def _remove_orphans(db: Path) -> None:
             continue
 
 
-def _read_all(root: Path, rels: list[str], unreadable: dict[str, str]) -> dict[str, bytes]:
-    """The files' bytes; a file that cannot be read goes into unreadable with its reason."""
-    contents: dict[str, bytes] = {}
-    for rel in rels:
-        try:
-            contents[rel] = (root / rel).read_bytes()
-        except OSError as exc:
-            unreadable[rel] = f"skipped: {exc.strerror or exc}"
-    return contents
-
-
 def _previous(db: Path, root: Path) -> dict[str, str] | None:
     """meta of an index of the same checkout and schema that can be updated in place, else None."""
     if not db.is_file():
@@ -364,7 +353,8 @@ def _pool(jobs: int, header: bytes | None):
 
 
 def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
-          excludes: tuple[str, ...] = discover.DEFAULT_EXCLUDES, jobs: int | None = None) -> BuildSummary:
+          excludes: tuple[str, ...] = discover.DEFAULT_EXCLUDES, jobs: int | None = None,
+          max_file_size: int = discover.DEFAULT_MAX_FILE_SIZE) -> BuildSummary:
     """Index a checkout into db, or update the index there: only changed files are parsed again.
 
     The result is written to a temporary file beside db and renamed over it at the end.
@@ -374,13 +364,14 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(checkout, db, progress, excludes, jobs)
+        return _build(checkout, db, progress, excludes, jobs, max_file_size)
     finally:
         if collecting:
             gc.enable()
 
 
-def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ...], jobs: int | None) -> BuildSummary:
+def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ...], jobs: int | None,
+           max_file_size: int) -> BuildSummary:
     start = time.perf_counter()
     root = discover.check_checkout(checkout)
     target = index_file.check(db)  # before anything is read: never write over a file that is not ours
@@ -390,17 +381,18 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     progress("yaml", 0, 3)
     texts: dict[str, str] = {}
     for rel in (native_yaml.NATIVE_FUNCTIONS, native_yaml.TAGS, derivatives.DERIVATIVES):
-        content = discover.read_text(root, rel)
+        content = discover.read_yaml(root, rel, max_file_size)
         if content is not None:
             texts[rel] = content
     yaml_files = {rel: _sha(t.encode()) for rel, t in texts.items()}
 
-    sources, outside = discover.walk_sources(root, excludes)
-    unreadable: dict[str, str] = {}
-    contents = _read_all(root, sources, unreadable)
+    # What is not read (symlinks out, FIFOs, unreadable files, ...) is listed in files with its status.
+    sources, skipped = discover.walk_sources(root, excludes)
+    contents = discover.read_files(root, sources, max_file_size, skipped)
     header = contents.get(DISPATCH_STUB_H)
-    # py_source_files never leaves the checkout (resolved paths are checked)
-    py_contents = _read_all(root, python_api.py_source_files(root), unreadable)
+    py_sources, py_skipped = discover.glob_files(root, python_api.PY_SOURCES)
+    skipped |= py_skipped
+    py_contents = discover.read_files(root, py_sources, max_file_size, skipped)
     py_key = _py_extractor_hash()
     cxx_key = f"{_extractor_hash()}:{_sha(header) if header else 'default'}:{','.join(sorted(excludes))}"
 
@@ -421,7 +413,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
             if h and current.get(p) == h and (p in yaml_files or (same_py if p in py_contents else same_cxx))}
     stale = [i for p, (i, _h) in old_files.items() if p not in kept]
     yaml_changed = previous is None or not set(yaml_files) <= kept
-    if previous is not None and not stale and len(kept) == len(current) and not outside and not unreadable:
+    if previous is not None and not stale and len(kept) == len(current) and not skipped:
         # Nothing changed: the index stays as it is.
         with sqlite3.connect(index_file.read_only_uri(db), uri=True) as conn:
             ops = conn.execute("SELECT count(*) FROM ops").fetchone()[0]
@@ -497,9 +489,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
                     _insert(conn, m.File, [dict(id=next_id, path=rel, language="yaml", sha256=sha,
                                                 size=len(texts[rel].encode()), parse_errors=0, status="ok")])
                     next_id += 1
-            skipped = [(rel, "skipped: symlink leads out of the checkout") for rel in outside]
-            skipped += list(unreadable.items())
-            for rel, status in skipped:
+            for rel, status in sorted(skipped.items()):
                 _insert(conn, m.File, [dict(id=next_id, path=rel, language=_language(rel), sha256="", size=0,
                                             parse_errors=0, status=status)])
                 next_id += 1

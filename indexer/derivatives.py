@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .errors import SourceError
 from .facts import Location
 from .native_yaml import parse_schema, split_top_level
-from .yaml_lines import LinedDict, load
+from .yaml_lines import LinedDict, load, with_lines
 
 DERIVATIVES = "tools/autograd/derivatives.yaml"
 _META_KEYS = frozenset({"name", "dispatch", "output_differentiability", "result_names"})
@@ -65,6 +65,8 @@ def _formulas(block: LinedDict, outputs: tuple[str, ...], path: str) -> tuple[Fo
         if not isinstance(key, str) or not isinstance(value, str):
             raise SourceError(f"{path}:{line}: a formula must be `names: expression`, got {key!r}: {value!r}")
         names = tuple(n.strip() for n in key.split(","))
+        if not all(names):
+            raise SourceError(f"{path}:{line}: empty name in the formula key {key!r}")
         kind = "output" if all(n in outputs or re.fullmatch(r"result\d*", n) for n in names) else "input"
         out.append(Formula(names, kind, " ".join(value.split()), Location(path, line)))
     return tuple(out)
@@ -77,12 +79,14 @@ def _saved(formulas: tuple[Formula, ...], outputs: tuple[str, ...]) -> tuple[str
 
 def parse(text: str, path: str = DERIVATIVES) -> tuple[DerivativeFact, ...]:
     doc = load(text, path)
+    if doc is None:
+        raise SourceError(f"{path}:1: the file has no entries; expected a list of entries")
     if not isinstance(doc, list):
         raise SourceError(f"{path}:1: expected a list of entries, found {type(doc).__name__}")
     facts: list[DerivativeFact] = []
-    for entry in doc:
+    for entry, line in with_lines(doc):
         if not isinstance(entry, LinedDict) or not isinstance(entry.get("name"), str):
-            raise SourceError(f"{path}:{getattr(entry, 'line', '?')}: an entry needs a 'name' schema string")
+            raise SourceError(f"{path}:{line}: an entry needs a 'name' schema string")
         signature = " ".join(entry["name"].split())
         try:
             schema = parse_schema(signature if " -> " in signature else signature + " -> ()")
@@ -105,6 +109,8 @@ def parse(text: str, path: str = DERIVATIVES) -> tuple[DerivativeFact, ...]:
         if not isinstance(dispatch, LinedDict):
             raise SourceError(f"{path}:{entry.key_lines['dispatch']}: 'dispatch' must be a mapping of keys to formulas")
         for key, block in dispatch.items():
+            if not isinstance(key, str) or not key.strip():
+                raise SourceError(f"{path}:{dispatch.key_lines[key]}: dispatch key {key!r} is not a dispatch key name")
             if not isinstance(block, LinedDict):
                 raise SourceError(f"{path}:{dispatch.key_lines[key]}: dispatch '{key}' must map names to formulas")
             formulas = common + _formulas(block, outputs, path)

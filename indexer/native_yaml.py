@@ -21,9 +21,11 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from . import naming
 from .errors import SourceError
 from .facts import Location
-from .yaml_lines import LinedDict, load
+from .vocab import Origin
+from .yaml_lines import LinedDict, load, with_lines
 
 NATIVE_FUNCTIONS = "aten/src/ATen/native/native_functions.yaml"
 TAGS = "aten/src/ATen/native/tags.yaml"
@@ -52,7 +54,7 @@ ENTRY_KEYS = frozenset(
     }
 )
 STRUCTURED_KEYS = frozenset({"CPU", "CUDA", "MPS", "XPU"})
-UFUNC_KEYS = ("CPU", "CUDA")
+UFUNC_KEYS = naming.UFUNC_KEYS
 DEFAULT_NAMESPACE = "at::native"
 AUGMENTED_ASSIGNMENT_NAMES = frozenset(
     "add sub mul div mod pow lshift rshift and xor or".split()
@@ -116,7 +118,7 @@ class Schema:
 
     @property
     def unambiguous_name(self) -> str:
-        return f"{self.base}_{self.overload}" if self.overload else self.base
+        return naming.unambiguous_name(self.base, self.overload)
 
 
 def split_top_level(text: str, sep: str = ",") -> list[str]:
@@ -238,7 +240,7 @@ class DispatchFact:
     key: str  # "SparseCPU"
     kernel: str  # "add_out_sparse_cpu"
     cpp_namespace: str  # "at::native"
-    origin: str  # yaml | composite_implicit | autogen | ufunc | delegate | meta
+    origin: Origin
     structured: bool
     via: str | None  # the delegate op, for origin delegate
     loc: Location
@@ -271,9 +273,8 @@ def parse_tags(text: str, path: str = TAGS) -> tuple[TagFact, ...]:
     if not isinstance(doc, list):
         raise SourceError(f"{path}:1: expected a list of tags")
     tags = []
-    for entry in doc:
+    for entry, line in with_lines(doc):
         if not isinstance(entry, LinedDict) or not isinstance(entry.get("tag"), str):
-            line = getattr(entry, "line", 1)
             raise SourceError(f"{path}:{line}: a tags.yaml entry needs a 'tag' string")
         unknown = set(entry) - {"tag", "desc"}
         if unknown:
@@ -357,7 +358,7 @@ def parse_entry(entry: LinedDict, path: str) -> tuple[OpFact, Schema]:
         use_const_ref_for_mutable_tensors=entry.get("use_const_ref_for_mutable_tensors", False),
         generated_from=None,
         loc=Location(path, entry.line),
-        raw=json.dumps(entry, sort_keys=False),
+        raw=json.dumps(entry, sort_keys=False, default=str),  # a date or bytes value is kept as written
     )
     return op, schema
 
@@ -373,19 +374,23 @@ def _own_rows(op: OpFact, schema: Schema, entry: LinedDict, path: str) -> list[D
             if not isinstance(keys, str) or not isinstance(kernel, str):
                 raise SourceError(f"{path}:{line}: illegal dispatch entry {keys!r}: {kernel!r}")
             namespace, _, name = kernel.rpartition("::")
+            if not name.strip():
+                raise SourceError(f"{path}:{line}: dispatch {keys!r} names no kernel")
             cpp_namespace = f"{namespace}::native" if namespace else DEFAULT_NAMESPACE
             for key in keys.split(","):
                 key = key.strip()
-                rows.append(DispatchFact(op.name, key, name, cpp_namespace, "yaml",
+                if not key:
+                    raise SourceError(f"{path}:{line}: empty dispatch key in {keys!r}")
+                rows.append(DispatchFact(op.name, key, name, cpp_namespace, Origin.YAML,
                                          op.structured and key in STRUCTURED_KEYS, None, Location(path, line)))
     elif not op.structured and op.structured_delegate is None:
         rows.append(DispatchFact(op.name, "CompositeImplicitAutograd", schema.cpp_name, DEFAULT_NAMESPACE,
-                                 "composite_implicit", False, None, op.loc))
+                                 Origin.COMPOSITE_IMPLICIT, False, None, op.loc))
     if op.ufunc_inner_loop:
         line = entry.key_lines["ufunc_inner_loop"]
         for key in UFUNC_KEYS:
-            rows.append(DispatchFact(op.name, key, f"ufunc_{schema.base}_{key}", DEFAULT_NAMESPACE, "ufunc",
-                                     True, None, Location(path, line)))
+            rows.append(DispatchFact(op.name, key, naming.ufunc_kernel(schema.base, key), DEFAULT_NAMESPACE,
+                                     Origin.UFUNC, True, None, Location(path, line)))
     return rows
 
 
@@ -421,11 +426,9 @@ _ALIAS = re.compile(r"\(([a-z]\w*!?(?:\s*->\s*\*)?)\)")
 
 
 def _generated_op(parent: OpFact, parent_schema: Schema, name: str, line: int) -> tuple[OpFact, DispatchFact]:
-    base, _, overload = name.partition(".")
+    base, overload = naming.split_op(name)
     is_out = overload == "out" or overload.endswith("_out")
-    kernel = (f"{base}_{overload}" if overload else base) if is_out else base
-    if parent_schema.has_symint:
-        kernel += "_symint"
+    kernel = naming.autogen_kernel(base, overload, parent_schema.has_symint)
     loc = Location(parent.loc.file, line)
     op = OpFact(
         name=name, namespace=parent.namespace, func="", kind="out" if is_out else "functional",
@@ -435,27 +438,32 @@ def _generated_op(parent: OpFact, parent_schema: Schema, name: str, line: int) -
         manual_cpp_binding=False, cpp_no_default_args=(), use_const_ref_for_mutable_tensors=False,
         generated_from=parent.name, loc=loc, raw="{}",
     )
-    row = DispatchFact(name, "CompositeExplicitAutograd", kernel, DEFAULT_NAMESPACE, "autogen", False, None, loc)
+    row = DispatchFact(name, "CompositeExplicitAutograd", kernel, DEFAULT_NAMESPACE, Origin.AUTOGEN, False, None, loc)
     return op, row
 
 
 def parse_native_functions(text: str, path: str = NATIVE_FUNCTIONS) -> tuple[tuple[OpFact, ...], tuple[DispatchFact, ...]]:
     doc = load(text, path)
+    if doc is None:
+        raise SourceError(f"{path}:1: the file has no entries; expected a list of entries")
     if not isinstance(doc, list):
         raise SourceError(f"{path}:1: expected a list of entries, found {type(doc).__name__}")
     ops: dict[str, OpFact] = {}
     rows: list[DispatchFact] = []
     delegate_lines: dict[str, int] = {}
     autogen: dict[str, list[tuple[OpFact, Schema, int]]] = {}
-    for entry in doc:
+    for entry, line in with_lines(doc):
         if not isinstance(entry, LinedDict):
-            raise SourceError(f"{path}:{getattr(entry, 'line', '?')}: an entry must be a mapping")
+            raise SourceError(f"{path}:{line}: an entry must be a mapping with a 'func' key, not {type(entry).__name__} ({entry!r:.60})")
         op, schema = parse_entry(entry, path)
         if op.name in ops:
             raise SourceError(f"{path}:{entry.line}: duplicate op '{op.name}' (first at line {ops[op.name].loc.line})")
         ops[op.name] = op
         if op.structured_delegate is not None:
             delegate_lines[op.name] = entry.key_lines["structured_delegate"]
+            if op_name(op.structured_delegate) == op.name:
+                raise SourceError(f"{path}:{delegate_lines[op.name]}: structured_delegate '{op.structured_delegate}' "
+                                  "names the op itself; it must name the structured out= op")
         rows.extend(_own_rows(op, schema, entry, path))
         for name in op.autogen:
             autogen.setdefault(name, []).append((op, schema, entry.key_lines["autogen"]))
@@ -501,17 +509,17 @@ def _delegate_rows(ops: dict[str, OpFact], rows: list[DispatchFact], lines: dict
         functional = next((v for v in users if v.kind == "functional"), None)
         has_meta = any(r.key == "Meta" for r in by_op.get(out_op.name, []))
         if functional is not None and not has_meta:
-            meta = f"structured_{functional.base}_{functional.overload}" if functional.overload else f"structured_{functional.base}"
+            meta = naming.meta_struct(functional.base, functional.overload)
             for op in [out_op, *users]:
                 if not any(r.key == "Meta" for r in by_op.get(op.name, [])):
-                    extra.append(DispatchFact(op.name, "Meta", meta, "at::meta", "meta", True,
+                    extra.append(DispatchFact(op.name, "Meta", meta, "at::meta", Origin.META, True,
                                               None if op is out_op else out_op.name,
                                               op.loc if op is out_op else Location(op.loc.file, lines[op.name])))
         for op in users:
             own = {r.key for r in by_op.get(op.name, [])}
             for row in by_op.get(out_op.name, []):
                 if row.structured and row.key not in own:
-                    extra.append(DispatchFact(op.name, row.key, row.kernel, row.cpp_namespace, "delegate",
+                    extra.append(DispatchFact(op.name, row.key, row.kernel, row.cpp_namespace, Origin.DELEGATE,
                                               True, out_op.name, Location(op.loc.file, lines[op.name])))
     return extra
 

@@ -232,20 +232,22 @@ def index_cmd(
     exclude: Annotated[Optional[list[str]], typer.Option("--exclude", help="Folder name or checkout-relative path not to walk (repeatable; replaces the default list).", show_default=False)] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that parse C++/CUDA [default: all cores].", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, only the summary.")] = False,
+    max_file_size: Annotated[Optional[int], typer.Option("--max-file-size", min=1, metavar="BYTES", help="Larger files are skipped and listed in the files table [default: 16 MiB].", show_default=False)] = None,
     debug: DebugOption = False,
 ) -> None:
     """Build or update the index of a PyTorch checkout."""
     from functools import partial
 
     from ..indexer.build import build
-    from ..indexer.discover import DEFAULT_EXCLUDES
+    from ..indexer.discover import DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_SIZE
     from ..indexer.index_file import EMPTY_DB
 
     root = checkout if checkout is not None else paths.default_checkout()
     if db == "":  # Path("") would be the current folder
         raise TgIndexError(EMPTY_DB)
     target = Path(db) if db is not None else paths.index_for(root)
-    run = partial(build, excludes=tuple(exclude) if exclude else DEFAULT_EXCLUDES, jobs=jobs)
+    run = partial(build, excludes=tuple(exclude) if exclude else DEFAULT_EXCLUDES, jobs=jobs,
+                  max_file_size=max_file_size or DEFAULT_MAX_FILE_SIZE)
     try:
         if quiet or not sys.stderr.isatty():
             summary = run(root, target)

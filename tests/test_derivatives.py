@@ -39,3 +39,21 @@ def test_return_names():
 def test_bad_entry_names_its_line():
     with pytest.raises(SourceError, match=rf"^{D}:2: an entry needs a 'name' schema string$"):
         derivatives.parse("- name: a(Tensor self) -> Tensor\n- self: grad\n")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("- name: a(Tensor self) -> Tensor\n  self: grad\n- just a string\n",
+         f"{D}:3: an entry needs a 'name' schema string"),
+        ("- name: a(Tensor self) -> Tensor\n  self, ,: grad\n", f"{D}:2: empty name in the formula key 'self, ,'"),
+        ("- name: a(Tensor self) -> Tensor\n  dispatch:\n    '':\n      self: grad\n",
+         f"{D}:3: dispatch key '' is not a dispatch key name"),
+        ("- name: a(Tensor self) -> Tensor\n  self: &g grad\n", f"{D}:2: a YAML anchor (&g); PyTorch's YAML files use none"),
+        ("", f"{D}:1: the file has no entries; expected a list of entries"),
+    ],
+)
+def test_bad_entries_name_their_line(text, message):
+    with pytest.raises(SourceError) as err:
+        derivatives.parse(text)
+    assert str(err.value) == message

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tg_index.indexer import native_yaml
+from tg_index.indexer import native_yaml, yaml_lines
 from tg_index.indexer.errors import SourceError
 
 from .conftest import MINI
@@ -90,6 +90,20 @@ def test_tags_yaml():
          f"{NF}:1: structured_delegate 'a.out' is not an op of this file"),
         ("- func: a(Tensor self) -> Tensor\n  tags: [nope]\n", f"{NF}:1: illegal tag 'nope'"),
         ("just a string\n", f"{NF}:1: expected a list of entries, found str"),
+        ("# only a comment\n", f"{NF}:1: the file has no entries; expected a list of entries"),
+        ("- func: a(Tensor self) -> Tensor\n  dispatch:\n    '': k\n", f"{NF}:3: empty dispatch key in ''"),
+        ("- func: a(Tensor self) -> Tensor\n  dispatch:\n    CPU, ,: k\n", f"{NF}:3: empty dispatch key in 'CPU, ,'"),
+        ("- func: a(Tensor self) -> Tensor\n  dispatch:\n    CPU: ''\n", f"{NF}:3: dispatch 'CPU' names no kernel"),
+        ("- func: a.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured_delegate: a.out\n",
+         f"{NF}:2: structured_delegate 'a.out' names the op itself; it must name the structured out= op"),
+        ("- func: a(Tensor self) -> Tensor\n\n- 3\n", f"{NF}:3: an entry must be a mapping with a 'func' key, not int (3)"),
+        ("- func: a(Tensor self) -> Tensor\n  tags: &t [core]\n", f"{NF}:2: a YAML anchor (&t); PyTorch's YAML files use none"),
+        ("- func: a(Tensor self) -> Tensor\n  tags: *t\n",
+         f"{NF}:2: a YAML alias (*t); PyTorch's YAML files use none, write the value out"),
+        ("- func: a(Tensor self) -> Tensor\n\n- func: b\0(Tensor self) -> Tensor\n",
+         f"{NF}:3: a NUL byte at column 10; YAML text cannot hold it"),
+        ("- func: a(Tensor self) -> Tensor\n  precomputed: [2024-01-01]\n  structured: 1\n",
+         f"{NF}:1: 'structured' must be a bool, not int (1)"),
     ],
 )
 def test_bad_entries_fail_loudly_with_file_and_line(text, message):
@@ -107,3 +121,60 @@ def test_schema_parsing():
     assert native_yaml.parse_schema("__and__.Tensor(Tensor self, Tensor other) -> Tensor").kind == "functional"
     assert native_yaml.parse_schema("_foo(Tensor(a!) self, Tensor(b!) x) -> ()").kind == "mutable"
     assert native_yaml.parse_schema("zeros(SymInt[] size) -> Tensor").has_symint
+
+
+def test_an_alias_bomb_fails_at_its_first_anchor():
+    levels = "".join(f"  l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" for i in range(1, 12))
+    text = "- func: a(Tensor self) -> Tensor\n  l0: &l0 [lol]\n" + levels  # 9**11 strings once expanded
+    with pytest.raises(SourceError) as err:
+        yaml_lines.load(text, NF)
+    assert str(err.value) == f"{NF}:2: a YAML anchor (&l0); PyTorch's YAML files use none"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("- !!python/object/apply:os.system [ls]\n", "f.yaml:1: the YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' does not fit a list"),
+        ("- !foo bar\n", "f.yaml:1: the YAML tag '!foo' is not plain data"),
+        ("- !!int twelve\n", "f.yaml:1: int value 'twelve' cannot be read (invalid literal for int() with base 10: 'twelve')"),
+        ("- a\n---\n- b\n", "f.yaml:2: a second YAML document (`---`); the file must hold one"),
+        ("- {[a]: b}\n", "f.yaml:1: a mapping key must be a plain value, not a list or a mapping"),
+        ("- a: 1\n  a: 2\n", "f.yaml:2: duplicate key 'a'"),
+        ("x: " + "[" * 70 + "]" * 70 + "\n", "f.yaml:1: nested more than 64 levels deep"),
+        ("- a: [b,\n", "f.yaml:2: malformed YAML: did not find expected node content"),  # the end of the file
+        ("- a: [b,", "f.yaml:1: malformed YAML: did not find expected node content"),
+        ("- a\x7f\n", "f.yaml:1: the control character U+007F at column 4; YAML text cannot hold it"),
+    ],
+)
+def test_yaml_that_is_not_plain_data_names_its_line(text, message):
+    with pytest.raises(SourceError) as err:
+        yaml_lines.load(text, "f.yaml")
+    assert str(err.value) == message
+
+
+def test_values_and_lines():
+    doc = yaml_lines.load("# c\n- a: 1\n  b: [x, 'y', ~, true, 1.5]\n\n- plain\n", "f.yaml")
+    assert doc == [{"a": 1, "b": ["x", "y", None, True, 1.5]}, "plain"]
+    assert (doc.line, doc.item_lines, doc[0].line, doc[0].key_lines) == (2, [2, 5], 2, {"a": 2, "b": 3})
+    assert (doc[0]["b"].line, doc[0]["b"].item_lines) == (3, [3, 3, 3, 3, 3])
+    assert yaml_lines.load("", "f.yaml") is None
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ("- a\n".encode("utf-16"), "f.yaml:1: the file is UTF-16 (little-endian), not UTF-8; save it as UTF-8"),
+        ("- a\n".encode("utf-16-be"), "f.yaml:1: the file is UTF-16 (big-endian), not UTF-8; save it as UTF-8"),
+        ("- a\n".encode("utf-32"), "f.yaml:1: the file is UTF-32 (little-endian), not UTF-8; save it as UTF-8"),
+        (b"- a\n- caf\xe9\n", "f.yaml:2: bytes that are not UTF-8 (0xe9 at column 6)"),
+        (b"- a\n- \xe2\x82\n", "f.yaml:2: bytes that are not UTF-8 (0xe2 0x82 at column 3)"),
+    ],
+)
+def test_decode_names_what_is_not_utf8(data, message):
+    with pytest.raises(SourceError) as err:
+        yaml_lines.decode(data, "f.yaml")
+    assert str(err.value) == message
+
+
+def test_decode_takes_utf8():
+    assert yaml_lines.decode("- caf\u00e9\n".encode(), "f.yaml") == "- caf\u00e9\n"

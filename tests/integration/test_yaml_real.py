@@ -8,6 +8,9 @@ import subprocess
 import sys
 
 import pytest
+import yaml
+
+from tg_index.indexer import yaml_lines
 
 from ..conftest import real_tree
 
@@ -63,3 +66,27 @@ def test_add_out_on_2_6_0(real_dbs):
     assert ("MPS", "add_out_mps", "yaml", 588) in rows
     assert ("Meta", "structured_add_Tensor", "meta", 575) in rows
     assert backward[0] == ('["self"]', "handle_r_to_c(self.scalar_type(), grad)", 230)
+
+
+YAML_FILES = ["aten/src/ATen/native/native_functions.yaml", "aten/src/ATen/native/tags.yaml",
+              "tools/autograd/derivatives.yaml"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_lined_yaml_equals_safe_load_and_lines_point_at_entries(version):
+    """The event-built values are yaml.safe_load's, and every entry's and key's line is where it is written;
+    PyTorch's files pass the plain-data rules (no anchors, aliases, tags or NUL)."""
+    tree = real_tree(version)
+    checked = 0
+    for rel in YAML_FILES:
+        path = tree / rel
+        text = yaml_lines.decode(path.read_bytes(), rel)
+        doc = yaml_lines.load(text, rel)
+        assert doc == yaml.safe_load(text)
+        lines = text.splitlines()
+        for entry, line in zip(doc, doc.item_lines):
+            assert entry.line == line and lines[line - 1].startswith("- ")
+            for key, key_line in entry.key_lines.items():
+                assert lines[key_line - 1].lstrip("- ").startswith(f"{key}:")
+            checked += 1
+    assert checked > 3000
