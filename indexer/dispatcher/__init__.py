@@ -1,0 +1,30 @@
+"""The registrations PyTorch's code generators write, computed from the yaml facts (no checkout code runs).
+
+`generated_registrations(native, derivatives, version)` returns one GeneratedRegistration per
+(op, dispatch key) that the checkout's torchgen and tools/autograd generate: the
+native_functions.yaml keys (Register<Key>.cpp, backend_keys), Functionalize and
+BackendSelect (torchgen), Autograd and its per-key forms, ADInplaceOrView and Tracer
+(tools/autograd). Each module names the generator it reimplements, with file:line.
+"""
+
+from __future__ import annotations
+
+from ..derivatives import DerivativeFact
+from ..native_yaml import NativeFacts
+from . import backend_keys, backend_select, functionalize
+from .model import build
+from .registration import GeneratedRegistration, Generator
+from .versions import parse_version, rules_for
+
+__all__ = ["GeneratedRegistration", "Generator", "generated_registrations", "parse_version"]
+
+
+def generated_registrations(native: NativeFacts, derivatives: tuple[DerivativeFact, ...],
+                            version: tuple[int, int]) -> tuple[GeneratedRegistration, ...]:
+    rules = rules_for(version)
+    model = build(native, rules.optional_keys, rules.not_views)
+    out: list[GeneratedRegistration] = []
+    out.extend(backend_keys.registrations(model, rules))
+    out.extend(functionalize.registrations(model, rules))
+    out.extend(backend_select.registrations(model))
+    return tuple(out)

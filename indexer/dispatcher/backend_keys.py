@@ -1,0 +1,81 @@
+"""torchgen's Register<Key>.cpp: which operators each dispatch key of native_functions.yaml registers.
+
+Rules of torchgen/dest/register_dispatch_key.py (2.6.0 line numbers; 1.13.1 has the same
+rules, only the wrapper names differ):
+
+- the keys are torchgen/model.py:277 `dispatch_keys`, without MPS (and XPU, 2.x) unless
+  torchgen.gen is given --mps / --xpu (gen.py:2895);
+- a structured group (its out= variant is `structured: True`) registers every variant at
+  Meta and every variant except out= at CompositeExplicitAutogradNonFunctional
+  (register_dispatch_key.py:339, :767), and every variant at a key where the out= variant
+  has a structured kernel; at other keys each variant is on its own (:363);
+- an unstructured variant registers where the backend index has its kernel, unless it is
+  `manual_kernel_registration` (:394, :419); without a kernel, only an inplace variant
+  without composite kernels and with one return gets a Meta wrapper (:398). In-tree
+  backends use the out= variant as primary, so no out=/inplace wrappers are made (:409);
+- wrapper names (:292, :788): `wrapper_<Key>_<overload>_<cpp name>` for unstructured
+  kernels and `wrapper_<Key>_<cpp name>_<overload>` for structured ones; 1.13.1 leaves out
+  the `<Key>_` part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .model import CEANF, Func, Group, Model
+from .registration import TEMPLATES, GeneratedRegistration, Generator
+from .versions import Rules
+
+STRUCTURED_KEYS = frozenset({"CPU", "CUDA", "MPS", "XPU"})
+
+
+def _unstructured_name(f: Func, key: str, rules: Rules) -> str:
+    prefix = f"wrapper_{key}_" if rules.keyed_wrappers else "wrapper_"
+    return f"{prefix}{f.schema.overload}_{f.cpp_name}"
+
+
+def _structured_name(f: Func, key: str, rules: Rules) -> str:
+    prefix = f"wrapper_{key}_" if rules.keyed_wrappers else "wrapper_"
+    return prefix + f.wrapper_stem
+
+
+def _unstructured(f: Func, key: str) -> bool:
+    if not f.has(key):
+        if not (key == "Meta" and f.kind == "inplace" and not f.has_composite_kernel
+                and len(_returns(f)) == 1):
+            return False
+    return not f.op.manual_kernel_registration
+
+
+def _returns(f: Func) -> list[str]:
+    from .model import return_annotations
+
+    return return_annotations(f.schema.returns) if f.schema.returns.strip() != "()" else []
+
+
+def _structured_here(g: Group, key: str) -> bool | None:
+    """True: every variant gets a structured wrapper; None: each variant is on its own."""
+    if key == "Meta" or key == CEANF:
+        return True
+    return True if (g.out.has(key) and key in STRUCTURED_KEYS) else None
+
+
+def _for_key(model: Model, key: str, rules: Rules) -> Iterator[tuple[Func, str]]:
+    for item in model.grouped():
+        if isinstance(item, Group) and item.structured and _structured_here(item, key):
+            for f in item.functions():
+                if key == CEANF and f.kind == "out":
+                    continue
+                yield f, _structured_name(f, key, rules)
+            continue
+        for f in item.functions() if isinstance(item, Group) else (item,):
+            if _unstructured(f, key):
+                yield f, _unstructured_name(f, key, rules)
+
+
+def registrations(model: Model, rules: Rules) -> Iterator[GeneratedRegistration]:
+    template = TEMPLATES[Generator.REGISTER_DISPATCH_KEY]
+    for key in rules.dispatch_keys:
+        for f, kernel in _for_key(model, key, rules):
+            yield GeneratedRegistration(f.qualified, key, kernel, Generator.REGISTER_DISPATCH_KEY, template,
+                                        f"Register{key}.cpp", f.op.loc)
