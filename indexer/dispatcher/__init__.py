@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..derivatives import DerivativeFact
 from ..native_yaml import NativeFacts
-from . import backend_keys, backend_select, functionalize
+from . import autograd_kernels, backend_keys, backend_select, derivative_match, functionalize
+from .autograd_tables import TABLES
 from .model import build
 from .registration import GeneratedRegistration, Generator
 from .versions import parse_version, rules_for
@@ -27,4 +28,11 @@ def generated_registrations(native: NativeFacts, derivatives: tuple[DerivativeFa
     out.extend(backend_keys.registrations(model, rules))
     out.extend(functionalize.registrations(model, rules))
     out.extend(backend_select.registrations(model))
+    # tools/autograd reads native_functions.yaml without ignoring any key (gen_autograd.py:66)
+    full = build(native, frozenset(), rules.not_views)
+    tables = TABLES[rules.version]
+    matched = derivative_match.match(full, derivative_match.load(full, derivatives), rules.foreach_derivatives)
+    out.extend(autograd_kernels.variable_type(full, matched, tables))
+    out.extend(autograd_kernels.inplace_or_view(full, matched, tables))
+    out.extend(autograd_kernels.trace(full, tables))
     return tuple(out)

@@ -19,7 +19,7 @@ an operator is answered here, each answer following the checkout's torchgen/mode
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..native_yaml import Argument, NativeFacts, OpFact, Schema, parse_schema
 from ..vocab import Origin
@@ -43,6 +43,8 @@ class Func:
     schema: Schema
     kernels: dict[str, str]  # backend index: dispatch key -> kernel name
     is_view_op: bool  # model.py:1057
+    functional_overload: bool = False  # an autogen'd functional variant of a mutable op (`foo_functional`)
+    parent_abstract: bool | None = None  # an autogen'd variant is abstract as its parent is (native_function_generation.py:355)
 
     @property
     def name(self) -> str:
@@ -80,6 +82,39 @@ class Func:
     @property
     def cpp_name(self) -> str:
         return self.schema.cpp_name
+
+    @property
+    def base_name(self) -> str:
+        """torchgen's BaseOperatorName.base: without the inplace `_`, a dunder's without `__`, `__i` and `__`."""
+        base = self.schema.base
+        if base.startswith("__") and base.endswith("__"):
+            inner = base[2:-2]
+            return inner[1:] if self.schema.inplace else inner
+        return base[:-1] if self.schema.inplace else base
+
+    @property
+    def is_abstract(self) -> bool:
+        """model.py:886: a structured_delegate, or a dispatch table with more than composite-implicit keys."""
+        if self.parent_abstract is not None:
+            return self.parent_abstract
+        if self.op.structured_delegate is not None:
+            return True
+        return set(self.kernels) not in ({CIA}, {CIA_NESTED}, {CIA, CIA_NESTED})
+
+    def signature(self, strip_default: bool = False) -> tuple:
+        """FunctionSchema.signature(); a `foo_functional` variant's base is foo's (BaseOperatorName.base)."""
+        key = signature_key(self.schema, strip_default=strip_default)
+        if self.functional_overload:
+            key = (key[0].removesuffix("_functional"), *key[1:])
+        return key
+
+    @property
+    def tensor_like_returns(self) -> int:
+        return sum(1 for t in _return_types(self.schema.returns) if t.startswith("Tensor"))
+
+    @property
+    def returns_count(self) -> int:
+        return len(_return_types(self.schema.returns))
 
     @property
     def wrapper_stem(self) -> str:
@@ -185,7 +220,7 @@ def _return_types(returns: str) -> tuple[str, ...]:
     return tuple(types)
 
 
-def signature_key(schema: Schema, strip_view_copy_name: bool = False) -> tuple:
+def signature_key(schema: Schema, strip_view_copy_name: bool = False, strip_default: bool = False) -> tuple:
     """model.py:1632 FunctionSchema.signature(), as a hashable key; view_signature() with strip_view_copy_name."""
     base = schema.base
     dunder = base.startswith("__") and base.endswith("__")
@@ -200,7 +235,7 @@ def signature_key(schema: Schema, strip_view_copy_name: bool = False) -> tuple:
     at = _tensor_options_at(kwargs)
     if at is not None:
         kwargs = kwargs[:at] + kwargs[at + 4:]
-    args = tuple((a.type, a.name, a.default) for a in schema.positional + kwargs)
+    args = tuple((a.type, a.name, None if strip_default else a.default) for a in schema.positional + kwargs)
     post_self = schema.positional[1:] if schema.positional and schema.positional[0].name == "self" else schema.positional
     self_arg = schema.positional[:1] if schema.positional and schema.positional[0].name == "self" else ()
     returned = set(a for a in return_annotations(schema.returns) if a is not None)
@@ -213,7 +248,7 @@ def _plain(args: tuple[Argument, ...]) -> tuple[Argument, ...]:
     return tuple(Argument(a.type, a.name, a.default, None) for a in args)
 
 
-def _without_options(kwargs: tuple[Argument, ...]) -> tuple[Argument, ...]:
+def without_options(kwargs: tuple[Argument, ...]) -> tuple[Argument, ...]:
     at = _tensor_options_at(kwargs)
     return kwargs if at is None else kwargs[:at] + kwargs[at + 4:]
 
@@ -246,7 +281,7 @@ def _autogen_schema(op: OpFact, parent: Schema) -> Schema:
                    and a.annotation not in set(return_annotations(parent.returns))]
         returns = [t for t in _return_types(parent.returns) if t] + mutated
         return Schema(op.name, op.base, op.overload, _plain(parent.positional),
-                      _plain(_without_options(parent.kwarg_only)), (), _join_returns(returns) if returns else "()")
+                      _plain(without_options(parent.kwarg_only)), (), _join_returns(returns) if returns else "()")
     if parent.kind == "inplace":  # self_to_out_signature (:133)
         self_arg = parent.positional[0]
         positional = (Argument(self_arg.type, self_arg.name, self_arg.default, None), *parent.positional[1:])
@@ -257,7 +292,7 @@ def _autogen_schema(op: OpFact, parent: Schema) -> Schema:
         return Schema(op.name, op.base, op.overload, parent.positional, parent.kwarg_only, outs, returns)
     outs, returns = _outs_from_returns(parent)  # functional_to_out_signature (:166)
     return Schema(op.name, op.base, op.overload, _plain(parent.positional),
-                  _plain(_without_options(parent.kwarg_only)), outs, returns)
+                  _plain(without_options(parent.kwarg_only)), outs, returns)
 
 
 def build(native: NativeFacts, ignore_keys: frozenset[str], not_views: frozenset[str]) -> Model:
@@ -265,16 +300,20 @@ def build(native: NativeFacts, ignore_keys: frozenset[str], not_views: frozenset
     for row in native.dispatch:
         if row.origin in INDEX_ORIGINS and row.key not in ignore_keys:
             kernels.setdefault(row.op, {})[row.key] = row.kernel
-    schemas: dict[str, Schema] = {}
     funcs: list[Func] = []
+    by_name: dict[str, Func] = {}
     for op in native.ops:
-        if op.generated_from is None:
-            schema = parse_schema(op.func)
+        parent = by_name.get(op.generated_from) if op.generated_from else None
+        if parent is None:
+            f = Func(op, parse_schema(op.func), kernels.get(op.name, {}), False)
+            f = replace(f, is_view_op=is_view(op, f.schema, not_views))
         else:
-            schema = _autogen_schema(op, schemas[op.generated_from])
-        schemas[op.name] = schema
-        funcs.append(Func(op, schema, kernels.get(op.name, {}), is_view(op, schema, not_views)))
-    by_name = {f.name: f for f in funcs}
+            schema = _autogen_schema(op, parent.schema)
+            f = Func(op, schema, kernels.get(op.name, {}), False,
+                     functional_overload=op.kind == "functional" and parent.kind == "mutable",
+                     parent_abstract=parent.is_abstract)
+        funcs.append(f)
+        by_name[f.name] = f
     buckets: dict[tuple, dict[str, Func]] = {}
     for f in funcs:
         key = signature_key(by_name[f.op.generated_from].schema) if f.op.generated_from else signature_key(f.schema)

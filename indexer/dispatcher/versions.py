@@ -34,6 +34,7 @@ class Rules:
     not_views: frozenset[str]  # inplace_view ops is_view_op leaves out (model.py:1063)
     functionalize_skip: frozenset[str]  # MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION (gen_functionalization_type.py:60)
     functionalize_composites: bool  # 1.13: CompositeImplicitAutograd kernels are registered to Functionalize too
+    foreach_derivatives: bool  # 2.x: foreach ops take their reference op's derivatives (torchgen/api/autograd.py:370)
 
     def keys(self, extra: frozenset[str] = frozenset()) -> tuple[str, ...]:
         return tuple(k for k in self.all_keys if k not in self.optional_keys or k in extra)
@@ -53,12 +54,12 @@ _RULES = {
     (1, 13): Rules((1, 13), _KEYS_1_13, frozenset({"MPS"}), keyed_wrappers=False,
                    not_views=frozenset({"resize_"}),
                    functionalize_skip=frozenset(_NOT_GROUPED + ("record_stream", "resize_")),
-                   functionalize_composites=True),
+                   functionalize_composites=True, foreach_derivatives=False),
     (2, 6): Rules((2, 6), _KEYS_2_6, frozenset({"MPS", "XPU"}), keyed_wrappers=True,
                   not_views=frozenset({"resize_", "resize_as_"}),
                   functionalize_skip=frozenset(_NOT_GROUPED + ("record_stream", "resize_", "resize_as_",
                                                                "_fill_mem_eff_dropout_mask_")),
-                  functionalize_composites=False),
+                  functionalize_composites=False, foreach_derivatives=True),
 }
 
 
