@@ -23,13 +23,15 @@ __all__ = ["GeneratedRegistration", "Generator", "generated_registrations", "par
 def generated_registrations(native: NativeFacts, derivatives: tuple[DerivativeFact, ...],
                             version: tuple[int, int]) -> tuple[GeneratedRegistration, ...]:
     rules = rules_for(version)
-    model = build(native, rules.optional_keys, rules.not_views)
+    # torchgen.gen drops MPS/XPU dispatch entries (gen.py:2895) and tools/autograd keeps them
+    # (gen_autograd.py:66); only is_abstract, which torchgen's registrations never ask, sees
+    # the difference, so one model with every key serves both.
+    model = build(native, rules.not_views)
     out: list[GeneratedRegistration] = []
     out.extend(backend_keys.registrations(model, rules))
     out.extend(functionalize.registrations(model, rules))
     out.extend(backend_select.registrations(model))
-    # tools/autograd reads native_functions.yaml without ignoring any key (gen_autograd.py:66)
-    full = build(native, frozenset(), rules.not_views)
+    full = model
     tables = TABLES[rules.version]
     matched = derivative_match.match(full, derivative_match.load(full, derivatives), rules.foreach_derivatives)
     out.extend(autograd_kernels.variable_type(full, matched, tables))

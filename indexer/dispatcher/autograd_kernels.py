@@ -27,6 +27,7 @@ from . import derivative_match
 from .autograd_tables import AutogradTables
 from .model import Func, Model
 from .registration import NOT_IMPLEMENTED_KERNEL, TEMPLATES, GeneratedRegistration, Generator
+from .shards import shard_file
 
 
 def _reg(f: Func, key: str, kernel: str, generator: Generator, file: str,
@@ -38,7 +39,8 @@ def _reg(f: Func, key: str, kernel: str, generator: Generator, file: str,
 def trace(model: Model, tables: AutogradTables) -> Iterator[GeneratedRegistration]:
     for f in model.funcs:
         if f.cpp_name not in tables.manual_autograd:
-            yield _reg(f, "Tracer", f"TraceType::{f.wrapper_stem}", Generator.TRACE_TYPE, "TraceType.cpp")
+            yield _reg(f, "Tracer", f"TraceType::{f.wrapper_stem}", Generator.TRACE_TYPE,
+                       shard_file("TraceType", f.base_name, 5))
 
 
 def use_derived(f: Func, infos: derivative_match.Infos | None, tables: AutogradTables) -> bool:
@@ -55,7 +57,7 @@ def inplace_or_view(model: Model, matched: dict[str, derivative_match.Infos],
         views = f.base_name in tables.returns_views_of_input
         if views or (f.kind in ("inplace", "out") and f.returns_count > 0):
             yield _reg(f, "ADInplaceOrView", f"ADInplaceOrView::{f.wrapper_stem}", Generator.INPLACE_OR_VIEW,
-                       "ADInplaceOrViewType.cpp")
+                       shard_file("ADInplaceOrViewType", f.base_name, 2))
 
 
 def _not_implemented(f: Func, tables: AutogradTables) -> bool:
@@ -69,8 +71,8 @@ def _not_implemented(f: Func, tables: AutogradTables) -> bool:
 
 def variable_type(model: Model, matched: dict[str, derivative_match.Infos],
                   tables: AutogradTables) -> Iterator[GeneratedRegistration]:
-    file = "VariableType.cpp"
     for f in model.funcs:
+        file = shard_file("VariableType", f.cpp_name, 5)
         infos = matched.get(f.name)
         if not use_derived(f, infos, tables):
             continue

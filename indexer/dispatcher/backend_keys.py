@@ -42,15 +42,9 @@ def _structured_name(f: Func, key: str, rules: Rules) -> str:
 def _unstructured(f: Func, key: str) -> bool:
     if not f.has(key):
         if not (key == "Meta" and f.kind == "inplace" and not f.has_composite_kernel
-                and len(_returns(f)) == 1):
+                and f.returns_count == 1):
             return False
     return not f.op.manual_kernel_registration
-
-
-def _returns(f: Func) -> list[str]:
-    from .model import return_annotations
-
-    return return_annotations(f.schema.returns) if f.schema.returns.strip() != "()" else []
 
 
 def _structured_here(g: Group, key: str) -> bool | None:
@@ -61,7 +55,7 @@ def _structured_here(g: Group, key: str) -> bool | None:
 
 
 def _for_key(model: Model, key: str, rules: Rules) -> Iterator[tuple[Func, str]]:
-    for item in model.grouped():
+    for item in model.grouped:
         if isinstance(item, Group) and item.structured and _structured_here(item, key):
             for f in item.functions():
                 if key == CEANF and f.kind == "out":

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 from .model import CIA, Func, Group, Model, ViewGroup
 from .registration import TEMPLATES, GeneratedRegistration, Generator
+from .shards import shard_file
 from .versions import Rules
 
 KEY = "Functionalize"
@@ -80,6 +81,8 @@ def _registered(item: Group | ViewGroup | Func, rules: Rules) -> list[Func]:
 def registrations(model: Model, rules: Rules) -> Iterator[GeneratedRegistration]:
     template = TEMPLATES[Generator.FUNCTIONALIZATION]
     for item in _items(model):
+        root = (item.functional if isinstance(item, Group) else item.view if isinstance(item, ViewGroup)
+                else item).base_name
         for f in _registered(item, rules):
             yield GeneratedRegistration(f.qualified, KEY, _kernel(f), Generator.FUNCTIONALIZATION, template,
-                                        "RegisterFunctionalization.cpp", f.op.loc)
+                                        shard_file("RegisterFunctionalization", root, 4), f.op.loc)

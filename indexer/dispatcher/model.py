@@ -19,7 +19,8 @@ an operator is answered here, each answer following the checkout's torchgen/mode
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..native_yaml import Argument, NativeFacts, OpFact, Schema, parse_schema
 from ..vocab import Origin
@@ -43,7 +44,7 @@ class Func:
     schema: Schema
     kernels: dict[str, str]  # backend index: dispatch key -> kernel name
     is_view_op: bool  # model.py:1057
-    functional_overload: bool = False  # an autogen'd functional variant of a mutable op (`foo_functional`)
+    functional_overload: bool = False  # `foo_functional`: the functional variant of the mutable foo
     parent_abstract: bool | None = None  # an autogen'd variant is abstract as its parent is (native_function_generation.py:355)
 
     @property
@@ -90,6 +91,8 @@ class Func:
         if base.startswith("__") and base.endswith("__"):
             inner = base[2:-2]
             return inner[1:] if self.schema.inplace else inner
+        if self.functional_overload:
+            return base.removesuffix("_functional")
         return base[:-1] if self.schema.inplace else base
 
     @property
@@ -103,18 +106,31 @@ class Func:
 
     def signature(self, strip_default: bool = False) -> tuple:
         """FunctionSchema.signature(); a `foo_functional` variant's base is foo's (BaseOperatorName.base)."""
+        return self._stripped_signature if strip_default else self._signature
+
+    @cached_property
+    def _signature(self) -> tuple:
+        return self._signature_of(False)
+
+    @cached_property
+    def _stripped_signature(self) -> tuple:
+        return self._signature_of(True)
+
+    def _signature_of(self, strip_default: bool) -> tuple:
         key = signature_key(self.schema, strip_default=strip_default)
-        if self.functional_overload:
-            key = (key[0].removesuffix("_functional"), *key[1:])
-        return key
+        return (self.base_name, *key[1:]) if self.functional_overload else key
+
+    @cached_property
+    def return_types(self) -> tuple[str, ...]:
+        return _return_types(self.schema.returns)
 
     @property
     def tensor_like_returns(self) -> int:
-        return sum(1 for t in _return_types(self.schema.returns) if t.startswith("Tensor"))
+        return sum(1 for t in self.return_types if t.startswith("Tensor"))
 
     @property
     def returns_count(self) -> int:
-        return len(_return_types(self.schema.returns))
+        return len(self.return_types)
 
     @property
     def wrapper_stem(self) -> str:
@@ -157,7 +173,8 @@ class Model:
     by_name: dict[str, Func] = field(repr=False)
     view_group_of: dict[str, ViewGroup] = field(repr=False)
 
-    def grouped(self) -> list[Func | Group]:
+    @cached_property
+    def grouped(self) -> tuple[Func | Group, ...]:
         """gen.py get_grouped_native_functions: groups in order of their first variant, other functions alone."""
         out: list[Func | Group] = []
         seen: set[int] = set()
@@ -168,7 +185,7 @@ class Model:
             elif id(g) not in seen:
                 seen.add(id(g))
                 out.append(g)
-        return out
+        return tuple(out)
 
 
 def return_annotations(returns: str) -> list[str | None]:
@@ -295,28 +312,29 @@ def _autogen_schema(op: OpFact, parent: Schema) -> Schema:
                   _plain(without_options(parent.kwarg_only)), outs, returns)
 
 
-def build(native: NativeFacts, ignore_keys: frozenset[str], not_views: frozenset[str]) -> Model:
+def build(native: NativeFacts, not_views: frozenset[str]) -> Model:
     kernels: dict[str, dict[str, str]] = {}
     for row in native.dispatch:
-        if row.origin in INDEX_ORIGINS and row.key not in ignore_keys:
+        if row.origin in INDEX_ORIGINS:
             kernels.setdefault(row.op, {})[row.key] = row.kernel
     funcs: list[Func] = []
     by_name: dict[str, Func] = {}
     for op in native.ops:
         parent = by_name.get(op.generated_from) if op.generated_from else None
         if parent is None:
-            f = Func(op, parse_schema(op.func), kernels.get(op.name, {}), False)
-            f = replace(f, is_view_op=is_view(op, f.schema, not_views))
+            schema = parse_schema(op.func)
+            f = Func(op, schema, kernels.get(op.name, {}), is_view(op, schema, not_views),
+                     functional_overload=_functional_overload(schema))
         else:
             schema = _autogen_schema(op, parent.schema)
             f = Func(op, schema, kernels.get(op.name, {}), False,
-                     functional_overload=op.kind == "functional" and parent.kind == "mutable",
+                     functional_overload=_functional_overload(schema),
                      parent_abstract=parent.is_abstract)
         funcs.append(f)
         by_name[f.name] = f
     buckets: dict[tuple, dict[str, Func]] = {}
     for f in funcs:
-        key = signature_key(by_name[f.op.generated_from].schema) if f.op.generated_from else signature_key(f.schema)
+        key = by_name[f.op.generated_from].signature() if f.op.generated_from else f.signature()
         buckets.setdefault(key, {})[f.kind] = f
     groups: list[Group] = []
     group_of: dict[str, Group] = {}
@@ -327,6 +345,11 @@ def build(native: NativeFacts, ignore_keys: frozenset[str], not_views: frozenset
             for f in g.functions():
                 group_of[f.name] = g
     return Model(tuple(funcs), tuple(groups), group_of, by_name, _view_groups(funcs))
+
+
+def _functional_overload(schema: Schema) -> bool:
+    """model.py:2559 BaseOperatorName.parse: a base ending in `_functional` names a functional variant."""
+    return schema.base.endswith("_functional") and not schema.base.startswith("__")
 
 
 def _view_groups(funcs: list[Func]) -> dict[str, ViewGroup]:

@@ -47,9 +47,10 @@ def _block_body(text: str, start: int) -> str:
     raise AssertionError("unclosed TORCH_LIBRARY_IMPL block")
 
 
-def codegen_registrations(folders: list[Path]) -> dict[tuple[str, str], str]:
-    """(op, key) -> kernel (the TORCH_FN target, else the registered expression) of every generated file."""
-    found: dict[tuple[str, str], str] = {}
+def codegen_registrations(folders: list[Path]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(op, key) -> (kernel, file) of every generated file; the kernel is the TORCH_FN or static_cast
+    target, else the registered expression."""
+    found: dict[tuple[str, str], tuple[str, str]] = {}
     for folder in folders:
         for pattern in _GENERATED:
             for path in sorted(folder.glob(pattern)):
@@ -63,7 +64,7 @@ def codegen_registrations(folders: list[Path]) -> dict[tuple[str, str], str]:
                         op = name if "::" in name else f"{namespace}::{name}"
                         fn = _TORCH_FN.fullmatch(payload.strip()) or _CAST.fullmatch(payload.strip())
                         assert (op, key) not in found, (op, key, path.name)
-                        found[(op, key)] = fn.group(1) if fn else " ".join(payload.split())
+                        found[(op, key)] = (fn.group(1) if fn else " ".join(payload.split()), path.name)
     return found
 
 
