@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tg_index.indexer import derivatives, native_yaml
-from tg_index.indexer.dispatcher import generated_registrations, version_of
+from tg_index.indexer.dispatcher import generated_registrations, parse_version
 
 from ..conftest import real_tree
 
@@ -101,9 +101,78 @@ def codegen(tmp_path_factory: pytest.TempPathFactory):
     return get
 
 
-def model_registrations(tree: Path) -> dict[tuple[str, str], str]:
+def model_registrations(tree: Path):
     native = native_yaml.parse((tree / native_yaml.NATIVE_FUNCTIONS).read_text(),
                                (tree / native_yaml.TAGS).read_text())
     derived = derivatives.parse((tree / derivatives.DERIVATIVES).read_text())
-    regs = generated_registrations(native, derived, version_of(tree))
-    return {(r.op, r.key): r.kernel for r in regs}
+    return generated_registrations(native, derived, parse_version((tree / "version.txt").read_text()))
+
+
+# What the checkout's codegen registers per key (and the model with it), as counted on each tree.
+COUNTS = {
+    "2.6.0": {
+        "ADInplaceOrView": 1081, "Autograd": 2308, "AutogradCUDA": 3, "AutogradNestedTensor": 24,
+        "BackendSelect": 89, "CPU": 1053, "CUDA": 1231, "CompositeExplicitAutograd": 1048,
+        "CompositeExplicitAutogradNonFunctional": 439, "CompositeImplicitAutograd": 836,
+        "CompositeImplicitAutogradNestedTensor": 4, "Functionalize": 1255, "Meta": 730, "MkldnnCPU": 56,
+        "NestedTensorCPU": 99, "NestedTensorCUDA": 98, "NestedTensorMeta": 1, "QuantizedCPU": 110,
+        "QuantizedCUDA": 39, "QuantizedMeta": 1, "SparseCPU": 173, "SparseCUDA": 171, "SparseCsrCPU": 140,
+        "SparseCsrCUDA": 139, "SparseCsrMeta": 129, "SparseMeta": 24, "Tracer": 3129, "ZeroTensor": 8,
+    },
+    "1.13.1": {
+        "ADInplaceOrView": 1059, "Autograd": 2097, "AutogradCUDA": 3, "AutogradNestedTensor": 13,
+        "BackendSelect": 80, "CPU": 1112, "CUDA": 1135, "CompositeExplicitAutograd": 811,
+        "CompositeExplicitAutogradNonFunctional": 424, "CompositeImplicitAutograd": 854,
+        "CompositeImplicitAutogradNestedTensor": 3, "Functionalize": 2026, "Meta": 721, "MkldnnCPU": 51,
+        "NestedTensorCPU": 46, "NestedTensorCUDA": 44, "QuantizedCPU": 107, "QuantizedCUDA": 38,
+        "QuantizedMeta": 1, "SparseCPU": 154, "SparseCUDA": 154, "SparseCsrCPU": 124, "SparseCsrCUDA": 126,
+        "SparseMeta": 19, "Tracer": 2937, "ZeroTensor": 8,
+    },
+}
+
+
+@pytest.mark.parametrize("version", ["2.6.0", "1.13.1"])
+def test_generated_registrations_equal_the_codegen(codegen, version: str) -> None:
+    oracle = codegen(version)
+    model = {(r.op, r.key): (r.kernel, r.file) for r in model_registrations(real_tree(version))}
+    missing = sorted(set(oracle) - set(model))
+    extra = sorted(set(model) - set(oracle))
+    differ = sorted((k, oracle[k], model[k]) for k in set(oracle) & set(model) if oracle[k] != model[k])
+    assert (missing[:20], extra[:20], differ[:20]) == ([], [], [])
+    assert (len(missing), len(extra), len(differ)) == (0, 0, 0)
+    assert dict(sorted(Counter(key for _, key in oracle).items())) == COUNTS[version]
+
+
+@pytest.mark.parametrize("version", ["2.6.0", "1.13.1"])
+def test_every_registration_is_one_per_op_and_key(version: str) -> None:
+    regs = model_registrations(real_tree(version))
+    assert len({(r.op, r.key) for r in regs}) == len(regs) == sum(COUNTS[version].values())
+
+
+# (op, key) -> (derivatives.yaml line, not implemented) of a few Autograd kernels, read in the yaml files.
+AUTOGRAD = {
+    "2.6.0": {
+        ("aten::add.Tensor", "Autograd"): (229, False),
+        ("aten::add_.Tensor", "Autograd"): (229, False),  # the functional op's entry
+        ("aten::add.out", "Autograd"): (229, False),
+        ("aten::_foreach_add.List", "Autograd"): (229, False),  # foreach: its reference op's entry
+        ("aten::sum.IntList_out", "AutogradNestedTensor"): (1692, False),
+        ("aten::view_copy", "Autograd"): (1909, False),  # a view copy: the view's entry
+        ("aten::zeros", "Autograd"): (None, True),
+    },
+    "1.13.1": {
+        ("aten::add.out", "Autograd"): (212, False),
+        ("aten::_foreach_add.List", "Autograd"): (None, True),  # no foreach rule in 1.13
+        ("aten::sum.IntList_out", "AutogradNestedTensor"): (1549, False),
+        ("aten::zeros", "Autograd"): (None, True),
+    },
+}
+
+
+@pytest.mark.parametrize("version", ["2.6.0", "1.13.1"])
+def test_autograd_kernels_name_their_derivative_entry(version: str) -> None:
+    regs = {(r.op, r.key): r for r in model_registrations(real_tree(version))}
+    got = {k: (regs[k].derivative.line if regs[k].derivative else None, regs[k].not_implemented)
+           for k in AUTOGRAD[version]}
+    assert got == AUTOGRAD[version]
+    assert {regs[k].derivative.file for k in AUTOGRAD[version] if regs[k].derivative} == {derivatives.DERIVATIVES}
