@@ -197,3 +197,16 @@ def test_versions_between_and_beyond_take_the_nearest_older_rules():
 
     assert (rules_for((2, 1)).version, rules_for((2, 13)).version, rules_for((1, 8)).version) == (
         (1, 13), (2, 6), (1, 13))
+
+
+def test_optional_backends_get_registrations_when_asked():
+    mps = _regs(NEW)
+    asked = generated_registrations(native_yaml.parse((HERE / "native_functions.yaml").read_text(), None),
+                                    derivatives.parse((HERE / "derivatives.yaml").read_text()), NEW,
+                                    backends=frozenset({"MPS"}))
+    assert _key(mps, "MPS") == {}
+    assert _key(asked, "MPS") == {"abs": "wrapper_MPS_abs", "abs.out": "wrapper_MPS_abs_out_out",
+                                  "abs_": "wrapper_MPS_abs_", "mps_only": "wrapper_MPS__mps_only"}
+    with pytest.raises(TgIndexError) as err:
+        generated_registrations(native_yaml.parse("[]", None), (), OLD, backends=frozenset({"XPU"}))
+    assert str(err.value) == "unknown optional backend 'XPU'; choose from MPS"

@@ -21,20 +21,22 @@ __all__ = ["GeneratedRegistration", "Generator", "generated_registrations", "par
 
 
 def generated_registrations(native: NativeFacts, derivatives: tuple[DerivativeFact, ...],
-                            version: tuple[int, int]) -> tuple[GeneratedRegistration, ...]:
+                            version: tuple[int, int],
+                            backends: frozenset[str] = frozenset()) -> tuple[GeneratedRegistration, ...]:
+    """Every registration the version's codegen writes for these facts, in the generators' order.
+
+    backends: the optional keys torchgen.gen was asked for (`MPS` for --mps, `XPU` for --xpu);
+    by default, as `python -m torchgen.gen` runs, they get no Register<Key>.cpp.
+    """
     rules = rules_for(version)
-    # torchgen.gen drops MPS/XPU dispatch entries (gen.py:2895) and tools/autograd keeps them
-    # (gen_autograd.py:66); only is_abstract, which torchgen's registrations never ask, sees
-    # the difference, so one model with every key serves both.
-    model = build(native, rules.not_views)
+    model = build(native, rules.not_views)  # one model for both code generators (see model.py)
     out: list[GeneratedRegistration] = []
-    out.extend(backend_keys.registrations(model, rules))
+    out.extend(backend_keys.registrations(model, rules, rules.keys(backends)))
     out.extend(functionalize.registrations(model, rules))
     out.extend(backend_select.registrations(model))
-    full = model
     tables = TABLES[rules.version]
-    matched = derivative_match.match(full, derivative_match.load(full, derivatives), rules.foreach_derivatives)
-    out.extend(autograd_kernels.variable_type(full, matched, tables))
-    out.extend(autograd_kernels.inplace_or_view(full, matched, tables))
-    out.extend(autograd_kernels.trace(full, tables))
+    matched = derivative_match.match(model, derivative_match.load(model, derivatives), rules.foreach_derivatives)
+    out.extend(autograd_kernels.variable_type(model, matched, tables))
+    out.extend(autograd_kernels.inplace_or_view(model, matched, tables))
+    out.extend(autograd_kernels.trace(model, tables))
     return tuple(out)

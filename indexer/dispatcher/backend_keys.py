@@ -4,18 +4,19 @@ Rules of torchgen/dest/register_dispatch_key.py (2.6.0 line numbers; 1.13.1 has 
 rules, only the wrapper names differ):
 
 - the keys are torchgen/model.py:277 `dispatch_keys`, without MPS (and XPU, 2.x) unless
-  torchgen.gen is given --mps / --xpu (gen.py:2895);
+  torchgen.gen is given --mps / --xpu (gen.py:2896);
 - a structured group (its out= variant is `structured: True`) registers every variant at
   Meta and every variant except out= at CompositeExplicitAutogradNonFunctional
-  (register_dispatch_key.py:339, :767), and every variant at a key where the out= variant
-  has a structured kernel; at other keys each variant is on its own (:363);
+  (gen_structured :363-376, gen_one :767), and every variant at a key where the out=
+  variant has a structured kernel; at other keys each variant is on its own (:378);
 - an unstructured variant registers where the backend index has its kernel, unless it is
-  `manual_kernel_registration` (:394, :419); without a kernel, only an inplace variant
-  without composite kernels and with one return gets a Meta wrapper (:398). In-tree
-  backends use the out= variant as primary, so no out=/inplace wrappers are made (:409);
-- wrapper names (:292, :788): `wrapper_<Key>_<overload>_<cpp name>` for unstructured
-  kernels and `wrapper_<Key>_<cpp name>_<overload>` for structured ones; 1.13.1 leaves out
-  the `<Key>_` part.
+  `manual_kernel_registration` (gen_unstructured :392, :419); without a kernel, only an
+  inplace variant without composite kernels and with one return gets a Meta wrapper
+  (:398-409). In-tree backends use the out= variant as primary, so no out=/inplace
+  wrappers are made (:411);
+- wrapper names: `wrapper_<Key>_<overload>_<cpp name>` for unstructured kernels (:308) and
+  `wrapper_<Key>_<cpp name>_<overload>` for structured ones (:790); 1.13.1 leaves out the
+  `<Key>_` part.
 """
 
 from __future__ import annotations
@@ -67,9 +68,9 @@ def _for_key(model: Model, key: str, rules: Rules) -> Iterator[tuple[Func, str]]
                 yield f, _unstructured_name(f, key, rules)
 
 
-def registrations(model: Model, rules: Rules) -> Iterator[GeneratedRegistration]:
+def registrations(model: Model, rules: Rules, keys: tuple[str, ...]) -> Iterator[GeneratedRegistration]:
     template = TEMPLATES[Generator.REGISTER_DISPATCH_KEY]
-    for key in rules.dispatch_keys:
+    for key in keys:
         for f, kernel in _for_key(model, key, rules):
             yield GeneratedRegistration(f.qualified, key, kernel, Generator.REGISTER_DISPATCH_KEY, template,
                                         f"Register{key}.cpp", f.op.loc)

@@ -1,16 +1,16 @@
 """torchgen's RegisterFunctionalization_N.cpp: the Functionalize kernels.
 
 Rules of torchgen/gen_functionalization_type.py gen_functionalization_registration
-(2.6.0: :774; 1.13.1: :636), over gen.py's list (2.6.0 gen.py:2622): every
-NativeFunctionsGroup, every view group, and every other operator alone.
+(2.6.0: :774; 1.13.1: :636), over gen.py's list (2.6.0 gen.py:2623-2644): every
+NativeFunctionsGroup, every view group (gen.py:1399), and every other operator alone.
 
-- a view group registers its view op and its inplace view op, not lift_fresh's group;
-  2.6.0 leaves out CompositeImplicitAutograd ones (:795);
+- a view group registers its view op and its inplace view op, not lift_fresh's group
+  (:792); 2.6.0 leaves out CompositeImplicitAutograd ones (:795);
 - a group, or an operator alone, registers its variants that modify arguments (inplace,
-  out=, mutable); 2.6.0 leaves out CompositeImplicitAutograd ones, 1.13.1 registers those
-  too (the composite kernel itself, :643); a group holding `lift` or `resize_` registers
-  nothing, nor does set_.source_Tensor's group (2.6.0), nor an operator alone in
-  MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION (:60);
+  out=, mutable); 2.6.0 leaves out CompositeImplicitAutograd ones (:818), 1.13.1 registers
+  those too, as the composite kernel itself (1.13.1 :643); a group holding `lift` or
+  `resize_` registers nothing, nor does set_.source_Tensor's group (2.6.0 :807), nor an
+  operator alone in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION (2.6.0 :60, 1.13.1 :49);
 - the kernel is functionalization::<cpp name>_<overload> (:185 wrapper_name), or
   at::native::<kernel> for a composite in 1.13.1.
 """

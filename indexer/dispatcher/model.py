@@ -11,10 +11,18 @@ an operator is answered here, each answer following the checkout's torchgen/mode
   with written inputs turned into returns; a group needs a functional and an out= variant
   (model.py:1200 NativeFunctionsGroup.from_dict); autogen'd variants join their parent's;
 - is_view_op (model.py:1057): a return aliasing an input without writing it, the
-  inplace_view tag (except resize_ and resize_as_), or a wildcard alias `(a -> *)`;
+  inplace_view tag (except resize_, and in 2.6.0 resize_as_), or a wildcard alias `(a -> *)`;
+- view groups (gen.py:1399): a view op, its inplace form and its `_copy` op share
+  view_signature() (`_copy` dropped from the base name);
+- `foo_functional` is foo's functional variant (model.py:2559), its base name foo's;
+- is_abstract (model.py:886): a structured_delegate, or a dispatch table that is not only
+  composite-implicit; an autogen'd variant is abstract as its parent is
+  (native_function_generation.py:355);
 - the backend index (model.py:725): the yaml's dispatch rows, the default
-  CompositeImplicitAutograd row, ufunc and autogen rows, without the keys torchgen.gen
-  ignores unless asked (MPS, and XPU where the version knows it: gen.py:2895).
+  CompositeImplicitAutograd row, ufunc and autogen rows. torchgen.gen drops MPS (and XPU)
+  rows unless asked (gen.py:2896) and tools/autograd keeps them (gen_autograd.py:66); the
+  registration rules never ask about those keys, only is_abstract sees them, so one model
+  with every row serves both.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..native_yaml import Argument, NativeFacts, OpFact, Schema, parse_schema
+from ..native_yaml import Argument, NativeFacts, OpFact, Schema, parse_schema, split_top_level
 from ..vocab import Origin
 
 # The rows that make torchgen's BackendIndex (origin delegate and meta rows are generated
@@ -190,8 +198,6 @@ class Model:
 
 def return_annotations(returns: str) -> list[str | None]:
     """The alias annotation of each return: `Tensor(a!)` -> `a!`, `Tensor` -> None."""
-    from ..native_yaml import split_top_level
-
     text = returns.strip()
     if text.startswith("(") and text.endswith(")"):
         text = text[1:-1]
@@ -224,8 +230,7 @@ def _tensor_options_at(kwargs: tuple[Argument, ...]) -> int | None:
 
 
 def _return_types(returns: str) -> tuple[str, ...]:
-    from ..native_yaml import split_top_level
-
+    """The type of each return, annotations dropped: `(Tensor(a!) values, int)` -> (`Tensor`, `int`)."""
     text = returns.strip()
     if text.startswith("(") and text.endswith(")"):
         text = text[1:-1]

@@ -37,11 +37,12 @@ class Rules:
     foreach_derivatives: bool  # 2.x: foreach ops take their reference op's derivatives (torchgen/api/autograd.py:370)
 
     def keys(self, extra: frozenset[str] = frozenset()) -> tuple[str, ...]:
+        """The keys torchgen.gen writes Register<Key>.cpp for, with the optional ones asked for."""
+        unknown = sorted(extra - self.optional_keys)
+        if unknown:
+            raise TgIndexError(f"unknown optional backend '{unknown[0]}'; choose from "
+                               f"{', '.join(sorted(self.optional_keys))}")
         return tuple(k for k in self.all_keys if k not in self.optional_keys or k in extra)
-
-    @property
-    def dispatch_keys(self) -> tuple[str, ...]:
-        return self.keys()
 
 
 # native_function_generation.py: OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY,
