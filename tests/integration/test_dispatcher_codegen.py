@@ -143,6 +143,20 @@ def test_generated_registrations_equal_the_codegen(codegen, version: str) -> Non
     assert dict(sorted(Counter(key for _, key in oracle).items())) == COUNTS[version]
 
 
+def test_mps_registrations_equal_torchgen_with_mps(tmp_path: Path) -> None:
+    """`torchgen.gen --mps` adds RegisterMPS.cpp; the model gives the same with backends={"MPS"}."""
+    tree = real_tree("2.6.0")
+    _run(["-m", "torchgen.gen", "-s", "aten/src/ATen", "-d", str(tmp_path / "aten"), "--mps",
+          "--aoti-install-dir", str(tmp_path / "aoti")], tree)
+    oracle = codegen_registrations([tmp_path / "aten"])
+    native = native_yaml.parse((tree / native_yaml.NATIVE_FUNCTIONS).read_text(), (tree / native_yaml.TAGS).read_text())
+    regs = generated_registrations(native, (), (2, 6), backends=frozenset({"MPS"}))
+    torchgen = {(r.op, r.key): (r.kernel, r.file) for r in regs if not r.generator.startswith("tools.")}
+    assert sorted(set(oracle) ^ set(torchgen)) == []
+    assert sorted(k for k in oracle if oracle[k] != torchgen[k]) == []
+    assert sum(1 for _, key in oracle if key == "MPS") == 707
+
+
 @pytest.mark.parametrize("version", ["2.6.0", "1.13.1"])
 def test_every_registration_is_one_per_op_and_key(version: str) -> None:
     regs = model_registrations(real_tree(version))
