@@ -195,8 +195,8 @@ def test_versions():
 def test_versions_between_and_beyond_take_the_nearest_older_rules():
     from tg_index.indexer.dispatcher.versions import rules_for
 
-    assert (rules_for((2, 1)).version, rules_for((2, 13)).version, rules_for((1, 8)).version) == (
-        (1, 13), (2, 6), (1, 13))
+    assert [rules_for(v).version for v in ((2, 1), (2, 9), (2, 13), (3, 0), (1, 8))] == [
+        (1, 13), (2, 6), (2, 13), (2, 13), (1, 13)]
 
 
 def test_optional_backends_get_registrations_when_asked():
@@ -210,3 +210,15 @@ def test_optional_backends_get_registrations_when_asked():
     with pytest.raises(TgIndexError) as err:
         generated_registrations(native_yaml.parse("[]", None), (), OLD, backends=frozenset({"XPU"}))
     assert str(err.value) == "unknown optional backend 'XPU'; choose from MPS"
+
+
+def test_2_13_registers_composite_views_to_functionalize_and_shards_register_files():
+    regs = _regs((2, 13))
+    functionalize = _key(regs, "Functionalize")
+    assert functionalize["unflatten.int"] == "at::native::unflatten"  # a composite view again
+    assert "relu_" not in functionalize  # other composites still left out
+    assert {r.file for r in regs if r.key == "CPU"} <= {f"RegisterCPU_{i}.cpp" for i in range(4)}
+    assert {r.file for r in regs if r.key == "Meta"} == {"RegisterMeta_0.cpp"}
+    # abs's group shares one shard, named by the functional variant's base name
+    assert {r.file for r in regs if r.key == "CPU" and r.op.startswith("aten::abs")} == {
+        shard_file("RegisterCPU", "abs", 4)}

@@ -34,9 +34,9 @@ def generated_registrations(native: NativeFacts, derivatives: tuple[DerivativeFa
     out.extend(backend_keys.registrations(model, rules, rules.keys(backends)))
     out.extend(functionalize.registrations(model, rules))
     out.extend(backend_select.registrations(model))
-    tables = TABLES[rules.version]
+    tables = TABLES[min(rules.version, max(TABLES))]  # 2.13's generators: 2.6's tables (checked by its codegen)
     matched = derivative_match.match(model, derivative_match.load(model, derivatives), rules.foreach_derivatives)
-    out.extend(autograd_kernels.variable_type(model, matched, tables))
+    out.extend(autograd_kernels.variable_type(model, matched, tables, rules.autograd_shards))
     out.extend(autograd_kernels.inplace_or_view(model, matched, tables))
-    out.extend(autograd_kernels.trace(model, tables))
+    out.extend(autograd_kernels.trace(model, tables, rules.autograd_shards))
     return tuple(out)

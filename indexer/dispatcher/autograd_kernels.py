@@ -1,7 +1,8 @@
 """tools/autograd's three generated kernels per operator: VariableType, ADInplaceOrView, TraceType.
 
 gen_autograd.py:66 hands each generator every operator of native_functions.yaml (autogen'd
-ones included, no dispatch key ignored). Rules (2.6.0 line numbers; 1.13.1 the same):
+ones included, no dispatch key ignored). Rules (2.6.0 line numbers; 1.13.1 and the 2.13.0
+wheel's the same, with 10 shards in 2.13):
 
 - Tracer (gen_trace_type.py:522): every operator whose C++ name is not in MANUAL_TRACER,
   kernel TraceType::<cpp name>_<overload> (:448 type_wrapper_name);
@@ -36,11 +37,11 @@ def _reg(f: Func, key: str, kernel: str, generator: Generator, file: str,
                                  info.loc if info is not None else None, not_implemented)
 
 
-def trace(model: Model, tables: AutogradTables) -> Iterator[GeneratedRegistration]:
+def trace(model: Model, tables: AutogradTables, shards: int) -> Iterator[GeneratedRegistration]:
     for f in model.funcs:
         if f.cpp_name not in tables.manual_autograd:
             yield _reg(f, "Tracer", f"TraceType::{f.wrapper_stem}", Generator.TRACE_TYPE,
-                       shard_file("TraceType", f.base_name, 5))
+                       shard_file("TraceType", f.base_name, shards))
 
 
 def use_derived(f: Func, infos: derivative_match.Infos | None, tables: AutogradTables) -> bool:
@@ -70,9 +71,9 @@ def _not_implemented(f: Func, tables: AutogradTables) -> bool:
 
 
 def variable_type(model: Model, matched: dict[str, derivative_match.Infos],
-                  tables: AutogradTables) -> Iterator[GeneratedRegistration]:
+                  tables: AutogradTables, shards: int) -> Iterator[GeneratedRegistration]:
     for f in model.funcs:
-        file = shard_file("VariableType", f.cpp_name, 5)
+        file = shard_file("VariableType", f.cpp_name, shards)
         infos = matched.get(f.name)
         if not use_derived(f, infos, tables):
             continue

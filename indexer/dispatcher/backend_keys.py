@@ -14,6 +14,7 @@ rules, only the wrapper names differ):
   inplace variant without composite kernels and with one return gets a Meta wrapper
   (:398-409). In-tree backends use the out= variant as primary, so no out=/inplace
   wrappers are made (:411);
+- the file: Register<Key>.cpp; 2.13.0 shards it (gen.py:2382) by the group's base name;
 - wrapper names: `wrapper_<Key>_<overload>_<cpp name>` for unstructured kernels (:308) and
   `wrapper_<Key>_<cpp name>_<overload>` for structured ones (:790); 1.13.1 leaves out the
   `<Key>_` part.
@@ -25,6 +26,7 @@ from collections.abc import Iterator
 
 from .model import CEANF, Func, Group, Model
 from .registration import TEMPLATES, GeneratedRegistration, Generator
+from .shards import shard_file
 from .versions import Rules
 
 STRUCTURED_KEYS = frozenset({"CPU", "CUDA", "MPS", "XPU"})
@@ -68,9 +70,18 @@ def _for_key(model: Model, key: str, rules: Rules) -> Iterator[tuple[Func, str]]
                 yield f, _unstructured_name(f, key, rules)
 
 
+def _file(key: str, f: Func, model: Model, rules: Rules) -> str:
+    """Register<Key>.cpp; sharded by the group's base name in 2.13 (CPU in 4 shards, the others in 1)."""
+    if not rules.register_shards:
+        return f"Register{key}.cpp"
+    group = model.group_of.get(f.name)
+    root = (group.functional if group is not None else f).base_name
+    return shard_file(f"Register{key}", root, rules.register_shards if key == "CPU" else 1)
+
+
 def registrations(model: Model, rules: Rules, keys: tuple[str, ...]) -> Iterator[GeneratedRegistration]:
     template = TEMPLATES[Generator.REGISTER_DISPATCH_KEY]
     for key in keys:
         for f, kernel in _for_key(model, key, rules):
             yield GeneratedRegistration(f.qualified, key, kernel, Generator.REGISTER_DISPATCH_KEY, template,
-                                        f"Register{key}.cpp", f.op.loc)
+                                        _file(key, f, model, rules), f.op.loc)

@@ -5,7 +5,8 @@ Rules of torchgen/gen_functionalization_type.py gen_functionalization_registrati
 NativeFunctionsGroup, every view group (gen.py:1399), and every other operator alone.
 
 - a view group registers its view op and its inplace view op, not lift_fresh's group
-  (:792); 2.6.0 leaves out CompositeImplicitAutograd ones (:795);
+  (:792); 2.6.0 leaves out CompositeImplicitAutograd ones (:795), 2.13.0 registers them
+  again, as the composite kernel itself (2.13.0 :1118);
 - a group, or an operator alone, registers its variants that modify arguments (inplace,
   out=, mutable); 2.6.0 leaves out CompositeImplicitAutograd ones (:818), 1.13.1 registers
   those too, as the composite kernel itself (1.13.1 :643); a group holding `lift` or
@@ -37,7 +38,7 @@ def _view_group(g: ViewGroup, rules: Rules) -> list[Func]:
     if g.view.name == "lift_fresh":
         return []
     fns = [f for f in (g.view, g.view_inplace) if f is not None]
-    return fns if rules.functionalize_composites else [f for f in fns if not f.has_composite_implicit]
+    return fns if rules.functionalize_composite_views else [f for f in fns if not f.has_composite_implicit]
 
 
 def _mutating(fns: tuple[Func, ...], rules: Rules) -> list[Func]:
@@ -45,7 +46,7 @@ def _mutating(fns: tuple[Func, ...], rules: Rules) -> list[Func]:
     for f in fns:
         if f.name in ("lift", "resize_"):
             return []
-        if f.has_composite_implicit and not rules.functionalize_composites:
+        if f.has_composite_implicit and not rules.functionalize_composite_others:
             continue
         if f.modifies_arguments or f.has_composite_implicit:
             out.append(f)
@@ -69,7 +70,7 @@ def _registered(item: Group | ViewGroup | Func, rules: Rules) -> list[Func]:
     if isinstance(item, ViewGroup):
         return _view_group(item, rules)
     if isinstance(item, Group):
-        if not rules.functionalize_composites and item.inplace is not None \
+        if not rules.functionalize_composite_others and item.inplace is not None \
                 and item.inplace.name == "set_.source_Tensor":
             return []
         return _mutating(item.functions(), rules)

@@ -2,8 +2,9 @@
 
 An item goes to shard `string_stable_hash(key) % num_shards` (utils.py:112: the SHA-1 of the
 key as a little-endian integer), in `<Name>_<shard>.cpp`; each generator names its key and
-shard count: VariableType (cpp name, 5), ADInplaceOrViewType (base name, 2), TraceType
-(base name, 5), RegisterFunctionalization (the group's base name, 4).
+shard count: VariableType (cpp name, 5; 10 in 2.13), ADInplaceOrViewType (base name, 2),
+TraceType (base name, 5; 10 in 2.13), RegisterFunctionalization (the group's base name, 4),
+and from 2.13 Register<Key> (the group's base name; 4 for CPU, else 1).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Where the generators' rules differ between PyTorch versions: one Rules value per version.
 
 Versions are (major, minor) tuples; a checkout's version.txt ("2.6.0a0") gives one
-through parse_version. The rules of the newest version not newer than the checkout's
-apply (1.13 for anything older, 2.6 for anything newer).
+through parse_version. The rules of the newest known version not newer than the
+checkout's apply: 1.13 (also for anything older), 2.6, 2.13 (also for anything newer).
+Versions between were not compared with their codegen: 2.7-2.12 get 2.6's rules.
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ _KEYS_2_6 = ("CPU", "SparseCPU", "SparseCsrCPU", "MkldnnCPU", "CUDA", "MPS", "XP
              "CompositeImplicitAutogradNestedTensor", "CompositeExplicitAutograd",
              "CompositeExplicitAutogradNonFunctional", "NestedTensorCPU", "NestedTensorCUDA", "NestedTensorXPU",
              "Meta", "SparseMeta", "SparseCsrMeta", "QuantizedMeta", "NestedTensorMeta", "ZeroTensor")
+# 2.13.0 (the wheel's torchgen/model.py:297)
+_KEYS_2_13 = ("CPU", "SparseCPU", "SparseCsrCPU", "MkldnnCPU", "CUDA", "MPS", "XPU", "SparseXPU", "SparseCsrXPU",
+              "SparseCUDA", "SparseCsrCUDA", "SparseMPS", "SparseCsrMPS", "QuantizedCPU", "QuantizedCUDA",
+              "CompositeImplicitAutograd", "CompositeImplicitAutogradNestedTensor", "CompositeExplicitAutograd",
+              "CompositeExplicitAutogradNonFunctional", "NestedTensorCPU", "NestedTensorCUDA", "NestedTensorXPU",
+              "NestedTensorHPU", "Meta", "SparseMeta", "SparseCsrMeta", "QuantizedMeta", "NestedTensorMeta",
+              "ZeroTensor", "MTIA")
 
 
 @dataclass(frozen=True)
@@ -33,8 +41,13 @@ class Rules:
     keyed_wrappers: bool  # register_dispatch_key's wrapper names carry the key
     not_views: frozenset[str]  # inplace_view ops is_view_op leaves out (model.py:1063)
     functionalize_skip: frozenset[str]  # MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION (gen_functionalization_type.py:60)
-    functionalize_composites: bool  # 1.13: CompositeImplicitAutograd kernels are registered to Functionalize too
+    # CompositeImplicitAutograd kernels registered to Functionalize as themselves: view ops' (1.13, 2.13),
+    # and any other op's (1.13)
+    functionalize_composite_views: bool
+    functionalize_composite_others: bool
     foreach_derivatives: bool  # 2.x: foreach ops take their reference op's derivatives (torchgen/api/autograd.py:370)
+    register_shards: int  # Register<Key>.cpp: 0 unsharded; else CPU's shard count (other keys: 1 shard)
+    autograd_shards: int  # VariableType_N.cpp and TraceType_N.cpp
 
     def keys(self, extra: frozenset[str] = frozenset()) -> tuple[str, ...]:
         """The keys torchgen.gen writes Register<Key>.cpp for, with the optional ones asked for."""
@@ -55,12 +68,23 @@ _RULES = {
     (1, 13): Rules((1, 13), _KEYS_1_13, frozenset({"MPS"}), keyed_wrappers=False,
                    not_views=frozenset({"resize_"}),
                    functionalize_skip=frozenset(_NOT_GROUPED + ("record_stream", "resize_")),
-                   functionalize_composites=True, foreach_derivatives=False),
+                   functionalize_composite_views=True, functionalize_composite_others=True,
+                   foreach_derivatives=False, register_shards=0, autograd_shards=5),
     (2, 6): Rules((2, 6), _KEYS_2_6, frozenset({"MPS", "XPU"}), keyed_wrappers=True,
                   not_views=frozenset({"resize_", "resize_as_"}),
                   functionalize_skip=frozenset(_NOT_GROUPED + ("record_stream", "resize_", "resize_as_",
                                                                "_fill_mem_eff_dropout_mask_")),
-                  functionalize_composites=False, foreach_derivatives=True),
+                  functionalize_composite_views=False, functionalize_composite_others=False,
+                  foreach_derivatives=True, register_shards=0, autograd_shards=5),
+    # the wheel's torchgen: gen.py:2920 (optional keys), :2382 (sharded Register<Key>.cpp),
+    # gen_functionalization_type.py:1118 (views' composites again), :62 (skip list)
+    (2, 13): Rules((2, 13), _KEYS_2_13, frozenset({"MPS", "SparseMPS", "SparseCsrMPS", "XPU", "MTIA"}),
+                   keyed_wrappers=True, not_views=frozenset({"resize_", "resize_as_"}),
+                   functionalize_skip=frozenset(_NOT_GROUPED + ("record_stream", "resize_", "resize_as_",
+                                                                "_fill_mem_eff_dropout_mask_",
+                                                                "_flash_attention_forward_no_dropout_inplace")),
+                   functionalize_composite_views=True, functionalize_composite_others=False,
+                   foreach_derivatives=True, register_shards=4, autograd_shards=10),
 }
 
 

@@ -2,7 +2,7 @@
 
 The checkout's generators run once per test session in a subprocess from the tree's
 root, into a tmp folder (torchgen's AOTInductor shims too, which otherwise land in the
-checkout): `python -m torchgen.gen -s aten/src/ATen -d OUT` and
+checkout; the 2.13.0 wheel's tree gets source folders of links to its packaged templates): `python -m torchgen.gen -s aten/src/ATen -d OUT` and
 `python -m tools.autograd.gen_autograd native_functions.yaml tags.yaml OUT2 tools/autograd`.
 Their registrations are read from the generated files' TORCH_LIBRARY_IMPL blocks
 (the sharded files; the *Everything.cpp copies repeat them) and compared per
@@ -74,17 +74,34 @@ def _run(args: list[str], cwd: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
+def _wheel_sources(tree: Path, out: Path) -> tuple[Path, Path]:
+    """The wheel's tree keeps its templates under torchgen/packaged/: source folders of links, outside the tree."""
+    aten, autograd = out / "src" / "ATen", out / "src" / "autograd"
+    aten.mkdir(parents=True)
+    autograd.mkdir(parents=True)
+    (aten / "native").symlink_to(tree / "aten/src/ATen/native")
+    (aten / "templates").symlink_to(tree / "torchgen/packaged/ATen/templates")
+    (autograd / "derivatives.yaml").symlink_to(tree / derivatives.DERIVATIVES)
+    for name in ("templates", "deprecated.yaml"):
+        (autograd / name).symlink_to(tree / "torchgen/packaged/autograd" / name)
+    return aten, autograd
+
+
 def run_codegen(tree: Path, out: Path) -> list[Path]:
     """Run the tree's torchgen and tools/autograd generators into out; the two output folders."""
-    aten, autograd = out / "aten", out / "autograd"
-    args = ["-m", "torchgen.gen", "-s", "aten/src/ATen", "-d", str(aten)]
+    aten_out, autograd_out = out / "aten", out / "autograd"
+    if (tree / "aten/src/ATen/templates").is_dir():
+        aten_src, autograd_src, gen_autograd = Path("aten/src/ATen"), Path("tools/autograd"), "tools.autograd"
+    else:
+        (aten_src, autograd_src), gen_autograd = _wheel_sources(tree, out), "torchgen.packaged.autograd"
+    args = ["-m", "torchgen.gen", "-s", str(aten_src), "-d", str(aten_out)]
     if "aoti_install_dir" in (tree / "torchgen/gen.py").read_text():
         args += ["--aoti-install-dir", str(out / "aoti")]
     _run(args, tree)
     native = "aten/src/ATen/native/"
-    _run(["-m", "tools.autograd.gen_autograd", native + "native_functions.yaml", native + "tags.yaml",
-          str(autograd), "tools/autograd"], tree)
-    return [aten, autograd]
+    _run(["-m", f"{gen_autograd}.gen_autograd", native + "native_functions.yaml", native + "tags.yaml",
+          str(autograd_out), str(autograd_src)], tree)
+    return [aten_out, autograd_out]
 
 
 @pytest.fixture(scope="session")
@@ -109,6 +126,7 @@ def model_registrations(tree: Path):
 
 
 # What the checkout's codegen registers per key (and the model with it), as counted on each tree.
+VERSIONS = ["2.6.0", "1.13.1", "2.13.0"]
 COUNTS = {
     "2.6.0": {
         "ADInplaceOrView": 1081, "Autograd": 2308, "AutogradCUDA": 3, "AutogradNestedTensor": 24,
@@ -128,10 +146,20 @@ COUNTS = {
         "QuantizedMeta": 1, "SparseCPU": 154, "SparseCUDA": 154, "SparseCsrCPU": 124, "SparseCsrCUDA": 126,
         "SparseMeta": 19, "Tracer": 2937, "ZeroTensor": 8,
     },
+    "2.13.0": {  # the torch 2.13.0 wheel's YAML and torchgen (torchgen/packaged/ holds its generators)
+        "ADInplaceOrView": 1093, "Autograd": 2358, "AutogradCUDA": 3, "AutogradNestedTensor": 24,
+        "BackendSelect": 81, "CPU": 1067, "CUDA": 1268, "CompositeExplicitAutograd": 1061,
+        "CompositeExplicitAutogradNonFunctional": 442, "CompositeImplicitAutograd": 743,
+        "CompositeImplicitAutogradNestedTensor": 5, "Functionalize": 1323, "Meta": 738, "MkldnnCPU": 56,
+        "NestedTensorCPU": 100, "NestedTensorCUDA": 101, "NestedTensorHPU": 88, "NestedTensorMeta": 1,
+        "QuantizedCPU": 110, "QuantizedCUDA": 39, "QuantizedMeta": 1, "SparseCPU": 175, "SparseCUDA": 173,
+        "SparseCsrCPU": 140, "SparseCsrCUDA": 139, "SparseCsrMeta": 129, "SparseMeta": 24, "Tracer": 3086,
+        "ZeroTensor": 8,
+    },
 }
 
 
-@pytest.mark.parametrize("version", ["2.6.0", "1.13.1"])
+@pytest.mark.parametrize("version", VERSIONS)
 def test_generated_registrations_equal_the_codegen(codegen, version: str) -> None:
     oracle = codegen(version)
     model = {(r.op, r.key): (r.kernel, r.file) for r in model_registrations(real_tree(version))}
@@ -157,7 +185,7 @@ def test_mps_registrations_equal_torchgen_with_mps(tmp_path: Path) -> None:
     assert sum(1 for _, key in oracle if key == "MPS") == 707
 
 
-@pytest.mark.parametrize("version", ["2.6.0", "1.13.1"])
+@pytest.mark.parametrize("version", VERSIONS)
 def test_every_registration_is_one_per_op_and_key(version: str) -> None:
     regs = model_registrations(real_tree(version))
     assert len({(r.op, r.key) for r in regs}) == len(regs) == sum(COUNTS[version].values())
