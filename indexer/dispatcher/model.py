@@ -53,7 +53,7 @@ class Func:
     kernels: dict[str, str]  # backend index: dispatch key -> kernel name
     is_view_op: bool  # model.py:1057
     functional_overload: bool = False  # `foo_functional`: the functional variant of the mutable foo
-    parent_abstract: bool | None = None  # an autogen'd variant is abstract as its parent is (native_function_generation.py:355)
+    parent_abstract: bool | None = None  # an autogen'd variant's is_abstract is its parent's
 
     @property
     def name(self) -> str:
@@ -258,8 +258,9 @@ def signature_key(schema: Schema, strip_view_copy_name: bool = False, strip_defa
     if at is not None:
         kwargs = kwargs[:at] + kwargs[at + 4:]
     args = tuple((a.type, a.name, None if strip_default else a.default) for a in schema.positional + kwargs)
-    post_self = schema.positional[1:] if schema.positional and schema.positional[0].name == "self" else schema.positional
-    self_arg = schema.positional[:1] if schema.positional and schema.positional[0].name == "self" else ()
+    has_self = bool(schema.positional) and schema.positional[0].name == "self"
+    post_self = schema.positional[1:] if has_self else schema.positional
+    self_arg = schema.positional[:1] if has_self else ()
     returned = set(a for a in return_annotations(schema.returns) if a is not None)
     mutated = tuple(a.type for a in (*self_arg, *schema.out, *post_self)
                     if a.is_write and a.annotation not in returned)

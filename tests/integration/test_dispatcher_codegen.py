@@ -2,7 +2,8 @@
 
 The checkout's generators run once per test session in a subprocess from the tree's
 root, into a tmp folder (torchgen's AOTInductor shims too, which otherwise land in the
-checkout; the 2.13.0 wheel's tree gets source folders of links to its packaged templates): `python -m torchgen.gen -s aten/src/ATen -d OUT` and
+checkout; the 2.13.0 wheel's tree gets source folders of links to its packaged templates):
+`python -m torchgen.gen -s aten/src/ATen -d OUT` and
 `python -m tools.autograd.gen_autograd native_functions.yaml tags.yaml OUT2 tools/autograd`.
 Their registrations are read from the generated files' TORCH_LIBRARY_IMPL blocks
 (the sharded files; the *Everything.cpp copies repeat them) and compared per
