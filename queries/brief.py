@@ -56,6 +56,8 @@ def key_brief(k: Any, same_as: str | None = None) -> dict[str, Any]:
     if same_as is not None:
         item["same_as"] = same_as
         return item
+    if k.via:
+        item["via"] = k.via
     if k.note and k.definition is None:
         item["note"] = k.note
     item["stubs"] = _names(steps, StepKind.STUB)
@@ -96,10 +98,10 @@ def _capped(label: str, names: list[str], cap: int = LIST_CAP) -> str:
 
 def key_brief_text(item: dict[str, Any]) -> str:
     note = item.get("note") or ""
-    where = _where(item["definition"]) or (f"[generated {item['origin']}]" if "generated" in note else f"[{note}]")
+    where = _where(item["definition"]) or ("[generated]" if "generated" in note else f"[{note}]")
     if "same_as" in item:
         return f"  {item['key']} = {item['same_as']}"
-    line = f"  {item['key']}  {item['kernel']}  {where}"
+    line = f"  {item['key']}  {item['kernel']}  {where}" + (f"  via {item['via']}" if "via" in item else "")
     line += _capped("stub", item["stubs"]) + _capped("->", item["registered"])
     line += _capped("launch", item["launches"]) + _capped("lib", item["library"])
     return line + _capped("dtypes", item["dtypes"], DTYPES_CAP)
@@ -131,7 +133,7 @@ def trace_brief(trace: Trace) -> dict[str, Any]:
         overloads = [{"op": a.op, "location": _loc(a.location.file, a.location.line),
                       "keys": {k.key: k.kernel for k in a.keys}} for a in o.overloads]
         ops.append({"op": o.op, "reached_by": list(o.reached_by), "overloads": overloads,
-                    "decompositions": [d.function for d in o.decompositions]})
+                    "decompositions": list(dict.fromkeys(d.function for d in o.decompositions))})
     unresolved = [h.name for h in trace.hops if h.kind == "unresolved"]
     return {"name": trace.name, "resolved": trace.resolved, "path": path, "ops": ops, "unresolved": unresolved}
 

@@ -48,7 +48,7 @@ def _paged(units: Sequence[Any], offset: int, limit: int | None, build: Callable
         n = paging.shrink(shrink(kept[0], None), lambda k: _size(*build([shrink(kept[0], k)])), budget)
         kept, page = [shrink(kept[0], n)], replace(page, shrunk=True)
     data, text = build(kept)
-    envelope = page.envelope(unit, narrower)
+    envelope = replace(page, budget=paging.BUDGET).envelope(unit, narrower)  # the note names the whole budget
     if envelope["note"]:
         text += f"[{envelope['note']}]\n"
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={**data, **envelope})
@@ -168,7 +168,8 @@ class Tools:
         units = [(section, item) for k, value in found.items() for section, item in _find_units(k, value)]
 
         def build(sub: Sequence[tuple[str, Any]]) -> tuple[dict, str]:
-            data: dict[str, Any] = {"name": name, "kind": kind}
+            data: dict[str, Any] = {"name": name, "kind": kind, "symbols": None, "stub": None, "kernel": None,
+                                    "callers": None}
             texts = []
             for k, value in found.items():
                 part = _find_part(k, value, [item for section, item in sub if section.split(".")[0] == k], sub)
