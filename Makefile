@@ -40,3 +40,4 @@ clean:
 
 bench: venv sources
 	$(BIN)/python tests/bench.py $(TG_TEST_PYTORCH_2_6_0)
+	$(BIN)/python tests/bench_context.py $(TG_TEST_PYTORCH_2_6_0)

@@ -65,7 +65,9 @@ def fit(units: Sequence[T], offset: int, limit: int | None, render: Callable[[Se
     top = total if limit is None else min(total, offset + max(limit, 0))
     if top <= offset:
         return Page(offset, offset, total, limit, budget)
-    low, high = offset + 1, top  # the answer lies in [low, high]
+    if render(units[offset:top]) <= budget:  # the common case: everything asked for fits
+        return Page(offset, top, total, limit, budget)
+    low, high = offset + 1, top - 1  # the answer lies in [low, high]
     while low < high:
         mid = (low + high + 1) // 2
         if render(units[offset:mid]) <= budget:

@@ -139,3 +139,10 @@ def test_metadata_is_named_after_the_database_file(mini_db: Path, tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert list(json.loads(done.stdout)["databases"]) == ["some-checkout"]
     assert json.loads(done.stdout) == ds.metadata("some-checkout")
+
+
+def test_help_and_readme():
+    done = run("tg-query", "datasette-metadata", "--help")
+    assert done.returncode == 0 and "tg-query datasette-metadata" in done.stdout
+    readme = (ROOT / "README.md").read_text()
+    assert "tg-query datasette-metadata" in readme and "datasette serve" in readme

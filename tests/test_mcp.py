@@ -208,3 +208,10 @@ def test_no_index_and_a_stale_schema_are_tool_errors(tmp_path: Path):
         assert result.is_error is True
         assert result.content[0].text == done.stderr.strip()
     assert done.stderr.strip().startswith(f"error: {stale} was written with schema version 0, this tg-query reads")
+
+
+def test_help_and_readme():
+    done = run("tg-query", "mcp", "--help")
+    assert done.returncode == 0 and "tg-query mcp" in done.stdout
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    assert "### tg-query mcp" in readme and '{"command": "tg-query", "args": ["mcp"]}' in readme
