@@ -89,6 +89,8 @@ class Tools:
 
         def shrink(u: tuple[int, Any], n: int | None):
             i, k = u
+            if k is None:  # an answer without keys has no chain to cut
+                return 0 if n is None else u
             return len(k.chain) if n is None else (i, replace(k, chain=k.chain[:n]))
 
         return _paged(units, offset, limit, build, "keys", "ask brief=true, fewer keys or a smaller depth",
