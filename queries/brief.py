@@ -48,14 +48,14 @@ def _launches(steps: list[Any]) -> list[str]:
     return _names(steps, StepKind.LAUNCH, lambda s: s.detail if s.detail and "<<<" not in s.detail else s.name)
 
 
-def key_brief(k: Any, same_as: str | None = None) -> dict[str, Any]:
+SAME_CHAIN = "same chain as "  # the API's note on a key whose chain it shows once, under an earlier key
+
+
+def key_brief(k: Any) -> dict[str, Any]:
     """One dispatch key of a kernels-for answer, brief: kernel, definition and what lies below it."""
     steps = sorted(k.chain, key=lambda s: s.depth)  # the kernel's own dtype sets before its helpers'
     item: dict[str, Any] = {"key": k.key, "kernel": k.kernel, "origin": k.origin,
                             "definition": None if k.definition is None else _loc(k.definition.file, k.definition.line)}
-    if same_as is not None:
-        item["same_as"] = same_as
-        return item
     if k.via:
         item["via"] = k.via
     if k.note and k.definition is None:
@@ -68,14 +68,28 @@ def key_brief(k: Any, same_as: str | None = None) -> dict[str, Any]:
     return item
 
 
+def _same_as(k: Any, item: dict[str, Any], earlier: list[dict[str, Any]]) -> str | None:
+    """The earlier key whose line this one would repeat: the one the API shows this key's chain under, or
+    one with the same kernel, definition and everything below it."""
+    if k.note and k.note.startswith(SAME_CHAIN) and k.definition is not None:
+        return k.note[len(SAME_CHAIN):]
+    body = {f: v for f, v in item.items() if f != "key"}
+    for other in earlier:
+        if "same_as" not in other and other["definition"] is not None and \
+                {f: v for f, v in other.items() if f != "key"} == body:
+            return other["key"]
+    return None
+
+
 def kernels_for_brief(answer: KernelsFor) -> dict[str, Any]:
     """One op, brief: its entry, its meta function, one item per key, and where its backward is."""
-    keys = []
-    seen: dict[tuple[str, Any], str] = {}
+    keys: list[dict[str, Any]] = []
     for k in answer.keys:
-        same = (k.kernel, k.definition)
-        keys.append(key_brief(k, seen.get(same) if k.definition is not None else None))
-        seen.setdefault(same, k.key)
+        item = key_brief(k)
+        same = _same_as(k, item, keys)
+        keys.append(item if same is None else
+                    {"key": k.key, "kernel": k.kernel, "origin": k.origin, "definition": item["definition"],
+                     "same_as": same})
     return {"op": answer.op, "location": _loc(answer.location.file, answer.location.line),
             "structured": answer.structured, "structured_delegate": answer.structured_delegate,
             "meta": None if answer.meta is None else _loc(answer.meta.file, answer.meta.line),
