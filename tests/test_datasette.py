@@ -75,8 +75,10 @@ def served(mini_db: Path, tmp_path: Path):
     done = run("tg-query", "--db", str(mini_db), "datasette-metadata", "-o", str(meta))
     assert done.returncode == 0, done.stderr
     port = _free_port()
-    server = subprocess.Popen([str(_ensure_datasette()), "serve", str(mini_db), "-m", str(meta), "-h", "127.0.0.1",
-                               "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # -i: the session's shared fixture index is served immutable, so that nothing can write to it
+    log = (tmp_path / "datasette.log").open("w")
+    server = subprocess.Popen([str(_ensure_datasette()), "serve", "-i", str(mini_db), "-m", str(meta), "-h",
+                               "127.0.0.1", "-p", str(port)], stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -85,13 +87,14 @@ def served(mini_db: Path, tmp_path: Path):
                 _get(base + "/-/versions.json")
                 break
             except OSError:
-                assert server.poll() is None, server.stderr.read().decode()
+                assert server.poll() is None, (tmp_path / "datasette.log").read_text()
                 assert time.monotonic() < deadline, "datasette did not answer within 60 s"
                 time.sleep(0.2)
         yield base, mini_db.stem, json.loads(meta.read_text())
     finally:
         server.terminate()
         server.wait(timeout=30)
+        log.close()
 
 
 def test_every_canned_query_returns_rows_over_http(served):
