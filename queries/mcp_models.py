@@ -9,11 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def _untitled(schema: dict[str, Any]) -> None:
+    """Property titles repeat the names: left out, so that the tool list costs an agent less context."""
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
 
 
 class Paged(BaseModel):
     """How much of the answer this is (the server's instructions say how to page)."""
+
+    model_config = ConfigDict(json_schema_extra=_untitled)
 
     offset: int
     returned: int
