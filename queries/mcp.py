@@ -115,13 +115,17 @@ class Tools:
     # -- ops_for --------------------------------------------------------------------------------
 
     def ops_for(self, name: str, depth: int, brief: bool, offset: int, limit: int | None) -> CallToolResult:
-        hits = self.ask(lambda ix: ix.ops_for(name, depth))
+        found = self.ask(lambda ix: ix.ops_for(name, depth))
+        # A list of hits before the answer types moved to results.py, an OpsFor (with the walk's own
+        # truncation, which its text states) after: both iterate as the hits.
+        hits = list(found)
         units = briefs.ops_for_brief(hits) if brief else hits
 
         def build(sub: Sequence[Any]) -> tuple[dict, str]:
             if brief:
                 return {"name": name, "brief": True, "hits": list(sub)}, briefs.ops_for_brief_text(list(sub))
-            return {"name": name, "brief": False, "hits": render.to_data(list(sub))}, render.reach_text(list(sub))
+            page = replace(found, hits=tuple(sub)) if hasattr(found, "hits") else list(sub)
+            return {"name": name, "brief": False, "hits": render.to_data(list(sub))}, render.reach_text(page)
 
         return _paged(units, offset, limit, build, "hits", "ask brief=true or a smaller depth")
 
