@@ -17,7 +17,7 @@ export TG_TEST_TORCH_2_13_0   ?= $(TEST_SOURCES)/torch-2.13.0-yaml
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[test,datasette]'
 	touch $@
 
 venv: $(BIN)/.installed
@@ -40,3 +40,4 @@ clean:
 
 bench: venv sources
 	$(BIN)/python tests/bench.py $(TG_TEST_PYTORCH_2_6_0)
+	$(BIN)/python tests/bench_context.py $(TG_TEST_PYTORCH_2_6_0)

@@ -21,6 +21,7 @@ DbOption = Annotated[Optional[Path], typer.Option("--db", help=f"Index database 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (same as --format json).")]
 FormatOption = Annotated[Optional[Format], typer.Option("--format", help="Output format: text, json or jsonl.", show_default=False)]
 DebugOption = Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")]
+BriefOption = Annotated[bool, typer.Option("--brief", help="The short form: one line per key (per overload for trace, per op and kernel for ops-for); with --json as data.")]
 
 query_app = typer.Typer(
     name="tg-query",
@@ -54,12 +55,15 @@ def kernels_for_cmd(
     depth: Annotated[int, typer.Option("--depth", min=0, max=10, help="How many helper calls deep to follow the chain.")] = 3,
     as_json: JsonOption = False,
     fmt: Annotated[Optional[ChainFormat], typer.Option("--format", help="text, json, jsonl, dot or mermaid.", show_default=False)] = None,
+    brief: BriefOption = False,
 ) -> None:
     """Where an op runs: per dispatch key the kernel, its definition, and the chain below it (stubs,
     registered kernels per device and CPU capability, launches, __global__ kernels, dtypes, library calls),
     the meta function, and the backward formulas."""
     answers = _index().kernels_for(name, tuple(key or ()), depth)
     out = render.pick(fmt, as_json)
+    if brief:
+        return _emit_brief("kernels_for", answers, out)
     if out == "dot":
         sys.stdout.write(render.kernels_for_dot(answers))
     elif out == "mermaid":
@@ -79,11 +83,15 @@ def trace_cmd(
     hops: Annotated[int, typer.Option("--hops", min=1, max=30, help="How many Python calls deep to follow.")] = 8,
     as_json: JsonOption = False,
     fmt: FormatOption = None,
+    brief: BriefOption = False,
 ) -> None:
     """From the Python API to the aten op: the Python hops (file:line each), the aten ops reached, and for
     each op its dispatch table (or with --chain its whole kernels-for answer), decompositions and refs."""
-    _emit(_index().trace(name, tuple(key or ()), depth, chain, hops), render.pick(fmt, as_json), render.trace_text,
-          data=render.trace_data, items=lambda r: [render.trace_data(r)])
+    found = _index().trace(name, tuple(key or ()), depth, chain, hops)
+    if brief:
+        return _emit_brief("trace", found, render.pick(fmt, as_json))
+    _emit(found, render.pick(fmt, as_json), render.trace_text, data=render.trace_data,
+          items=lambda r: [render.trace_data(r)])
 
 
 @query_app.command("ops-for")
@@ -92,10 +100,13 @@ def ops_for_cmd(
     depth: Annotated[int, typer.Option("--depth", min=0, max=8, help="How many callers up to walk.")] = 4,
     as_json: JsonOption = False,
     fmt: FormatOption = None,
+    brief: BriefOption = False,
 ) -> None:
     """The ops (and dispatch keys) whose kernels reach a function, stub or __global__ kernel, with the path."""
-    _emit(_index().ops_for(name, depth), render.pick(fmt, as_json), render.reach_text, data=render.reach_data,
-          items=render.reach_items)
+    hits = _index().ops_for(name, depth)
+    if brief:
+        return _emit_brief("ops_for", hits, render.pick(fmt, as_json))
+    _emit(hits, render.pick(fmt, as_json), render.reach_text, data=render.reach_data, items=render.reach_items)
 
 
 @query_app.command("doctor")
@@ -148,6 +159,19 @@ def _emit(result, out: str, text, *, data=render.to_data, items=None) -> None:
         render.emit_jsonl_data(rows)
     else:
         render.emit_json(data(result))
+
+
+def _emit_brief(question: str, result, out: str) -> None:
+    """--brief: the short form of kernels-for, trace or ops-for, as text or (json, jsonl) data."""
+    from . import brief
+
+    data, text = brief.brief(question, result)
+    if out == "text":
+        sys.stdout.write(text)
+    elif out == "jsonl":
+        render.emit_jsonl_data(data if isinstance(data, list) else [data])
+    else:
+        render.emit_json(render.one_or_many_data(data) if question == "kernels_for" else data)
 
 
 @query_app.command("symbol")
@@ -223,6 +247,30 @@ def info_cmd(as_json: JsonOption = False, fmt: FormatOption = None) -> None:
     width = max(len(k) for k in meta)
     _emit(meta, render.pick(fmt, as_json), lambda m: "".join(f"{k.ljust(width)}  {v}\n" for k, v in m.items()),
           data=lambda m: m, items=lambda m: [m])
+
+
+@query_app.command("mcp")
+def mcp_cmd() -> None:
+    """Serve the queries to coding agents: an MCP server on stdio (tools kernels_for, trace, ops_for, op,
+    find, sql). Client configuration: {"command": "tg-query", "args": ["mcp"]}."""
+    from .mcp import serve
+
+    serve(_state["db"])
+
+
+@query_app.command("datasette-metadata")
+def datasette_metadata_cmd(
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file [default: stdout].", show_default=False)] = None,
+) -> None:
+    """Datasette metadata for the index: a description of every table and column, labels, sort orders,
+    canned queries. Use: datasette serve INDEX -m metadata.json"""
+    from .datasette import metadata_json
+
+    text = metadata_json(_state["db"] or paths.default_db())
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text)
 
 
 @index_app.command()
