@@ -13,7 +13,7 @@ from tg_index.schema.version import SCHEMA_VERSION
 from .conftest import run
 
 README = Path(__file__).parents[1] / "README.md"
-QUERY_COMMANDS = ["kernels-for", "trace", "ops-for", "doctor", "op", "ops", "symbol", "stub", "kernel", "callers", "sql", "export", "info"]
+QUERY_COMMANDS = ["kernels-for", "trace", "ops-for", "doctor", "op", "ops", "symbol", "stub", "kernel", "callers", "sql", "export", "info", "mcp", "datasette-metadata"]
 
 
 def test_every_command_has_help_and_is_in_the_readme():
