@@ -102,7 +102,7 @@ def scope_prefix(node, f=None) -> tuple[list[str], bool, bool]:
     is_template = p is not None and p.type == "template_declaration"
     while p is not None and p.type == "template_declaration":
         p = p.parent
-    parts, namespaces, in_class, local, nested = _scope_walk(p, f.scopes if f is not None else {})
+    parts, namespaces, in_class, local, nested = _scope_walk(p, f.scopes if f is not None else {}, f.root if f is not None else None)
     if f is not None and not local and (f.damaged or nested):
         # the braces of the text decide the namespaces where they differ from the damaged tree's
         text_ns = f.namespaces_at(node.start_byte)
@@ -115,7 +115,7 @@ _CLASSES = ("class_specifier", "struct_specifier", "union_specifier")
 _ROOT = ((), (), False, False, False)  # the walk above the root: nothing
 
 
-def _scope_walk(p, memo: dict) -> tuple[list[str], list[str], bool, bool, bool]:
+def _scope_walk(p, memo: dict, root=None) -> tuple[list[str], list[str], bool, bool, bool]:
     """From p up: (scopes outermost first, namespaces outermost first, in_class, local, nested).
 
     The walk stops at the first enclosing function (a local class keeps its class path
@@ -124,6 +124,10 @@ def _scope_walk(p, memo: dict) -> tuple[list[str], list[str], bool, bool, bool]:
     its parent's: a file's walks together visit each node once."""
     chain = []
     while p is not None and p.id not in memo:
+        if len(chain) == _DEEP and root is not None:  # Node.parent costs the node's depth: read the rest downwards
+            chain.extend(reversed(_ancestors(p, root)))
+            p = None
+            break
         chain.append(p)
         p = p.parent
     above = _ROOT if p is None else memo[p.id]
@@ -131,6 +135,32 @@ def _scope_walk(p, memo: dict) -> tuple[list[str], list[str], bool, bool, bool]:
         above = memo[n.id] = _step(n, above)
     parts, namespaces, in_class, found_function, nested = above
     return list(parts), list(namespaces), in_class, in_class and found_function, nested
+
+
+_DEEP = 64
+
+
+def _ancestors(node, root) -> list:
+    """node and its ancestors, root first: one walk down from the root with a tree cursor
+    (or, where byte ranges do not lead to it, the parent walk)."""
+    cursor = root.walk()
+    out = []
+    start, end = node.start_byte, node.end_byte
+    while True:
+        here = cursor.node
+        out.append(here)
+        if here.id == node.id:
+            return out
+        if cursor.goto_first_child_for_byte(start) is None:
+            break
+        if not (cursor.node.start_byte <= start and cursor.node.end_byte >= end):
+            break
+    out = [node]
+    p = node.parent
+    while p is not None:
+        out.append(p)
+        p = p.parent
+    return out[::-1]
 
 
 def _step(n, above: tuple) -> tuple:
