@@ -31,20 +31,35 @@ def macro_definitions(f: SourceFile, extract_snippet) -> CxxFacts | None:
     `macro` = the macro used. Only facts inside an expanded function are kept.
     extract_snippet(source) extracts the snippet (without expanding it again).
     """
-    local = f.local
-    definers = {k for k, d in local.items() if "{" in d.body and d.params is not None}
+    definers = _definers(f.local)
     if not definers:
         return None
+    pieces, uses = _expanded_uses(f, definers)
+    if not uses:
+        return None
+    return _moved(f, extract_snippet("\n".join(pieces).encode()), uses)
+
+
+def _definers(local) -> set[str]:
+    """The file's macros whose expansion holds a body, and the macros that expand to one of them."""
+    definers = {k for k, d in local.items() if "{" in d.body and d.params is not None}
+    if not definers:
+        return definers
     words = {k: set(_WORD.findall(d.body)) for k, d in local.items() if k not in definers and d.params is not None}
-    while True:  # macros that expand to a definer define too
+    while True:
         more = {k for k, w in words.items() if k not in definers and not w.isdisjoint(definers)}
         if not more:
-            break
+            return definers
         definers |= more
+
+
+def _expanded_uses(f: SourceFile, definers: set[str]) -> tuple[list[str], list[tuple]]:
+    """The expansions of the uses at namespace or class scope, and per use
+    (first snippet line, line, end_line, scope, macro)."""
     src = f.orig
     pattern = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in definers) + rb")\s*\(")
     pieces: list[str] = []
-    uses: list[tuple[int, int, int, list[str], str]] = []  # (first snippet line, line, end_line, scope, macro)
+    uses: list[tuple[int, int, int, list[str], str]] = []
     snippet_line = 1
     for m in pattern.finditer(src):
         a = m.start()
@@ -68,16 +83,18 @@ def macro_definitions(f: SourceFile, extract_snippet) -> CxxFacts | None:
         if parsed is None:
             continue
         args, end = parsed
-        text = expand_text(f"{name}({', '.join(args)})", local)
+        text = expand_text(f"{name}({', '.join(args)})", f.local)
         if "{" not in text:
             continue
         scope, _, _ = scope_prefix(n, f)
         uses.append((snippet_line, f.line_of(a), f.line_of(end - 1), scope, name))
         pieces.append(text)
         snippet_line += text.count("\n") + 1
-    if not uses:
-        return None
-    sub = extract_snippet("\n".join(pieces).encode())
+    return pieces, uses
+
+
+def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple]) -> CxxFacts:
+    """The snippet's facts at their uses' places."""
     starts = [u[0] for u in uses]
 
     def use_of(line: int):
@@ -89,7 +106,8 @@ def macro_definitions(f: SourceFile, extract_snippet) -> CxxFacts | None:
     definitions = []
     for d in sub.definitions:
         _, line, end_line, scope, macro = use_of(d.line)
-        definitions.append(replace(d, qualified_name=qualify(scope, d.qualified_name), line=line, end_line=end_line, macro=macro))
+        definitions.append(replace(d, qualified_name=qualify(scope, d.qualified_name), line=line, end_line=end_line,
+                                   macro=macro))
 
     def moved(facts, launch: bool = False):
         out = []

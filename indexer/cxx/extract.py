@@ -56,8 +56,8 @@ def _parsed(source: bytes, path: str, macros: StubMacros, language: str) -> Sour
     f = SourceFile(prepared, source, path, macros, language, compile_context(path))
     f.spans = spans
     f.root = tree.root_node
-    f.caps = captures(tree, language)
     f.errors, missing = damage(f.root)
+    f.caps = captures(tree, language, f.errors)
     f.parse_errors = len(f.errors) + len(missing)
     f.damaged = scope_damage(prepared, f.errors, missing)
     return f

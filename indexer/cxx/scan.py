@@ -165,80 +165,167 @@ def strip_comments(text: str) -> str:
     return dec(b"".join(out))
 
 
-_TOKENS = re.compile(rb"[()\[\]{},;\"'/]")
+_LITERAL_START = re.compile(rb"[/\"']")
+_BRACES = re.compile(rb"[{}\"'/]")
+_BRACE_OR_END = re.compile(rb"[{;\"'/]")
 
 
 class Scanner:
-    """One source read once (on first need): its literal spans, where each bracket closes
-    (any bracket for argument lists, braces alone for bodies), the top-level commas of each
-    list and the offsets of `;` outside literals."""
+    """One source, asked many times: argument lists, bodies, literals and preprocessor lines.
+
+    Every scan records what it passes, so no byte is scanned twice for the same question:
+    a list scanned from one paren records where every paren inside it closes (or that it
+    does not), with its top-level commas; a body scanned from one brace records its inner
+    braces; the search for the next `{` or `;` records the stretch it crossed. Literal and
+    preprocessor-line spans are read once, on first need. Results equal the one-scan
+    functions (balanced_args, ...) started at the same offset."""
 
     def __init__(self, src: bytes):
         self.src = src
-        self._ready = False
-        self.literals: list[tuple[int, int]] = []
-        self._lists: dict[int, tuple[int, list[int]] | None] = {}  # open -> (close, commas) | None: unclosed
-        self._braces: dict[int, int | None] = {}  # '{' -> its '}' | None
-        self._brace_starts: list[int] = []
-        self._semicolons: list[int] = []
+        self._lists: dict[int, tuple[int, list[int]] | None] = {}  # '(' -> (its ')', top-level commas) | None
+        self._braces: dict[int, int | None] = {}  # '{' -> its '}' | None: unclosed
+        self._stretches: list[tuple[int, int, int]] = []  # (from, to, the '{' or ';' or -1 at to) searched
+        self._literals: list[tuple[int, int]] | None = None
         self._lines: list[int] | None = None
         self._directives: list[tuple[int, int]] | None = None
 
-    def _read(self) -> None:
-        self._ready = True
-        src = self.src
-        stack: list[tuple[int, list[int]]] = []
-        braces: list[int] = []
-        i, n = 0, len(src)
-        search = _TOKENS.search
-        while i < n:
-            m = search(src, i)
-            if m is None:
-                break
-            i = m.start()
-            c = src[i]
-            if c in (0x22, 0x27, 0x2F):
-                j = skip_literal(src, i)
-                if j != i:
-                    self.literals.append((i, j))
-                    i = j
-                    continue
-            elif c == 0x3B:
-                self._semicolons.append(i)
-            elif c == 0x2C:
-                if stack:
-                    stack[-1][1].append(i)
-            elif c in _OPEN:
-                stack.append((i, []))
-                if c == 0x7B:
-                    braces.append(i)
-                    self._brace_starts.append(i)
-            else:  # a closing bracket
-                if stack:
-                    k, commas = stack.pop()
-                    self._lists[k] = (i, commas)
-                if c == 0x7D and braces:
-                    self._braces[braces.pop()] = i
-            i += 1
-        for k, _ in stack:
-            self._lists[k] = None
-        for k in braces:
-            self._braces[k] = None
-
     def args(self, open_paren: int) -> tuple[list[str], int] | None:
-        """balanced_args(src, open_paren), answered from the tables."""
+        """balanced_args(src, open_paren), from what earlier scans recorded where they can."""
         src = self.src
         if open_paren >= len(src) or src[open_paren] != 0x28:
             return None
-        if not self._ready:
-            self._read()
-        if open_paren not in self._lists:  # inside a literal as the whole file reads: scan from here
-            return balanced_args(src, open_paren)
+        if open_paren not in self._lists:
+            self._scan_list(open_paren)
         got = self._lists[open_paren]
         if got is None:
             return None
         close, commas = got
         return _split(src, open_paren, commas, close), close + 1
+
+    def _scan_list(self, open_paren: int) -> None:
+        src, lists = self.src, self._lists
+        stack: list[tuple[int, list[int]]] = []
+        i = open_paren
+        search = _PUNCT.search
+        while True:
+            m = search(src, i)
+            if m is None:
+                for k, _ in stack:
+                    lists[k] = None
+                return
+            i = m.start()
+            c = src[i]
+            if c in (0x22, 0x27, 0x2F):
+                j = skip_literal(src, i)
+                i = j if j != i else i + 1
+                continue
+            if c in _OPEN:
+                if c == 0x28 and i in lists and i != open_paren:  # scanned before: jump past it
+                    got = lists[i]
+                    if got is None:
+                        for k, _ in stack:
+                            lists[k] = None
+                        return
+                    i = got[0] + 1
+                    continue
+                stack.append((i, []))
+            elif c in _CLOSE:
+                k, commas = stack.pop()
+                if src[k] == 0x28:
+                    lists[k] = (i, commas)
+                if not stack:
+                    return
+            elif c == 0x2C:
+                stack[-1][1].append(i)
+            i += 1
+
+    def body_end(self, i: int) -> int | None:
+        """From i, the next '{' (before any ';'), and the index after its match; else None."""
+        at = self._next_brace_or_semicolon(i)
+        if at < 0 or self.src[at] == 0x3B:
+            return None
+        if at not in self._braces:
+            self._scan_body(at)
+        close = self._braces[at]
+        return None if close is None else close + 1
+
+    def _next_brace_or_semicolon(self, i: int) -> int:
+        """The offset of the first '{' or ';' outside literals from i, or -1."""
+        k = bisect.bisect_right(self._stretches, (i, 1 << 62, 0)) - 1
+        if k >= 0 and self._stretches[k][0] <= i <= self._stretches[k][1]:
+            return self._stretches[k][2]
+        src, n, start = self.src, len(self.src), i
+        search = _BRACE_OR_END.search
+        while True:
+            m = search(src, i)
+            if m is None:
+                found, i = -1, n
+                break
+            i = m.start()
+            j = skip_literal(src, i)
+            if j != i:
+                i = j
+                continue
+            if src[i] in (0x7B, 0x3B):
+                found = i
+                break
+            i += 1
+        bisect.insort(self._stretches, (start, i, found))
+        return found
+
+    def _scan_body(self, brace: int) -> None:
+        src, braces = self.src, self._braces
+        stack: list[int] = []
+        i = brace
+        search = _BRACES.search
+        while True:
+            m = search(src, i)
+            if m is None:
+                for k in stack:
+                    braces[k] = None
+                return
+            i = m.start()
+            c = src[i]
+            if c == 0x7B:
+                if i in braces and i != brace:  # scanned before: jump past it
+                    if braces[i] is None:
+                        for k in stack:
+                            braces[k] = None
+                        return
+                    i = braces[i] + 1
+                    continue
+                stack.append(i)
+            elif c == 0x7D:
+                braces[stack.pop()] = i
+                if not stack:
+                    return
+            else:
+                j = skip_literal(src, i)
+                if j != i:
+                    i = j
+                    continue
+            i += 1
+
+    @property
+    def literals(self) -> list[tuple[int, int]]:
+        """(start, end) of every comment, string and char literal, reading the source from its start."""
+        if self._literals is None:
+            out = []
+            src, i, n = self.src, 0, len(self.src)
+            search = _LITERAL_START.search
+            while i < n:
+                m = search(src, i)
+                if m is None:
+                    break
+                i = m.start()
+                j = skip_literal(src, i)
+                if j != i:
+                    out.append((i, j))
+                    i = j
+                else:
+                    i += 1
+            self._literals = out
+        return self._literals
 
     def in_literal(self, offset: int) -> bool:
         """Whether offset is inside a comment, string or char literal."""
@@ -246,26 +333,11 @@ class Scanner:
 
     def literal_end(self, offset: int) -> int | None:
         """The end of the comment, string or char literal offset is in; None outside them."""
-        if not self._ready:
-            self._read()
-        k = bisect.bisect_right(self.literals, (offset, 1 << 62)) - 1
-        if k >= 0 and self.literals[k][0] <= offset < self.literals[k][1]:
-            return self.literals[k][1]
+        spans = self.literals
+        k = bisect.bisect_right(spans, (offset, 1 << 62)) - 1
+        if k >= 0 and spans[k][0] <= offset < spans[k][1]:
+            return spans[k][1]
         return None
-
-    def body_end(self, i: int) -> int | None:
-        """From i, the next '{' (before any ';') outside literals: the index after its match."""
-        if not self._ready:
-            self._read()
-        k = bisect.bisect_left(self._brace_starts, i)
-        if k == len(self._brace_starts):
-            return None
-        brace = self._brace_starts[k]
-        s = bisect.bisect_left(self._semicolons, i)
-        if s < len(self._semicolons) and self._semicolons[s] < brace:
-            return None
-        close = self._braces.get(brace)
-        return None if close is None else close + 1
 
     def line_start(self, offset: int) -> int:
         """The offset where offset's physical line starts."""

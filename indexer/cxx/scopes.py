@@ -102,7 +102,8 @@ def scope_prefix(node, f=None) -> tuple[list[str], bool, bool]:
     is_template = p is not None and p.type == "template_declaration"
     while p is not None and p.type == "template_declaration":
         p = p.parent
-    parts, namespaces, in_class, local, nested = _scope_walk(p, f.scopes if f is not None else {}, f.root if f is not None else None)
+    memo, root = (f.scopes, f.root) if f is not None else ({}, None)
+    parts, namespaces, in_class, local, nested = _scope_walk(p, memo, root)
     if f is not None and not local and (f.damaged or nested):
         # the braces of the text decide the namespaces where they differ from the damaged tree's
         text_ns = f.namespaces_at(node.start_byte)

@@ -62,8 +62,12 @@ def parse(source: bytes, language: str):
     return tools(language)[0].parse(source)
 
 
-def captures(tree, language: str) -> dict[str, list]:
-    """The combined query's captures by name, each list in document order.
+_WIDE = 256  # an ERROR node with more children than this is queried child by child
+
+
+def captures(tree, language: str, errors: list) -> dict[str, list]:
+    """The combined query's captures by name, each list in document order (errors: the
+    tree's ERROR nodes, see damage).
 
     tree-sitter does not return captures in document order; sorted, the facts do not
     depend on it (a macro #defined twice: the later one wins, as in the preprocessor)."""
@@ -71,7 +75,7 @@ def captures(tree, language: str) -> dict[str, list]:
 
     query = tools(language)[1]
     root = tree.root_node
-    if not root.has_error:
+    if not any(e.child_count > _WIDE for e in errors):
         return {k: sorted(v, key=position) for k, v in ts.QueryCursor(query).captures(root).items()}
     got: dict[str, list] = {}
     for part in _damaged_parts(root, query, ts):
@@ -84,8 +88,8 @@ def _damaged_parts(root, query, ts):
     """The captures of a damaged tree, node by node along the damage.
 
     tree-sitter's query cursor is quadratic in the number of children of an ERROR node
-    (100,000 `{` cost it 25 s, and walking the same tree 10 ms). So a node that holds
-    damage is queried for the patterns that start at it alone (max_start_depth 0), and
+    (100,000 `{` cost it 25 s, and walking the same tree 10 ms). So where an ERROR node
+    is wide, a node that holds damage is queried for the patterns that start at it alone (max_start_depth 0), and
     each of its children on its own: a child without damage in one query, a damaged one
     in the same way. No pattern of ours relates a node to its siblings, so the captures
     are the same as one query's over the root."""
