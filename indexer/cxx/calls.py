@@ -91,10 +91,10 @@ def device_stub_calls(f: SourceFile) -> None:
 
 def stub_arguments(f: SourceFile) -> None:
     """Phase: a stub passed as an argument inside a function body."""
-    for n in identifier_nodes(f.root, stub_name_spans(f.src)):
-        p = n.parent
+    for n, ancestors in identifier_nodes(f.root, stub_name_spans(f.src)):
+        p = ancestors[0] if ancestors else None
         if p is not None and p.type == "qualified_identifier":
-            n, p = p, p.parent
+            n, p = p, (ancestors[1] if len(ancestors) > 1 else None)
         if p is None or p.type != "argument_list":
             continue
         caller = f.caller_at(n.start_byte)

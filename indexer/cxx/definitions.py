@@ -104,9 +104,10 @@ def _qualifiers(f: SourceFile, node, decl) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.group(1) for m in _CUDA_QUALIFIERS.finditer(head)))
 
 
-def structured(f: SourceFile, n, macro: str, args: list[str], after: int, line: int) -> None:
-    """A TORCH_META_FUNC* / TORCH_IMPL_FUNC site: its definition, from tree-sitter's
-    function_definition when there is one, else from the braces of the text."""
+def structured(f: SourceFile, n, ancestors: tuple, macro: str, args: list[str], after: int, line: int) -> None:
+    """A TORCH_META_FUNC* / TORCH_IMPL_FUNC site (n, the macro's identifier, and its nearest
+    ancestors): its definition, from tree-sitter's function_definition when there is one,
+    else from the braces of the text."""
     kind, method = STRUCTURED[macro]
     if not args:
         return
@@ -114,15 +115,8 @@ def structured(f: SourceFile, n, macro: str, args: list[str], after: int, line: 
     overload = nospace(args[1]) if len(args) >= 2 and macro.endswith("2") else ""
     name = f"{base}.{overload}" if overload else base
     cls = naming.meta_struct(base, overload) if method == "meta" else naming.impl_struct(base)
-    p = n.parent  # the function_definition this macro heads, if tree-sitter found one
-    defn = None
-    for _ in range(4):
-        if p is None:
-            break
-        if p.type == "function_definition":
-            defn = p
-            break
-        p = p.parent
+    # the function_definition this macro heads, if tree-sitter found one
+    defn = next((p for p in ancestors[:4] if p.type == "function_definition"), None)
     params = skip_space(f.src, after)
     parsed = f.scan.args(params)
     sig_end = parsed[1] if parsed else after

@@ -75,7 +75,7 @@ def registrations(f: SourceFile) -> None:
         if _MEMBER_RE.search(d.body) or "__TG_AUTOCAST__" in d.body or any(o in d.body for o in reg_macros if o != k)
     }
     pattern = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in usable) + rb")\s*\(") if usable else None
-    for n, macro, args, after, line in f.library_blocks:
+    for _n, ancestors, macro, args, after, line in f.library_blocks:
         if not args:
             continue
         ns = nospace(args[0])
@@ -83,7 +83,7 @@ def registrations(f: SourceFile) -> None:
         var = nospace(args[-1])
         block = (macro, ns, key)
         f.registrations.append(RegistrationFact(RegistrationKind.BLOCK, macro, ns, key, None, None, None, line))
-        rng = _block_body(f, n, after)
+        rng = _block_body(f, ancestors, after)
         if rng is None:
             continue
         for off, node, obj, field in f.member_calls:
@@ -96,18 +96,15 @@ def registrations(f: SourceFile) -> None:
             _macro_registrations(f, pattern, rng, block, reg_macros)
 
 
-def _block_body(f: SourceFile, n, after: int) -> tuple[int, int] | None:
-    """The body range of a block: tree-sitter's function_definition, else braces in the text."""
-    p = n.parent
-    for _ in range(3):
-        if p is None:
-            break
+def _block_body(f: SourceFile, ancestors: tuple, after: int) -> tuple[int, int] | None:
+    """The body range of a block (the macro's nearest ancestors given): tree-sitter's
+    function_definition, else braces in the text."""
+    for p in ancestors[:3]:
         if p.type == "function_definition":
             body = p.child_by_field_name("body")
             if body is not None:
                 return body.start_byte, body.end_byte
             break
-        p = p.parent
     end = f.scan.body_end(after)
     return None if end is None else (after, end)
 

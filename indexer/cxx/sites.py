@@ -59,15 +59,38 @@ def stub_name_spans(source: bytes) -> list[tuple[int, int]]:
 IDENTIFIERS = frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"})
 
 
-def identifier_nodes(root, spans: list[tuple[int, int]]) -> list:
-    """Identifier nodes that span exactly the given byte ranges (comments,
-    strings and #define bodies are not identifiers, so they drop out)."""
+def identifier_nodes(root, spans: list[tuple[int, int]]) -> list[tuple]:
+    """(node, its nearest ancestors, parent first: up to 5) of the identifier nodes that span
+    exactly the given byte ranges (comments, strings and #define bodies are not identifiers,
+    so they drop out).
+
+    One tree cursor moves from span to span in document order (on to a later sibling, or
+    up to the node that holds the next span, then down): Node.parent and a lookup from the
+    root each cost the node's depth, and finding a child the number of its siblings, which
+    in a deeply nested or a wide damaged file made every span cost the whole file."""
     out = []
-    descendant = root.named_descendant_for_byte_range
-    for a, b in spans:
-        n = descendant(a, b)
-        if n is not None and n.start_byte == a and n.end_byte == b and n.type in IDENTIFIERS:
-            out.append(n)
+    cursor = root.walk()
+    path = [cursor.node]  # the cursor's node and its ancestors, root first
+    for a, b in sorted(spans):
+        while len(path) > 1 and not (path[-1].start_byte <= a and path[-1].end_byte >= b):
+            if path[-1].end_byte <= a:  # a later sibling may hold the span: on, not down again
+                while cursor.goto_next_sibling():
+                    path[-1] = cursor.node
+                    if path[-1].end_byte > a:
+                        break
+                if path[-1].start_byte <= a and path[-1].end_byte >= b:
+                    break
+            cursor.goto_parent()
+            path.pop()
+        while cursor.goto_first_child_for_byte(a) is not None:
+            n = cursor.node
+            if not (n.start_byte <= a and n.end_byte >= b):
+                cursor.goto_parent()
+                break
+            path.append(n)
+        n = path[-1]
+        if n.start_byte == a and n.end_byte == b and n.type in IDENTIFIERS:
+            out.append((n, tuple(reversed(path[-6:-1]))))
     return out
 
 
@@ -75,8 +98,8 @@ def macro_sites(f: SourceFile) -> None:
     """Phase: structured kernels and stub macros become facts; TORCH_LIBRARY* blocks are kept
     for the registrations phase."""
     lookup, stub_names = stub_lookup(f.macros)
-    for n in identifier_nodes(f.root, _macro_site_spans(f.src)):
-        p = n.parent
+    for n, ancestors in identifier_nodes(f.root, _macro_site_spans(f.src)):
+        p = ancestors[0] if ancestors else None
         if p is not None and p.type.startswith("preproc_") and p.type not in _PREPROC_CODE:
             continue
         name = dec(n.text)
@@ -86,9 +109,9 @@ def macro_sites(f: SourceFile) -> None:
         args, after = parsed
         line = n.start_point[0] + 1
         if name in STRUCTURED:
-            structured(f, n, name, args, after, line)
+            structured(f, n, ancestors, name, args, after, line)
         elif name in LIBRARY_MACROS:
-            f.library_blocks.append((n, name, args, after, line))
+            f.library_blocks.append((n, ancestors, name, args, after, line))
         elif name in stub_names:
             f.stubs.extend(_stub_facts(lookup.get((f.context, name), ()), name, args, line))
 

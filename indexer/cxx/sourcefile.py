@@ -50,7 +50,7 @@ class SourceFile:
         self.dtypes: list = []
         self.libcalls: list = []
         self.registrations: list = []
-        self.library_blocks: list = []  # (node, macro, args, after, line) of TORCH_LIBRARY* sites
+        self.library_blocks: list = []  # (node, its ancestors, macro, args, after, line) of TORCH_LIBRARY* sites
         self.member_calls: list = []  # (offset, call node, object, field) of m.impl / m.def / m.fallback
 
     def get(self, capture: str):
