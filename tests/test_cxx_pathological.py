@@ -33,9 +33,9 @@ def summary(f: cxx.CxxFacts) -> tuple:
         (b"1234567890," * 100_000, 1),  # a 1.1 MB line of digits and commas, no braces
         (b"/*" * 50_000, 3),  # one comment that never closes
         (b'R"(' * 50_000, 1),  # one raw string that never closes
-        (b"x_stub(" * 2_000, 1),
-        (b"REGISTER_DISPATCH(" * 2_000, 1),
-        (b"TORCH_LIBRARY_IMPL(" * 2_000, 1),
+        (b"x_stub(" * 20_000, 1),
+        (b"REGISTER_DISPATCH(" * 10_000, 1),
+        (b"TORCH_LIBRARY_IMPL(" * 10_000, 1),
     ],
 )
 def test_junk_after_a_definition(junk, errors, path):

@@ -56,6 +56,11 @@ class StubMacros:
     its platform's HAVE_*_CPU_DEFINITION were set, so it still yields its
     registration (arch VSX, ...). A macro not defined in the file's context
     at all falls back to the "cpu" context.
+
+    The header's #if conditions are evaluated per context (conditions.evaluate): the
+    context's names are the defined ones, and a condition that cannot be known (the
+    compiler's own macros, a function-like macro call) keeps its lines, as if the #if
+    were not there.
     """
 
     capabilities: tuple[str, ...]
