@@ -329,11 +329,11 @@ def _previous(db: Path, root: Path) -> dict[str, str] | None:
 
 
 def _extractor_hash() -> str:
-    """Hash of the C++ extractor and its patterns: facts cached in an index are only reused
-    when the code that made them is the same."""
-    here = Path(__file__).parent
-    parts = [here / "cxx.py", *sorted((here / "scm").rglob("*.scm"))]
-    return _sha(b"".join(p.read_bytes() for p in parts))[:16]
+    """Hash of the C++ extractor package and its patterns: facts cached in an index are only
+    reused when the code that made them is the same."""
+    from . import cxx
+
+    return cxx.extractor_hash()
 
 
 def _py_extractor_hash() -> str:

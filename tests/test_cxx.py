@@ -358,3 +358,18 @@ def test_number_table_is_read_as_a_comment_and_facts_around_it_stay():
     assert cxx._comment_out_tables(src) != src and len(cxx._comment_out_tables(src)) == len(src)
     small = b"int t[3] = {1, 2, 3};\n"
     assert cxx._comment_out_tables(small) is small
+
+
+def test_extractor_hash_covers_every_file_of_the_package():
+    import hashlib
+
+    from tg_index.indexer import build
+
+    here = Path(cxx.__file__).parent
+    files = sorted(here.rglob("*.py")) + sorted(cxx.SCM.rglob("*.scm"))
+    assert {"scan.py", "extract.py", "conditions.py", "calls.scm", "launches.scm"} <= {p.name for p in files}
+    h = hashlib.sha256()
+    for p in files:
+        h.update(p.relative_to(p.parent.parent).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    assert cxx.extractor_hash() == h.hexdigest()[:16]
+    assert build._extractor_hash() == cxx.extractor_hash()

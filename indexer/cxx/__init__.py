@@ -1,0 +1,89 @@
+"""C++/CUDA/Objective-C++ bytes -> facts (definitions, stubs, launches, ...).
+
+`extract(source, path, macros)` is pure: no I/O, no printing, never raises.
+The package's files name its ideas, in the order a file goes through them:
+
+- scan.py: the one literal-aware byte scanner (comments, strings, raw strings,
+  line continuations; brackets and bodies) every text pass uses;
+- preprocessor.py, conditions.py: #defines, #if nesting and expansion; #if
+  expressions evaluated three-valued (true, false, unknown);
+- stubs.py: the DispatchStub macro family of the checkout's DispatchStub.h;
+- prepare.py: the offset-keeping rewrites of the source before parsing;
+- trees.py: tree-sitter (languages, the combined query of indexer/scm/, parse damage);
+- extract.py: the driver, one function per phase over a sourcefile.SourceFile;
+  the phases live in definitions.py, sites.py, calls.py, launches.py, dtypes.py,
+  registrations.py and expansions.py (callees.py, scopes.py and arguments.py
+  are what they share);
+- facts.py: the frozen fact classes.
+
+Conventions (documented here once, relied on by the linker):
+
+- Lines are 1-based ints; the file is `CxxFacts.path` (relative to the
+  checkout), so `Location(facts.path, fact.line)` is the location of a fact.
+- Qualified names join the enclosing namespaces and classes with `::`; an
+  unnamed namespace is written `(anonymous)`, as clang prints it:
+  `at::native::(anonymous)::foo`. An out-of-class definition keeps its
+  written qualifier: `void Foo::bar()` in `at` is `at::Foo::bar`.
+- Structured kernels: see definitions.py. DispatchStub registrations: see
+  stubs.StubMacros. A registration of nullptr has `kernel=None, is_nullptr=True`.
+- Calls at namespace scope (static initialisers, TORCH_LIBRARY blocks) have
+  `caller=None`; stub uses are recorded only inside function bodies.
+
+`extractor_hash()` hashes every file of the package and its patterns: facts
+cached in an index are reused only when the code that made them is the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from .extract import extract
+from .facts import (
+    CallFact,
+    CxxFacts,
+    DefinitionFact,
+    DtypeDispatchFact,
+    LaunchFact,
+    LibraryCallFact,
+    RegistrationFact,
+    StubFact,
+    StubUseFact,
+)
+from .prepare import blank_attributes as _blank_attributes
+from .prepare import comment_out_tables as _comment_out_tables
+from .stubs import DEFAULT_STUB_MACROS, StubExpansion, StubMacros, compile_context, stub_macros
+from .trees import SCM, language_for, parse, query_source
+from .trees import tools as _tools
+
+__all__ = [
+    "CallFact",
+    "CxxFacts",
+    "DEFAULT_STUB_MACROS",
+    "DefinitionFact",
+    "DtypeDispatchFact",
+    "LaunchFact",
+    "LibraryCallFact",
+    "RegistrationFact",
+    "StubExpansion",
+    "StubFact",
+    "StubMacros",
+    "StubUseFact",
+    "compile_context",
+    "extract",
+    "extractor_hash",
+    "language_for",
+    "parse",
+    "query_source",
+    "stub_macros",
+]
+
+
+def extractor_hash() -> str:
+    """Hash of every .py file of this package and every .scm pattern it reads (16 hex digits)."""
+    here = Path(__file__).parent
+    parts = sorted(here.rglob("*.py")) + sorted(SCM.rglob("*.scm"))
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.relative_to(p.parent.parent).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]

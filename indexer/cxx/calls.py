@@ -1,0 +1,103 @@
+"""Calls: every call edge by name, and what the few special callees add (AT_DISPATCH uses,
+stub calls, launch helpers, vendor library calls, m.impl / m.def / m.fallback), plus stubs
+used by a name that does not say so (a device as the first argument) or passed as arguments.
+
+Calls at namespace scope (static initialisers, TORCH_LIBRARY blocks) have `caller=None`;
+stub uses are recorded only inside function bodies.
+"""
+
+from __future__ import annotations
+
+from ..vocab import StubUseHow
+from .callees import DEVICE_ARG, MEMBER_FIELDS, WRITTEN_CALLEES, callee_info, last_component
+from .dtypes import dtype_dispatch
+from .facts import CallFact, LibraryCallFact, StubUseFact
+from .launches import helper_launch
+from .scan import dec, nospace
+from .sites import identifier_nodes, stub_name_spans
+from .sourcefile import SourceFile
+
+
+def calls(f: SourceFile) -> None:
+    """Phase: one CallFact per call; the few whose callee says more (an AT_DISPATCH macro, a
+    stub, a launch helper, a library, m.impl ...) are looked at again through their call node."""
+    wrappers = {k: d for k, d in f.local.items() if "AT_DISPATCH" in d.body}
+    declared_stubs = {s.stub for s in f.stubs}
+    # Names that make a callee special in this file only: its AT_DISPATCH wrappers and the stubs it declares.
+    own_names = wrappers.keys() | declared_stubs
+    written = WRITTEN_CALLEES.get(f.language)
+    if written is None or len(written) > 200_000:
+        written = WRITTEN_CALLEES[f.language] = {}
+    orig, language, caller_at, out = f.orig, f.language, f.caller_at, f.calls
+    for fn in f.get("call.fn"):
+        fs, fe = fn.start_byte, fn.end_byte
+        if fe - fs > 200:  # a long chain (`py::class_<...>(...).def(...)...`)
+            fld = fn.child_by_field_name("field") if fn.type == "field_expression" else None
+            callee = f"(...).{dec(fld.text)}" if fld is not None else nospace(dec(orig[fs:fe]))[:200]
+            info = callee_info(callee, language, wrappers, declared_stubs)
+        else:
+            raw = orig[fs:fe]
+            info = written.get(raw)
+            if info is None:
+                info = written[raw] = callee_info(nospace(dec(raw)), language)
+            if own_names and info[1] in own_names:
+                info = callee_info(info[0], language, wrappers, declared_stubs)
+        line = fn.start_point[0] + 1
+        caller = caller_at(fs)
+        out.append(CallFact(caller, info[0], info[1], line))
+        if info[6]:  # special
+            _special_call(f, fn, info, caller, line, wrappers)
+
+
+def _special_call(f: SourceFile, fn, info: tuple, caller: str | None, line: int, wrappers) -> None:
+    callee, last, dispatchy, stubby, helper, family, _special = info
+    node = fn.parent
+    fn_type = fn.type
+    if last in MEMBER_FIELDS and fn_type == "field_expression":  # the field is the last component
+        fld = fn.child_by_field_name("field")
+        obj = fn.child_by_field_name("argument")
+        if fld is not None and obj is not None and obj.type == "identifier" and dec(fld.text) in MEMBER_FIELDS:
+            f.member_calls.append((fn.start_byte, node, nospace(f.text(obj)), dec(fld.text)))
+    if dispatchy:
+        d = dtype_dispatch(f, node, last, caller, line, wrappers)
+        if d is not None:
+            f.dtypes.append(d)
+        return
+    if stubby and caller is not None and (fn_type == "identifier" or fn_type == "qualified_identifier"):
+        f.stub_uses.append(StubUseFact(last, caller, line, StubUseHow.CALL))
+    if helper:
+        args_node = node.child_by_field_name("arguments")
+        if args_node is not None:
+            f.launches.append(helper_launch(f, fn, last, args_node, caller, line))
+    if family is not None:
+        f.libcalls.append(LibraryCallFact(family, callee, caller, line))
+
+
+def device_stub_calls(f: SourceFile) -> None:
+    """Phase: stub calls by a name that does not say so: a device as the first argument."""
+    wrappers = {k: d for k, d in f.local.items() if "AT_DISPATCH" in d.body}
+    declared_stubs = {s.stub for s in f.stubs}
+    for first in f.get("call.device_arg"):
+        node = first.parent.parent
+        fn = node.child_by_field_name("function")
+        _callee, last, dispatchy, stubby, _helper, _family, _special = callee_info(
+            nospace(f.text(fn)), f.language, wrappers, declared_stubs)
+        if dispatchy or stubby or not last[:1].islower() or first.type == "comment":
+            continue
+        caller = f.caller_at(node.start_byte)
+        if caller is not None and DEVICE_ARG.fullmatch(nospace(f.text(first))):
+            f.stub_uses.append(StubUseFact(last, caller, node.start_point[0] + 1, StubUseHow.CALL))
+
+
+def stub_arguments(f: SourceFile) -> None:
+    """Phase: a stub passed as an argument inside a function body."""
+    for n, ancestors in identifier_nodes(f.root, stub_name_spans(f.src)):
+        p = ancestors[0] if ancestors else None
+        if p is not None and p.type == "qualified_identifier":
+            n, p = p, (ancestors[1] if len(ancestors) > 1 else None)
+        if p is None or p.type != "argument_list":
+            continue
+        caller = f.caller_at(n.start_byte)
+        if caller is not None:
+            f.stub_uses.append(StubUseFact(last_component(nospace(dec(n.text))), caller, n.start_point[0] + 1,
+                                           StubUseHow.ARGUMENT))

@@ -1,0 +1,231 @@
+"""Definitions: function bodies tree-sitter shaped, structured kernels (TORCH_META_FUNC* /
+TORCH_IMPL_FUNC) and __global__ kernels it could not shape (preprocessor lines inside them).
+
+Structured kernels: TORCH_META_FUNC(add) and TORCH_META_FUNC2(add, Tensor) are
+definitions of kind `meta_func` named `add` and `add.Tensor` (the overload name
+joined with a dot, as in native_functions.yaml); TORCH_IMPL_FUNC(add_out) is kind
+`impl_func` named `add_out`. Their qualified name is the C++ the macro expands to
+(naming.meta_struct / naming.impl_struct): `at::meta::structured_add_Tensor::meta`,
+`at::native::structured_add_out::impl`. `macro` names the macro used.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from .. import naming
+from ..vocab import DefinitionKind
+from .facts import DefinitionFact
+from .scan import dec, norm, nospace, skip_space
+from .scopes import function_declarator, scope_prefix, split_scope
+from .sourcefile import SourceFile
+
+# macro -> (kind, the member the macro's struct defines)
+STRUCTURED = {
+    "TORCH_META_FUNC": (DefinitionKind.META_FUNC, "meta"),
+    "TORCH_META_FUNC2": (DefinitionKind.META_FUNC, "meta"),
+    "TORCH_PRECOMPUTE_META_FUNC": (DefinitionKind.META_FUNC, "meta"),
+    "TORCH_PRECOMPUTE_META_FUNC2": (DefinitionKind.META_FUNC, "meta"),
+    "TORCH_IMPL_FUNC": (DefinitionKind.IMPL_FUNC, "impl"),
+}
+LIBRARY_MACROS = ("TORCH_LIBRARY", "TORCH_LIBRARY_IMPL", "TORCH_LIBRARY_FRAGMENT")
+
+_CUDA_QUALIFIERS = re.compile(
+    r"\b(__global__|__device__|__host__|__forceinline__|__noinline__|__launch_bounds__|"
+    r"C10_HOST_DEVICE|C10_DEVICE|C10_HOST|C10_ALWAYS_INLINE|static|inline|constexpr|virtual|explicit|extern)\b"
+)
+
+_DEVICE_QUALIFIERS = ("__device__", "C10_DEVICE", "C10_HOST_DEVICE")
+_DECLARATOR_TOKEN = re.compile(rb"[A-Za-z_][\w:]*|[*&<>,]+")
+_TEMPLATE_HEAD = re.compile(rb"template\s*<[^;{}]*>\s*$")
+
+
+def parsed_definitions(f: SourceFile) -> None:
+    """Phase: every function_definition tree-sitter found (structured and library macro heads
+    are left to the macro sites phase)."""
+    for node in f.get("definition"):
+        fact = _definition(f, node)
+        if fact is not None:
+            f.definitions.append(fact)
+            f.ranges.append((node.start_byte, node.end_byte, fact.qualified_name))
+
+
+def _definition(f: SourceFile, node) -> DefinitionFact | None:
+    decl = node.child_by_field_name("declarator")
+    fd = function_declarator(decl) if decl is not None else None
+    if fd is None:
+        return None
+    inner = fd.child_by_field_name("declarator")
+    if inner is None:
+        return None
+    if inner.type == "function_declarator":
+        head = inner.child_by_field_name("declarator")
+        if head is not None and dec(head.text) in STRUCTURED:
+            return None  # handled from the macro site
+    written = nospace(f.text(inner))
+    if written in LIBRARY_MACROS or written in STRUCTURED:
+        return None
+    scope, is_template, in_class = scope_prefix(node, f)
+    pieces = split_scope(written)
+    quals = _qualifiers(f, node, decl)
+    if "__global__" in quals:
+        kind = DefinitionKind.GLOBAL_KERNEL
+    elif any(q in quals for q in _DEVICE_QUALIFIERS):
+        kind = DefinitionKind.DEVICE_FUNCTION
+    elif in_class or (len(pieces) > 1 and (pieces[-2][:1].isupper() or pieces[-2].endswith(">"))):
+        kind = DefinitionKind.METHOD
+    else:
+        kind = DefinitionKind.FUNCTION
+    return DefinitionFact(
+        name=pieces[-1].split("<", 1)[0] if not pieces[-1].startswith("operator") else pieces[-1],
+        qualified_name="::".join(scope + pieces),
+        kind=kind,
+        signature=norm(f.text(decl)),
+        line=node.start_point[0] + 1,  # the first token after the blanked attribute macros
+        end_line=node.end_point[0] + 1,
+        is_template=is_template,
+        qualifiers=quals,
+    )
+
+
+def _qualifiers(f: SourceFile, node, decl) -> tuple[str, ...]:
+    """The qualifiers written before the declarator, in the file as written (blanked attribute
+    macros right before the definition are qualifiers of it)."""
+    source, original = f.src, f.orig
+    start = node.start_byte
+    if source is not original:
+        k = start
+        while k > 0 and source[k - 1] in b" \t\r\n":
+            k -= 1
+        if k < start and original[k:start].strip():
+            start = k + len(original[k:start]) - len(original[k:start].lstrip())
+    head = dec(original[start : decl.start_byte])
+    return tuple(dict.fromkeys(m.group(1) for m in _CUDA_QUALIFIERS.finditer(head)))
+
+
+def structured(f: SourceFile, n, ancestors: tuple, macro: str, args: list[str], after: int, line: int) -> None:
+    """A TORCH_META_FUNC* / TORCH_IMPL_FUNC site (n, the macro's identifier, and its nearest
+    ancestors): its definition, from tree-sitter's function_definition when there is one,
+    else from the braces of the text."""
+    kind, method = STRUCTURED[macro]
+    if not args:
+        return
+    base = nospace(args[0])
+    overload = nospace(args[1]) if len(args) >= 2 and macro.endswith("2") else ""
+    name = f"{base}.{overload}" if overload else base
+    cls = naming.meta_struct(base, overload) if method == "meta" else naming.impl_struct(base)
+    # the function_definition this macro heads, if tree-sitter found one
+    defn = next((p for p in ancestors[:4] if p.type == "function_definition"), None)
+    params = skip_space(f.src, after)
+    parsed = f.scan.args(params)
+    sig_end = parsed[1] if parsed else after
+    if defn is not None:
+        start, end, end_line = defn.start_byte, defn.end_byte, defn.end_point[0] + 1
+        scope, _, _ = scope_prefix(defn, f)
+    else:
+        body_end = f.scan.body_end(sig_end)
+        if body_end is None:
+            return
+        start, end, end_line = n.start_byte, body_end, f.line_of(body_end - 1)
+        scope, _, _ = scope_prefix(n, f)
+    qualified = "::".join(scope + [cls, method])
+    f.definitions.append(
+        DefinitionFact(
+            name=name,
+            qualified_name=qualified,
+            kind=kind,
+            signature=norm(dec(f.src[n.start_byte : sig_end])),
+            line=line,
+            end_line=end_line,
+            is_template=False,
+            qualifiers=(),
+            macro=macro,
+        )
+    )
+    f.ranges.append((start, end, qualified))
+
+
+def unshaped_kernels(f: SourceFile) -> None:
+    """Phase: __global__ definitions tree-sitter did not shape, read from the text after the
+    keyword. tree-sitter may have read the tail `name(...) {...}` as a plain function: that
+    definition gives way to the kernel."""
+    kernels = sorted((d.line, d.end_line) for d in f.definitions if d.kind == DefinitionKind.GLOBAL_KERNEL)
+    starts = [a for a, _ in kernels]
+    reach = []  # reach[k]: the furthest end_line of kernels[:k + 1]
+    for _, e in kernels:
+        reach.append(max(e, reach[-1]) if reach else e)
+    found: list[DefinitionFact] = []
+    found_reach = 0  # the furthest end_line of the kernels found here (their lines precede the keyword's)
+    read_to = -1  # the text after an earlier keyword was read up to here, and held no kernel
+    for tok in f.get("kernel.keyword"):
+        line = tok.start_point[0] + 1
+        k = bisect.bisect_right(starts, line) - 1
+        if (k >= 0 and reach[k] >= line) or found_reach >= line:
+            continue
+        if tok.start_byte < read_to:
+            continue
+        d, stop = _text_kernel(f, tok)
+        if d is None:
+            read_to = stop
+            continue
+        found.append(d)
+        found_reach = max(found_reach, d.end_line)
+    if not found:
+        return
+    by_name: dict[str, list[DefinitionFact]] = {}
+    for d in found:
+        by_name.setdefault(d.name, []).append(d)
+    f.definitions[:] = [
+        x for x in f.definitions
+        if x.kind == DefinitionKind.GLOBAL_KERNEL or not any(d.line <= x.line <= d.end_line for d in by_name.get(x.name, ()))
+    ] + found
+
+
+def _text_kernel(f: SourceFile, tok) -> tuple[DefinitionFact | None, int]:
+    """A __global__ definition read from the text after the keyword, and where the reading stopped."""
+    src = f.src
+    i = tok.end_byte
+    n = len(src)
+    name_m = None
+    while i < n:
+        i = skip_space(src, i)
+        if i < n and src[i] == 0x23:  # a preprocessor line inside the declaration
+            j = src.find(b"\n", i)
+            i = n if j < 0 else j
+            continue
+        m = _DECLARATOR_TOKEN.match(src, i)
+        if m is None:
+            break
+        word = m.group(0)
+        nxt = skip_space(src, m.end())
+        if nxt < n and src[nxt] == 0x28 and word not in (b"__launch_bounds__",):
+            name_m = (word, m.start(), nxt)
+            break
+        if nxt < n and src[nxt] == 0x28:
+            parsed = f.scan.args(nxt)
+            i = parsed[1] if parsed else n
+            continue
+        i = m.end()
+    if name_m is None:
+        return None, i
+    word, name_start, paren = name_m
+    parsed = f.scan.args(paren)
+    if parsed is None:
+        return None, paren
+    end = f.scan.body_end(parsed[1])
+    if end is None:
+        return None, parsed[1]
+    scope, _, _ = scope_prefix(tok, f)
+    written = nospace(dec(word))
+    head = src[max(0, tok.start_byte - 400) : tok.start_byte]
+    return DefinitionFact(
+        name=split_scope(written)[-1],
+        qualified_name="::".join(scope + split_scope(written)),
+        kind=DefinitionKind.GLOBAL_KERNEL,
+        signature=norm(dec(src[name_start : parsed[1]])),
+        line=tok.start_point[0] + 1,
+        end_line=f.line_of(end - 1),
+        is_template=_TEMPLATE_HEAD.search(head) is not None,
+        qualifiers=("__global__",),
+    ), end

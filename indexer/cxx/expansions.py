@@ -1,0 +1,132 @@
+"""Definitions written through the file's own macros (`CREATE_UNARY_TORCH_IMPL_FUNC(acos_out, acos_stub)`):
+the uses are expanded and extracted as one snippet, and the facts are moved back to the use.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import replace
+
+from .facts import CxxFacts
+from .preprocessor import expand_text
+from .scan import dec
+from .scopes import scope_prefix
+from .sites import IDENTIFIERS
+from .sourcefile import SourceFile
+
+_WORD = re.compile(r"\w+")
+_BODY_HOLDERS = ("compound_statement", "initializer_list", "argument_list", "preproc_function_def", "preproc_def")
+
+
+def macro_definitions(f: SourceFile, extract_snippet) -> CxxFacts | None:
+    """Facts of the functions that uses of the file's own macros define.
+
+    A use at namespace (or class) scope of a function-like #define whose
+    expansion holds a body (`CREATE_UNARY_FLOAT_META_FUNC(acos)` ->
+    `TORCH_META_FUNC(acos) (const Tensor& self) {...}`) is expanded with the
+    file's macros and the expansions are extracted as one snippet. Every fact
+    then takes the use's place: scope of the use prepended to qualified names
+    and callers, line = the use's line (end_line = where the use ends),
+    `macro` = the macro used. Only facts inside an expanded function are kept.
+    extract_snippet(source) extracts the snippet (without expanding it again).
+    """
+    definers = _definers(f.local)
+    if not definers:
+        return None
+    pieces, uses = _expanded_uses(f, definers)
+    if not uses:
+        return None
+    return _moved(f, extract_snippet("\n".join(pieces).encode()), uses)
+
+
+def _definers(local) -> set[str]:
+    """The file's macros whose expansion holds a body, and the macros that expand to one of them."""
+    definers = {k for k, d in local.items() if "{" in d.body and d.params is not None}
+    if not definers:
+        return definers
+    words = {k: set(_WORD.findall(d.body)) for k, d in local.items() if k not in definers and d.params is not None}
+    while True:
+        more = {k for k, w in words.items() if k not in definers and not w.isdisjoint(definers)}
+        if not more:
+            return definers
+        definers |= more
+
+
+def _expanded_uses(f: SourceFile, definers: set[str]) -> tuple[list[str], list[tuple]]:
+    """The expansions of the uses at namespace or class scope, and per use
+    (first snippet line, line, end_line, scope, macro)."""
+    src = f.orig
+    pattern = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in definers) + rb")\s*\(")
+    pieces: list[str] = []
+    uses: list[tuple[int, int, int, list[str], str]] = []
+    snippet_line = 1
+    for m in pattern.finditer(src):
+        a = m.start()
+        if a in f.define_names or f.caller_at(a) is not None or f.in_skip(a):
+            continue
+        if f.in_define(a):
+            continue  # inside another #define's body
+        if a > 0 and src[a - 1] in b".>:":
+            continue
+        name = dec(m.group(1))
+        n = f.root.named_descendant_for_byte_range(a, a + len(m.group(1)))
+        if n is None or n.type not in IDENTIFIERS or n.start_byte != a:
+            continue
+        p = n.parent
+        # a brace of a #define tree-sitter could not shape opens a block of its own: not a body
+        while p is not None and (p.type not in _BODY_HOLDERS or f.in_define(p.start_byte)):
+            p = p.parent
+        if p is not None:  # inside a body tree-sitter did not shape as a definition
+            continue
+        parsed = f.orig_scan.args(m.end() - 1)
+        if parsed is None:
+            continue
+        args, end = parsed
+        text = expand_text(f"{name}({', '.join(args)})", f.local)
+        if "{" not in text:
+            continue
+        scope, _, _ = scope_prefix(n, f)
+        uses.append((snippet_line, f.line_of(a), f.line_of(end - 1), scope, name))
+        pieces.append(text)
+        snippet_line += text.count("\n") + 1
+    return pieces, uses
+
+
+def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple]) -> CxxFacts:
+    """The snippet's facts at their uses' places."""
+    starts = [u[0] for u in uses]
+
+    def use_of(line: int):
+        return uses[max(0, bisect.bisect_right(starts, line) - 1)]
+
+    def qualify(scope: list[str], name: str) -> str:
+        return "::".join(scope + [name])
+
+    definitions = []
+    for d in sub.definitions:
+        _, line, end_line, scope, macro = use_of(d.line)
+        definitions.append(replace(d, qualified_name=qualify(scope, d.qualified_name), line=line, end_line=end_line,
+                                   macro=macro))
+
+    def moved(facts, launch: bool = False):
+        out = []
+        for x in facts:
+            if x.caller is None:
+                continue
+            _, line, _, scope, macro = use_of(x.line)
+            more = {"macro": macro, "lambda_line": x.lambda_line and line} if launch else {}
+            changes = dict(caller=qualify(scope, x.caller), line=line, **more)
+            out.append(x._replace(**changes) if isinstance(x, tuple) else replace(x, **changes))
+        return out
+
+    return CxxFacts(
+        f.path,
+        f.language,
+        definitions=tuple(definitions),
+        stub_uses=tuple(moved(sub.stub_uses)),
+        calls=tuple(moved(sub.calls)),
+        launches=tuple(moved(sub.launches, launch=True)),
+        dtype_dispatches=tuple(moved(sub.dtype_dispatches)),
+        library_calls=tuple(moved(sub.library_calls)),
+    )

@@ -1,0 +1,137 @@
+"""The extractor's driver: one C++/CUDA/Objective-C++ file -> CxxFacts, one function per phase.
+
+`extract(source, path, macros)` is pure: no I/O, no printing, never raises. It
+prepares the source (prepare.py), parses it once with tree-sitter and runs the
+combined query (trees.py), then each phase reads the SourceFile and adds its facts
+to it. The order matters where a phase reads what an earlier one found: the
+enclosing-function ranges come from the definitions, the stubs a file declares
+make its calls special, the registrations read the library blocks and m.impl calls.
+"""
+
+from __future__ import annotations
+
+from . import calls, definitions, registrations, sites
+from .expansions import macro_definitions
+from .facts import CxxFacts, LaunchFact
+from .launches import kernel_name, text_launches
+from .preprocessor import Define, text_define
+from .prepare import prepare
+from .scan import dec, join_continuations, norm, nospace
+from .scopes import scope_damage
+from .sourcefile import SourceFile
+from .stubs import DEFAULT_STUB_MACROS, StubMacros, compile_context
+from .trees import captures, damage, language_for, tools
+
+def extract(source: bytes, path: str, macros: StubMacros = DEFAULT_STUB_MACROS) -> CxxFacts:
+    """Facts of one C++/CUDA/Objective-C++ file. Pure; never raises."""
+    language = "cpp"
+    try:
+        language = language_for(path, source)
+        return _extract(source, path, macros, language)
+    except Exception as exc:  # noqa: BLE001 - a bad file must not stop the index; the failure is in the facts
+        return CxxFacts(path=str(path), language=language, parse_errors=1, failure=f"{type(exc).__name__}: {exc}"[:500])
+
+
+def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand: bool = True) -> CxxFacts:
+    f = _parsed(source, path, macros, language)
+    local_macros(f)
+    definitions.parsed_definitions(f)
+    sites.macro_sites(f)
+    f.set_ranges(f.ranges)
+    calls.calls(f)
+    calls.device_stub_calls(f)
+    calls.stub_arguments(f)
+    chevron_launches(f)
+    definitions.unshaped_kernels(f)
+    registrations.registrations(f)
+    if expand and f.local and b"{" in f.src:
+        _add(f, macro_definitions(f, lambda snippet: _extract(snippet, path, macros, language, expand=False)))
+    return _facts(f)
+
+
+def _parsed(source: bytes, path: str, macros: StubMacros, language: str) -> SourceFile:
+    """The prepared source, parsed and queried, with its parse damage."""
+    prepared, spans = prepare(source)
+    tree = tools(language)[0].parse(prepared)
+    f = SourceFile(prepared, source, path, macros, language, compile_context(path))
+    f.spans = spans
+    f.root = tree.root_node
+    f.errors, missing = damage(f.root)
+    f.caps = captures(tree, language, f.errors)
+    f.parse_errors = len(f.errors) + len(missing)
+    f.damaged = scope_damage(prepared, f.errors, missing)
+    return f
+
+
+def local_macros(f: SourceFile) -> None:
+    """Phase: the file's own function-like macros, as tree-sitter shaped them, and the ones
+    it could not shape (a comment inside the body breaks its preproc_arg) from the text."""
+    for n in f.get("define.name"):
+        p = n.parent
+        params = p.child_by_field_name("parameters")
+        body = p.child_by_field_name("value")
+        names = tuple(nospace(dec(c.text)) for c in params.named_children) if params is not None else ()
+        if params is not None and b"..." in params.text and not any(x.endswith("...") for x in names):
+            names = names + ("...",)
+        text = join_continuations(dec(body.text)) if body is not None else ""
+        f.local[dec(n.text)] = Define(dec(n.text), names, text)
+        f.define_names.add(n.start_byte)
+    for span in f.spans:
+        f.defines.append((span[0], span[2]))
+        if span[0] not in f.define_names:
+            d = text_define(f.src, span)
+            if d.name not in f.local:
+                f.local[d.name] = d
+                f.define_names.add(span[0])
+
+
+def chevron_launches(f: SourceFile) -> None:
+    """Phase: `<<< >>>` launches tree-sitter parsed, then those in the text of #define bodies
+    and ERROR nodes (each `<<<` once)."""
+    seen: set[int] = set()
+    for node in f.get("launch"):
+        kfn = node.child_by_field_name("function")
+        cfg = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
+        if kfn is None or cfg is None:
+            continue
+        kernel, targs = kernel_name(f, kfn)
+        config = tuple(norm(f.text(c)) for c in cfg.named_children if c.type != "comment")
+        seen.add(cfg.start_byte)
+        f.launches.append(LaunchFact("triple_chevron", kernel, targs, config, f.caller_at(node.start_byte),
+                                     cfg.start_point[0] + 1))
+    texts = [(n.parent, "define") for n in f.get("define.name")] + [(n, "error") for n in f.errors]
+    for holder, what in texts:
+        body_node = holder.child_by_field_name("value") if what == "define" else holder
+        if body_node is None or b"<<<" not in f.src[body_node.start_byte : body_node.end_byte]:
+            continue
+        macro = dec(holder.child_by_field_name("name").text) if what == "define" else None
+        for launch, off in text_launches(f, body_node.start_byte, body_node.end_byte, macro):
+            if off not in seen:
+                seen.add(off)
+                f.launches.append(launch)
+
+
+def _add(f: SourceFile, got: CxxFacts | None) -> None:
+    if got is not None:
+        f.definitions.extend(got.definitions)
+        f.stub_uses.extend(got.stub_uses)
+        f.calls.extend(got.calls)
+        f.launches.extend(got.launches)
+        f.dtypes.extend(got.dtype_dispatches)
+        f.libcalls.extend(got.library_calls)
+
+
+def _facts(f: SourceFile) -> CxxFacts:
+    return CxxFacts(
+        path=f.path,
+        language=f.language,
+        definitions=tuple(sorted(f.definitions, key=lambda d: (d.line, d.qualified_name))),
+        stubs=tuple(sorted(f.stubs, key=lambda x: x.line)),
+        stub_uses=tuple(sorted(dict.fromkeys(f.stub_uses), key=lambda x: x.line)),
+        calls=tuple(f.calls),
+        launches=tuple(sorted(f.launches, key=lambda x: (x.line, x.kind))),
+        dtype_dispatches=tuple(sorted(f.dtypes, key=lambda x: x.line)),
+        library_calls=tuple(sorted(f.libcalls, key=lambda x: x.line)),
+        registrations=tuple(sorted(f.registrations, key=lambda x: x.line)),
+        parse_errors=f.parse_errors,
+    )

@@ -1,0 +1,127 @@
+"""The facts one C++/CUDA/Objective-C++ file yields: frozen dataclasses (and one named tuple).
+
+Lines are 1-based; a fact's file is `CxxFacts.path`, so `Location(facts.path, fact.line)`
+is where it is written. Kinds are the StrEnums of indexer/vocab.py (plain strings in SQL).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..vocab import DefinitionKind, RegistrationKind, StubKind, StubUseHow
+
+@dataclass(frozen=True)
+class DefinitionFact:
+    """A function body: free function, method, CUDA kernel or structured kernel."""
+
+    name: str  # "foo"; structured: "add_out", "add.Tensor"
+    qualified_name: str  # "at::native::(anonymous)::foo"
+    kind: DefinitionKind  # function | method | global_kernel | device_function | meta_func | impl_func
+    signature: str  # the declarator, whitespace-normalised
+    line: int
+    end_line: int
+    is_template: bool
+    qualifiers: tuple[str, ...]  # ("__global__",), ("static", "__device__", "__forceinline__")
+    macro: str | None = None  # TORCH_META_FUNC2, TORCH_IMPL_FUNC, ... for structured kernels
+
+
+@dataclass(frozen=True)
+class StubFact:
+    """One effect of a DispatchStub macro site (a site may register several arches)."""
+
+    kind: StubKind  # declare | define | register
+    macro: str  # "REGISTER_DISPATCH"
+    stub: str  # "add_stub"
+    line: int
+    device: str | None = None  # CPU, CUDA, HIP, MPS, XPU, MTIA, PrivateUse1 (register only)
+    arch: str | None = None  # DEFAULT, AVX2, AVX512, VSX, ZVECTOR, SVE256 (CPU only)
+    kernel: str | None = None  # "add_kernel" (leading & dropped); None for nullptr
+    is_nullptr: bool = False
+    fn_type: str | None = None  # DECLARE_DISPATCH's function pointer type
+
+
+@dataclass(frozen=True)
+class StubUseFact:
+    """A stub called (`add_stub(device_type(), ...)`) or passed to a helper."""
+
+    stub: str
+    caller: str
+    line: int
+    how: StubUseHow  # call | argument
+
+
+class CallFact(NamedTuple):
+    """A call edge by name (a named tuple: a file has thousands, and a tuple is made fastest)."""
+
+    caller: str | None
+    callee: str  # as written, whitespace removed: "at::cuda::blas::gemm<scalar_t>", "iter.dtype"
+    callee_name: str  # last component, no template arguments: "gemm", "dtype"
+    line: int
+
+
+@dataclass(frozen=True)
+class LaunchFact:
+    """A `<<<...>>>` launch or a launch helper (gpu_kernel, cpu_kernel_vec, parallel_for ...)."""
+
+    kind: str  # "triple_chevron" or the helper's name ("gpu_kernel", "parallel_for", ...)
+    kernel: str | None  # kernel or functor name; None when the helper runs a lambda
+    template_args: str | None  # "<float>" / "<scalar_t, 4>"
+    config: tuple[str, ...]  # (grid, block[, shmem[, stream]]) for triple_chevron
+    caller: str | None
+    line: int  # triple_chevron: the line of `<<<`; helper: the line the call starts
+    lambda_line: int | None = None  # start line of the lambda the helper runs
+    macro: str | None = None  # the #define whose body holds the launch
+
+
+@dataclass(frozen=True)
+class DtypeDispatchFact:
+    """An AT_DISPATCH_* / AT_DISPATCH_V2 use (directly or through a file-local wrapper)."""
+
+    macro: str  # as written: "AT_DISPATCH_FLOATING_TYPES_AND2" or the wrapper's name
+    dtypes: tuple[str, ...]  # ("FLOATING_TYPES", "kHalf", "kBFloat16"); V2: ("AT_ALL_TYPES", "kHalf")
+    name: str | None  # the name string: "add_cpu"
+    caller: str | None
+    line: int
+    via: str | None = None  # the AT_DISPATCH_* macro a file-local wrapper expands to
+
+
+@dataclass(frozen=True)
+class LibraryCallFact:
+    """A call into a vendor library family."""
+
+    family: str  # cublas cublaslt cudnn cufft cusparse cusolver magma onednn mkl flash_attention mem_efficient_attention
+    callee: str
+    caller: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class RegistrationFact:
+    """A TORCH_LIBRARY* block or one m.impl / m.def / m.fallback in it."""
+
+    kind: RegistrationKind  # block | impl | def | fallback
+    macro: str  # TORCH_LIBRARY | TORCH_LIBRARY_IMPL | TORCH_LIBRARY_FRAGMENT
+    namespace: str  # "aten"; "_" for a catch-all TORCH_LIBRARY_IMPL(_, Key, m)
+    dispatch_key: str | None  # "CPU"; None for TORCH_LIBRARY / _FRAGMENT
+    op: str | None  # "aten::add.Tensor" / "add.Tensor" as written, schema stripped
+    schema: str | None  # the full schema string of an m.def("foo(Tensor x) -> Tensor")
+    function: str | None  # "add_out_cpu" from TORCH_FN(add_out_cpu) / &add_out_cpu / add_out_cpu
+    line: int
+    via: str | None = None  # the file-local (or functorch helper) macro used
+
+
+@dataclass(frozen=True)
+class CxxFacts:
+    path: str
+    language: str  # cpp | cuda
+    definitions: tuple[DefinitionFact, ...] = ()
+    stubs: tuple[StubFact, ...] = ()
+    stub_uses: tuple[StubUseFact, ...] = ()
+    calls: tuple[CallFact, ...] = ()
+    launches: tuple[LaunchFact, ...] = ()
+    dtype_dispatches: tuple[DtypeDispatchFact, ...] = ()
+    library_calls: tuple[LibraryCallFact, ...] = ()
+    registrations: tuple[RegistrationFact, ...] = ()
+    parse_errors: int = 0  # ERROR + MISSING nodes (+1 if extraction itself failed)
+    failure: str | None = None  # "ExceptionType: message" when extraction stopped early (a bug to report)

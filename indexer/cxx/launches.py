@@ -1,0 +1,141 @@
+"""Launches: `<<<...>>>` written in the text (a #define body, an ERROR region) and the launch
+helpers' calls (gpu_kernel, cpu_kernel_vec, parallel_for ...) with the kernel or functor they run.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .callees import last_component
+from .facts import LaunchFact
+from .scan import balanced_args, dec, nospace, norm
+from .sourcefile import SourceFile
+
+_CHEVRON = re.compile(rb"<<<")
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:")
+_NAME_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_SPACE = frozenset(b" \t\r\n\x0b\x0c")
+_STOP = frozenset(b";{}")
+
+
+def text_launches(f: SourceFile, start: int, end: int, macro: str | None) -> list[tuple[LaunchFact, int]]:
+    """Launches found in raw text (a #define body or an ERROR region), with the offset of each `<<<`.
+
+    A launch is `kernel<template args> <<<config>>>`: the kernel name and its template arguments
+    (up to three levels deep, without `;{}`) are read backwards from the `<<<`, and the config is
+    what lies before the next `>>>`, if that comes before the next `<<<`. Each byte is read at
+    most a bounded number of times."""
+    out = []
+    src = f.src
+    chevrons = [m.start() for m in _CHEVRON.finditer(src, start, end)]
+    last_end = start  # launches do not overlap
+    close = -1
+    for k, chevron in enumerate(chevrons):
+        if chevron < last_end:
+            continue
+        got = _kernel_before(src, chevron, last_end)
+        if got is None:
+            continue
+        name_start, name, targs = got
+        last_end = chevron + 3
+        if macro is None and f.in_skip(name_start):
+            continue
+        if close < chevron:
+            close = src.find(b">>>", chevron, end)
+        if close < 0:
+            break
+        if k + 1 < len(chevrons) and chevrons[k + 1] < close:
+            continue  # another launch comes first: this `<<<` has no config of its own
+        cfg = balanced_args(b"(" + src[chevron + 3 : close] + b")", 0)
+        out.append(
+            (
+                LaunchFact(
+                    "triple_chevron",
+                    dec(name),
+                    nospace(dec(targs)) if targs else None,
+                    tuple(norm(a) for a in cfg[0]) if cfg else (),
+                    None if macro else f.caller_at(name_start),
+                    f.line_of(chevron),
+                    macro=macro,
+                ),
+                chevron,
+            )
+        )
+    return out
+
+
+def _kernel_before(src: bytes, chevron: int, start: int) -> tuple[int, bytes, bytes | None] | None:
+    """(offset, name, template arguments) of the kernel written before the `<<<` at chevron."""
+    i = chevron
+    while i > start and src[i - 1] in _SPACE:
+        i -= 1
+    targs = None
+    if i > start and src[i - 1] == 0x3E:  # '>': template arguments, matched backwards
+        j, depth = i, 0
+        while True:
+            j -= 1
+            if j < start or src[j] in _STOP:
+                return None
+            if src[j] == 0x3E:
+                depth += 1
+                if depth > 3:
+                    return None
+            elif src[j] == 0x3C:
+                depth -= 1
+                if depth == 0:
+                    break
+        targs = src[j:i]
+        i = j
+        while i > start and src[i - 1] in _SPACE:
+            i -= 1
+    k = i
+    while k > start and src[k - 1] in _WORD:
+        k -= 1
+    while k < i and src[k] not in _NAME_START:
+        k += 1
+    if k == i:
+        return None
+    return k, src[k:i], targs
+
+
+def kernel_name(f: SourceFile, kfn) -> tuple[str, str | None]:
+    if kfn.type == "template_function":
+        nm = kfn.child_by_field_name("name")
+        ta = kfn.child_by_field_name("arguments")
+        return nospace(f.text(nm)) if nm is not None else nospace(f.text(kfn)), norm(f.text(ta)) if ta is not None else None
+    if kfn.type == "qualified_identifier":
+        t = nospace(f.text(kfn))
+        m = re.fullmatch(r"(.*?)(<.*>)", t)
+        if m:
+            return m.group(1), m.group(2)
+        return t, None
+    return nospace(f.text(kfn)), None
+
+
+def helper_launch(f: SourceFile, fn, helper: str, args_node, caller: str | None, line: int) -> LaunchFact:
+    targs = None
+    if fn.type == "template_function":
+        ta = fn.child_by_field_name("arguments")
+        targs = norm(f.text(ta)) if ta is not None else None
+    elif fn.type == "qualified_identifier":
+        ta = fn.child_by_field_name("name")
+        if ta is not None and ta.type == "template_function":
+            a = ta.child_by_field_name("arguments")
+            targs = norm(f.text(a)) if a is not None else None
+    args = [c for c in args_node.named_children if c.type != "comment"]
+    lam = next((a for a in args if a.type == "lambda_expression"), None)
+    if lam is not None:
+        return LaunchFact(helper, None, targs, (), caller, line, lambda_line=lam.start_point[0] + 1)
+    kernel = None
+    for a in args:
+        if a.type in ("call_expression", "compound_literal_expression"):
+            c = a.child_by_field_name("function") or a.child_by_field_name("type")
+            name = last_component(nospace(f.text(c))) if c is not None else ""
+            if name[:1].isupper() or "functor" in name.lower() or "Functor" in name:
+                kernel = nospace(f.text(c))
+                break
+    if kernel is None:
+        idents = [a for a in args[1:] if a.type in ("identifier", "qualified_identifier", "template_function")]
+        if idents:
+            kernel = nospace(f.text(idents[-1]))
+    return LaunchFact(helper, kernel, targs, (), caller, line)

@@ -1,0 +1,173 @@
+"""The source as tree-sitter is handed it: rewrites that keep every offset and line.
+
+Each rewrite replaces bytes by as many blanks (newlines kept), so a fact's
+offset and line are the same in the file as written:
+
+- attribute-like macros tree-sitter cannot place (`C10_HOST_DEVICE`, `TORCH_API`,
+  `C10_LAUNCH_BOUNDS_1(128)`) are blanked, except on preprocessor lines;
+- a number table of 16 KB or more becomes a comment inside its braces;
+- a builtin type as an argument of one of the file's own macros becomes `_`;
+- a lambda's qualifier macro (`[&] GPU_LAMBDA (...)`) is blanked.
+
+Every pass is linear in the source.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from .preprocessor import define_spans
+from .scan import Scanner, skip_space
+
+_BLANK = bytes(0x0A if c == 0x0A else 0x20 for c in range(256))  # bytes.translate: every byte but \n -> space
+
+_ATTRIBUTE_MACROS = (  # (bytes that must occur, pattern): literal prefixes keep the scans fast
+    (
+        b"C10_",
+        re.compile(
+            rb"C10_(?:HOST_DEVICE|HOST|DEVICE|HIP_HOST_DEVICE|ALWAYS_INLINE(?:_ATTRIBUTE|_UNLESS_MOBILE)?|NOINLINE|"
+            rb"UNUSED|USED|NODISCARD|DEPRECATED|RESTRICT|HIDDEN|EXPORT|IMPORT|API|API_ENUM|CUDA_API|HIP_API|XPU_API|"
+            rb"TYPENAME_CONSTEXPR|HOST_CONSTEXPR_EXCEPT_WIN_CUDA|(LAUNCH_BOUNDS_[0-9]|DEPRECATED_MESSAGE))\b"
+        ),
+    ),
+    (b"_API", re.compile(rb"TORCH_(?:[A-Z0-9]+_)*API\b")),
+    (b"_API", re.compile(rb"CAFFE2_API\b")),
+    (b"__ubsan", re.compile(rb"__ubsan_ignore_[a-z_]+__\b")),
+)
+
+
+def prepare(source: bytes) -> tuple[bytes, list[tuple[int, int, int]]]:
+    """(what tree-sitter parses, the function-like #define spans of it: see define_spans)."""
+    source = blank_attributes(comment_out_tables(source))
+    spans = define_spans(source) if b"define" in source else []
+    if spans:
+        source = _blank_type_arguments(source, spans)
+    if b"]" in source and (b"LAMBDA" in source or b"__device__" in source or b"C10_" in source):
+        source = _LAMBDA_QUALIFIERS.sub(_blank_lambda_qualifier, source)
+    return source, spans
+
+
+# A brace initializer of 16 KB or more holding only numbers (SobolEngineOpsUtils.cpp's 2 MB of
+# direction numbers, crc_alt.h's tables) holds no facts, and as numbers it costs tree-sitter
+# more than a tenth of all parsing; as one comment, of the same length, it costs next to nothing.
+# A table is `{`, then 16384 or more bytes of the class, then `}`, all inside one maximal run of the
+# class: the run's first `{` and its last `}`. Runs are found by mapping the class to `a` and every
+# other byte to `b` and searching for 16386 `a`s: C-speed passes over the bytes, each once.
+_TABLE_MIN = 16384
+_TABLE_CLASS = frozenset(b" \t\n\r\x0b\x0c0123456789,xXabcdefABCDEFuUlL.+-{}")
+_TABLE_MAP = bytes(0x61 if c in _TABLE_CLASS else 0x62 for c in range(256))
+_TABLE_NEEDLE = b"a" * (_TABLE_MIN + 2)
+
+
+def comment_out_tables(source: bytes) -> bytes:
+    """Number tables (see above) turned into a comment inside their braces; offsets and lines kept."""
+    if len(source) < _TABLE_MIN:
+        return source
+    mapped = source.translate(_TABLE_MAP)
+    out: bytearray | None = None
+    pos = 0
+    while True:
+        start = mapped.find(_TABLE_NEEDLE, pos)
+        if start < 0:
+            break
+        end = mapped.find(b"b", start)
+        pos = end = len(source) if end < 0 else end
+        i = source.find(b"{", start, end)
+        j = source.rfind(b"}", i + 1, end) if i >= 0 else -1
+        if i < 0 or j - (i + 1) < _TABLE_MIN:
+            continue
+        blank = source[i + 1 : j].translate(_BLANK)
+        a, b = blank.find(b"  "), blank.rfind(b"  ")
+        if a < 0 or b <= a + 2:
+            continue
+        if out is None:
+            out = bytearray(source)
+        out[i + 1 : j] = blank[:a] + b"/*" + blank[a + 2 : b] + b"*/" + blank[b + 2 :]
+    return source if out is None else bytes(out)
+
+
+def blank_attributes(source: bytes) -> bytes:
+    out: bytearray | None = None
+    scanner = None
+    directive_lines: dict[int, bool] = {}
+    for hint, rx in _ATTRIBUTE_MACROS:
+        if hint not in source:
+            continue
+        for m in rx.finditer(source):
+            a, b = m.start(), m.end()
+            if a > 0 and (source[a - 1] == 0x5F or chr(source[a - 1]).isalnum()):
+                continue
+            scanner = scanner or Scanner(source)
+            line = scanner.line_start(a)
+            if line not in directive_lines:
+                directive_lines[line] = source[skip_blanks(source, line, a) : a][:1] == b"#"
+            if directive_lines[line]:
+                continue  # a preprocessor line
+            if m.lastindex:  # takes arguments: C10_LAUNCH_BOUNDS_1(128)
+                j = skip_space(source, b)
+                parsed = scanner.args(j) if j < len(source) and source[j] == 0x28 else None
+                if parsed is not None:
+                    b = parsed[1]
+            if out is None:
+                out = bytearray(source)
+            out[a:b] = source[a:b].translate(_BLANK)
+    return source if out is None else bytes(out)
+
+
+def skip_blanks(source: bytes, i: int, end: int) -> int:
+    """The first offset in [i, end) that is not whitespace (end if none)."""
+    while i < end and source[i] in b" \t\r\n\x0b\x0c":
+        i += 1
+    return i
+
+
+# `[&] GPU_LAMBDA (scalar_t a) {...}`: the qualifier macro hides the lambda from tree-sitter.
+_LAMBDA_QUALIFIERS = re.compile(rb"\]([ \t]*(?:GPU_LAMBDA|C10_HOST_DEVICE|C10_DEVICE|__host__|__device__)(?:\s+(?:__host__|__device__))*\b)")
+
+
+def _blank_lambda_qualifier(m: re.Match[bytes]) -> bytes:
+    return b"]" + m.group(1).translate(_BLANK)
+
+
+# builtin type names, as tree-sitter's grammar has them (primitive_type)
+_BUILTIN_TYPE = (
+    rb"(?:unsigned|signed|short|long|int|char|float|double|bool|void|size_t|ssize_t|ptrdiff_t|intptr_t|uintptr_t|"
+    rb"u?int(?:8|16|32|64)_t|char(?:8|16|32)_t|wchar_t|nullptr_t|max_align_t)"
+)
+_TYPE_ARGUMENT_HINT = re.compile(rb",\s*(?:" + _BUILTIN_TYPE + rb"\b\s*)+[,)]|\(\s*(?:" + _BUILTIN_TYPE + rb"\b\s*)+,")
+_TYPE_ARGUMENT = re.compile(rb"\s*(?:" + _BUILTIN_TYPE + rb"\b\s*)+")
+
+
+def _blank_type_arguments(source: bytes, spans: list[tuple[int, int, int]]) -> bytes:
+    """`SMALL_INDEX(scalar_t, index_t, unsigned int, 1, 1, -2);` in a body: a
+    builtin type as an argument of one of the file's own macros breaks the
+    whole function for tree-sitter. Such an argument becomes `_` and blanks
+    (offsets kept)."""
+    if not _TYPE_ARGUMENT_HINT.search(source):
+        return source
+    names = {source[a : source.index(b"(", a)] for a, _, _ in spans}
+    ends = [e for _, _, e in spans]
+    out = None
+    scanner = Scanner(source)
+    for m in re.finditer(rb"\b(?:" + b"|".join(re.escape(n) for n in names) + rb")\s*\(", source):
+        open_paren = m.end() - 1
+        if source[m.start() - 1 : m.start()] in (b".", b">", b":"):
+            continue
+        k = bisect.bisect_right(ends, m.start())
+        if k < len(spans) and spans[k][0] <= m.start():
+            continue  # in a #define: tree-sitter does not parse it
+        parsed = scanner.args(open_paren)
+        if parsed is None:
+            continue
+        pos = open_paren + 1
+        for arg in (a.encode() for a in parsed[0]):
+            start = source.find(arg, pos) if arg else -1
+            if start < 0:
+                break
+            pos = start + len(arg)
+            if _TYPE_ARGUMENT.fullmatch(arg):
+                if out is None:
+                    out = bytearray(source)
+                out[start:pos] = b"_" + b" " * (len(arg) - 1)
+    return source if out is None else bytes(out)

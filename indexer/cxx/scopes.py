@@ -1,0 +1,197 @@
+"""Where a definition sits: its enclosing namespaces and classes, from the tree or, where parse
+damage has moved them, from the file's braces.
+
+An unnamed namespace is written `(anonymous)`, as clang prints it; an out-of-class
+definition keeps its written qualifier (`void Foo::bar()` in `at` is `at::Foo::bar`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .scan import Scanner, dec, logical_line_end, nospace
+
+
+def split_scope(qualified: str) -> list[str]:
+    """`a::b<c::d>::e` -> [a, b<c::d>, e]: `::` inside template arguments does not split."""
+    if "<" not in qualified:
+        return qualified.split("::")
+    out, depth, cur = [], 0, ""
+    i = 0
+    while i < len(qualified):
+        c = qualified[i]
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+        if depth == 0 and qualified.startswith("::", i):
+            out.append(cur)
+            cur = ""
+            i += 2
+            continue
+        cur += c
+        i += 1
+    out.append(cur)
+    return out
+
+
+_BRACE_TOKENS = re.compile(rb"\bnamespace\b\s*([A-Za-z_][\w:]*)?\s*\{|[{}]|^[ \t]*#", re.M)
+
+
+def text_namespaces(scan: Scanner) -> list[tuple[int, int, str]]:
+    """(start, end, name) of every namespace block by brace matching, outermost first
+    (braces in literals and on preprocessor lines do not count)."""
+    src = scan.src
+    out: list[tuple[int, int, str]] = []
+    stack: list[int | None] = []  # index into out for a namespace brace, None for another brace
+    pos = 0
+    search = _BRACE_TOKENS.search
+    while True:
+        m = search(src, pos)
+        if m is None:
+            return out
+        skip_to = scan.literal_end(m.start())
+        if skip_to is not None:  # a token starts in a comment or literal: read on after it
+            pos = skip_to
+            continue
+        pos = m.end()
+        c = src[m.end() - 1]
+        if c == 0x23:  # a preprocessor line
+            pos = logical_line_end(src, m.end())
+        elif c == 0x7D:  # }
+            if stack:
+                k = stack.pop()
+                if k is not None:
+                    s, _, name = out[k]
+                    out[k] = (s, m.end(), name)
+        elif m.group(0) == b"{":
+            stack.append(None)
+        else:  # namespace ... {
+            stack.append(len(out))
+            out.append((m.start(), len(src), dec(m.group(1) or b"")))
+
+
+def scope_damage(src: bytes, errors, missing) -> bool:
+    """Whether parse damage that holds a brace reaches namespace level (then
+    namespace ends may have moved); damage inside a function body shows as a
+    function nested in a block, which scope_prefix checks itself."""
+    for nodes in (errors, missing):
+        for n in nodes:
+            if n.is_missing:
+                if n.type not in ("{", "}"):
+                    continue
+            elif src.find(b"{", n.start_byte, n.end_byte) < 0 and src.find(b"}", n.start_byte, n.end_byte) < 0:
+                continue
+            p = n
+            while p is not None and p.type not in ("compound_statement", "field_declaration_list"):
+                if p.type == "declaration_list":
+                    return True
+                p = p.parent
+            if p is None:  # reached the root (which may be an ERROR itself)
+                return True
+    return False
+
+
+def scope_prefix(node, f=None) -> tuple[list[str], bool, bool]:
+    """Enclosing namespaces/classes (outermost first), is_template, in_class.
+
+    With f (the SourceFile): when parse damage has left the node outside every namespace
+    tree-sitter saw (Objective-C++ message sends, unbalanced macros), the
+    namespaces that the file's braces put around it are used instead."""
+    p = node.parent
+    is_template = p is not None and p.type == "template_declaration"
+    while p is not None and p.type == "template_declaration":
+        p = p.parent
+    memo, root = (f.scopes, f.root) if f is not None else ({}, None)
+    parts, namespaces, in_class, local, nested = _scope_walk(p, memo, root)
+    if f is not None and not local and (f.damaged or nested):
+        # the braces of the text decide the namespaces where they differ from the damaged tree's
+        text_ns = f.namespaces_at(node.start_byte)
+        if text_ns and "::".join(text_ns) != "::".join(namespaces):
+            return text_ns + parts[len(namespaces):], is_template, in_class
+    return list(parts), is_template, in_class
+
+
+_CLASSES = ("class_specifier", "struct_specifier", "union_specifier")
+_ROOT = ((), (), False, False, False)  # the walk above the root: nothing
+
+
+def _scope_walk(p, memo: dict, root=None) -> tuple[list[str], list[str], bool, bool, bool]:
+    """From p up: (scopes outermost first, namespaces outermost first, in_class, local, nested).
+
+    The walk stops at the first enclosing function (a local class keeps its class path
+    only); a function inside a block (not inside a class) is parse damage, as C++ has no
+    nested functions. Each node's share is computed once per file (memo by node id), from
+    its parent's: a file's walks together visit each node once."""
+    chain = []
+    while p is not None and p.id not in memo:
+        if len(chain) == _DEEP and root is not None:  # Node.parent costs the node's depth: read the rest downwards
+            chain.extend(reversed(_ancestors(p, root)))
+            p = None
+            break
+        chain.append(p)
+        p = p.parent
+    above = _ROOT if p is None else memo[p.id]
+    for n in reversed(chain):
+        above = memo[n.id] = _step(n, above)
+    parts, namespaces, in_class, found_function, nested = above
+    return list(parts), list(namespaces), in_class, in_class and found_function, nested
+
+
+_DEEP = 64
+
+
+def _ancestors(node, root) -> list:
+    """node and its ancestors, root first: one walk down from the root with a tree cursor
+    (or, where byte ranges do not lead to it, the parent walk)."""
+    cursor = root.walk()
+    out = []
+    start, end = node.start_byte, node.end_byte
+    while True:
+        here = cursor.node
+        out.append(here)
+        if here.id == node.id:
+            return out
+        if cursor.goto_first_child_for_byte(start) is None:
+            break
+        if not (cursor.node.start_byte <= start and cursor.node.end_byte >= end):
+            break
+    out = [node]
+    p = node.parent
+    while p is not None:
+        out.append(p)
+        p = p.parent
+    return out[::-1]
+
+
+def _step(n, above: tuple) -> tuple:
+    """The walk from n, given the walk from n's parent:
+    (parts, namespaces, a class on the way, stopped at a function, a block before any class)."""
+    parts, namespaces, in_class, found_function, nested = above
+    t = n.type
+    if t == "function_definition":
+        return _ROOT[:3] + (True, False)
+    if t == "namespace_definition":
+        nm = n.child_by_field_name("name")
+        name = nospace(dec(nm.text)) if nm is not None else "(anonymous)"
+        return parts + (name,), namespaces + (name,), in_class, found_function, nested
+    if t in _CLASSES:
+        nm = n.child_by_field_name("name")
+        name = nospace(dec(nm.text)) if nm is not None else "(anonymous)"
+        return parts + (name,), namespaces, True, found_function, False
+    if t == "compound_statement":
+        return parts, namespaces, in_class, found_function, True
+    return above
+
+
+def function_declarator(decl):
+    d = decl
+    while d is not None and d.type != "function_declarator":
+        nxt = d.child_by_field_name("declarator")
+        if nxt is None:
+            for c in d.named_children:
+                if c.type == "function_declarator" or c.child_by_field_name("declarator") is not None:
+                    nxt = c
+                    break
+        d = nxt
+    return d
