@@ -332,12 +332,12 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
             old_files = {p: (i, h) for i, p, h in conn.execute("SELECT id, path, sha256 FROM files")}
     found = _found(ck)
-    todo = plan(previous, old_files, found, cxx_key=cxx_key, py_key=py_key)
-    if todo.up_to_date:
+    planned = plan(previous, old_files, found, cxx_key=cxx_key, py_key=py_key)
+    if planned.up_to_date:
         progress("yaml", 3, 3)
         return _unchanged_summary(db, start)
     meta = {"cxx_key": cxx_key, "py_key": py_key, "excludes": json.dumps(list(excludes))}
-    return _write(_Run(ck, found, todo, progress, meta, start), db, jobs)
+    return _write(_Run(ck, found, planned, progress, meta, start), db, jobs)
 
 
 @dataclass
