@@ -79,9 +79,14 @@ def table(name: str, fact: type, *, keys: tuple[str, ...] = FILE_KEYS, skip: tup
             continue
         _add(columns, paths, fixes, field, field, hints[field])
     for column, attribute in also:
-        _add(columns, paths, fixes, column, attribute, hints.get(attribute))
+        _add(columns, paths, fixes, column, attribute, hints.get(attribute) or _property_type(fact, attribute))
     source = _source(container, fact) if container is not None else ""
     return Table(name, keys, tuple(columns), _row_function(paths, fixes), source)
+
+
+def _property_type(fact: type, attribute: str) -> object:
+    prop = getattr(fact, attribute)
+    return typing.get_type_hints(prop.fget).get("return") if isinstance(prop, property) else None
 
 
 def _add(columns: list[str], paths: list[str], fixes: list, column: str, attribute: str, hint: object) -> None:
@@ -93,19 +98,26 @@ def _add(columns: list[str], paths: list[str], fixes: list, column: str, attribu
 
 
 def _converter(hint: object) -> Callable | None:
-    """How a value of this type is stored: None when it is stored as it is."""
+    """How a value of this type is stored: None when it is stored as it is. A type that SQLite
+    cannot store and no rule covers is refused here, when the table is described."""
     if hint is bool:
         return int
+    if hint in (str, int, float):
+        return None
     args = typing.get_args(hint)
-    if isinstance(hint, types.UnionType) and type(None) in args:
+    if typing.get_origin(hint) in (types.UnionType, typing.Union) and type(None) in args:
         inner = [a for a in args if a is not type(None)]
-        convert = _converter(inner[0]) if len(inner) == 1 else None
+        convert = _converter(inner[0]) if len(inner) == 1 else _refuse(hint)
         return None if convert is None else functools.partial(_or_none, convert)
     if typing.get_origin(hint) is tuple:
         if args and dataclasses.is_dataclass(args[0]):
             return _json_records
         return json.dumps
-    return None
+    return _refuse(hint)
+
+
+def _refuse(hint: object) -> typing.NoReturn:
+    raise TypeError(f"no rule stores a field of type {hint} in a column")
 
 
 def _or_none(convert: Callable, value: object) -> object:

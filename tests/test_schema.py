@@ -121,6 +121,17 @@ def test_converter_rules():
                                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
+@dataclasses.dataclass(frozen=True)
+class _Odd:
+    table: dict[str, int]
+
+
+def test_a_field_no_rule_stores_is_refused_when_the_table_is_described():
+    with pytest.raises(TypeError) as err:
+        rows.table("t", _Odd)
+    assert str(err.value) == "no rule stores a field of type dict[str, int] in a column"
+
+
 def test_fact_tables_know_where_their_facts_are():
     assert {t.name: t.source for t in rows.cxx_tables()}["type_dispatch"] == "dtype_dispatches"
     assert {t.name: t.source for t in rows.py_tables()}["py_classes"] == "classes"
