@@ -26,12 +26,6 @@ class Found:
     sizes: Mapping[str, int] = field(default_factory=dict)  # bytes of each C++ file
     skipped: int = 0  # files listed with a skip status (they are written again by every build)
 
-    def sha(self, rel: str) -> str:
-        for group in (self.yaml, self.cxx, self.python):
-            if rel in group:
-                return group[rel]
-        raise KeyError(rel)
-
     def __len__(self) -> int:
         return len(self.yaml) + len(self.cxx) + len(self.python)
 
