@@ -1,5 +1,8 @@
 """The data contract: every table of the index, every column documented.
 
+A fact table's columns are its fact class's fields (indexer/rows.py derives the rows from them;
+tests/test_schema.py checks that these models say the same).
+
 People write their own SQL against these tables (and the views in views.sql),
 so each column says what it holds. Locations are always a path relative to the
 checkout root plus a 1-based line. Booleans are 0/1 integers, lists are JSON
@@ -20,7 +23,10 @@ class Base(DeclarativeBase):
 
 class Meta(Base):
     """One row per fact about the build: checkout, pytorch_version, indexed_at,
-    tool_version, schema_version, seconds, files."""
+    tool_version (the installed tg-index's), schema_version, seconds, files, parsed and
+    py_parsed (files extracted by this build), cxx_key and py_key (what cached facts depend on),
+    excludes, stub_macros (the path of DispatchStub.h, or `built-in (DispatchStub.h missing)`),
+    partial_files (how many files' status is `partial: ...`)."""
 
     __tablename__ = "meta"
     key: Mapped[str] = mapped_column(String, primary_key=True, comment="name of the fact")
@@ -37,7 +43,7 @@ class File(Base):
     sha256: Mapped[str] = mapped_column(String, comment="hash of the content; unchanged files are not parsed again")
     size: Mapped[int] = mapped_column(Integer, comment="bytes")
     parse_errors: Mapped[int] = mapped_column(Integer, default=0, comment="tree-sitter ERROR/MISSING nodes; 1 for a Python file that does not parse")
-    status: Mapped[str] = mapped_column(String, default="ok", comment="ok, or why the file was skipped")
+    status: Mapped[str] = mapped_column(String, default="ok", comment="ok; partial: ... (extraction stopped early), error: ... (Python that does not parse), skipped: ...")
 
 
 class Tag(Base):

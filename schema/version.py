@@ -2,7 +2,8 @@
 
 SCHEMA_VERSION = 2  # 2: no file_id indexes (a build deletes stale rows in one pass per table)
 
-# Every table of models.py (a test checks that the two agree): an index that lacks one is rebuilt.
+# Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
+# that lacks one is rebuilt.
 TABLES = (
     "calls",
     "definitions",

@@ -1,14 +1,26 @@
 from __future__ import annotations
 
+import dataclasses
+import re
+import shutil
 import sqlite3
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from tg_index.indexer.build import build
 from tg_index.indexer.errors import TgIndexError
+from tg_index.indexer.rows import cxx_tables, py_tables
 from tg_index.queries.api import SCHEMA_VERSION as API_SCHEMA_VERSION  # the query side reads the same constant
 from tg_index.schema import SCHEMA_VERSION
+
+from .conftest import run
+
+
+def _pyproject_version() -> str:
+    with open(Path(__file__).parent.parent / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["project"]["version"]
 
 
 def _count(db: Path, table: str) -> int:
@@ -25,7 +37,8 @@ def test_summary_and_meta(mini: Path, tmp_path: Path):
     assert meta["checkout"] == str(mini.resolve())
     assert meta["pytorch_version"] == "2.6.0a0"
     assert meta["schema_version"] == str(SCHEMA_VERSION)
-    assert meta["tool_version"] == "0.1.0"
+    assert meta["tool_version"] == _pyproject_version()  # written in pyproject.toml only
+    assert (meta["stub_macros"], meta["partial_files"]) == ("built-in (DispatchStub.h missing)", "0")
     assert meta["indexed_at"].endswith("+00:00")
 
 
@@ -130,7 +143,8 @@ def test_rebuilds_give_the_same_rows_and_ids_however_the_files_are_chunked(mini:
     dbs = [tmp_path / "a.db", tmp_path / "b.db"]
     for db in dbs:
         build(mini, db, jobs=2)
-    tables = [*build_module.CXX_TABLES, *build_module.PY_TABLES, "files"]
+    fact_tables = [t.name for t in (*cxx_tables(), *py_tables())]
+    tables = [*fact_tables, "files"]
     with sqlite3.connect(serial) as s, sqlite3.connect(dbs[0]) as a, sqlite3.connect(dbs[1]) as b:
         for table in tables:
             rows = s.execute(f"SELECT * FROM {table} ORDER BY id").fetchall()
@@ -138,7 +152,7 @@ def test_rebuilds_give_the_same_rows_and_ids_however_the_files_are_chunked(mini:
             assert rows == b.execute(f"SELECT * FROM {table} ORDER BY id").fetchall(), table
         assert len(s.execute("SELECT * FROM calls").fetchall()) > 10
         # every fact row points at the files row of its own file
-        for table in build_module.CXX_TABLES:
+        for table in fact_tables:
             assert a.execute(f"SELECT count(*) FROM {table} t JOIN files f ON f.id = t.file_id "
                              f"WHERE f.path != t.file").fetchone() == (0,), table
 
@@ -155,8 +169,73 @@ def test_symlinked_source_leading_out_is_skipped_and_reported(mini: Path, tmp_pa
         assert conn.execute("SELECT count(*) FROM definitions WHERE name = 'evil'").fetchone() == (0,)
 
 
-def test_schema_version_module_lists_every_table():
-    from tg_index.schema import Base
-    from tg_index.schema.version import TABLES
+def test_tool_version_is_the_installed_distribution(monkeypatch):
+    import importlib.metadata
 
-    assert set(TABLES) == set(Base.metadata.tables)
+    from tg_index.indexer.build import tool_version
+
+    assert tool_version() == importlib.metadata.version("tg-index") == _pyproject_version()
+
+    def missing(name: str) -> str:
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    with pytest.raises(TgIndexError) as err:
+        tool_version()
+    assert str(err.value) == "tg-index is not installed (no package metadata); install it: pip install -e ."
+
+
+STUB_H = "aten/src/ATen/native/DispatchStub.h"
+
+
+def test_stub_macros_say_where_they_came_from(mini: Path, tmp_path: Path):
+    """Without DispatchStub.h the built-in macros serve, and the summary and meta say so."""
+    db = tmp_path / "ix.db"
+    summary = build(mini, db, jobs=1)
+    assert str(summary) == (f"indexed 10 ops, 13 kernels, 20 files, built-in DispatchStub macros "
+                            f"(DispatchStub.h missing) in {summary.seconds:.1f} s -> {db}")
+    assert _meta(db)["stub_macros"] == "built-in (DispatchStub.h missing)"
+    again = build(mini, db, jobs=1)  # up to date: the summary still says it
+    assert str(again).startswith("indexed 10 ops, 13 kernels, 20 files, built-in DispatchStub macros (DispatchStub.h missing) in ")
+    shutil.copyfile(Path(__file__).parent / "fixtures/cxx/DispatchStub.h", mini / STUB_H)
+    summary = build(mini, db, jobs=1)
+    assert str(summary) == f"indexed 10 ops, 13 kernels, 21 files in {summary.seconds:.1f} s -> {db}"
+    assert _meta(db)["stub_macros"] == STUB_H
+    assert _meta(db)["parsed"] == "5"  # other macros: every C++ file is extracted again
+
+
+def test_partial_files_are_counted(mini: Path, tmp_path: Path, monkeypatch):
+    """A file whose extraction stopped early is counted in the summary and in meta partial_files."""
+    from tg_index.indexer import cxx
+
+    extract = cxx.extract
+
+    def failing(source: bytes, path: str, macros=cxx.DEFAULT_STUB_MACROS):
+        facts = extract(source, path, macros)
+        if path.endswith("AddKernel.cu"):
+            return dataclasses.replace(facts, failure="RuntimeError: boom", parse_errors=facts.parse_errors + 1)
+        return facts
+
+    monkeypatch.setattr(cxx, "extract", failing)
+    db = tmp_path / "ix.db"
+    summary = build(mini, db, jobs=1)
+    assert str(summary) == (f"indexed 10 ops, 13 kernels, 20 files, 1 file partial (see tg-query doctor), "
+                            f"built-in DispatchStub macros (DispatchStub.h missing) in {summary.seconds:.1f} s -> {db}")
+    assert _meta(db)["partial_files"] == "1"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT path, status FROM files WHERE status != 'ok' ORDER BY path").fetchall() == [
+            ("aten/src/ATen/native/cuda/AddKernel.cu", "partial: RuntimeError: boom"),
+            ("torch/nn/modules/broken.py", "error: torch/nn/modules/broken.py:1: invalid syntax")]  # not partial: no facts
+    monkeypatch.setattr(cxx, "extract", extract)
+    assert build(mini, db, jobs=1).partial_files == 1  # kept: the file did not change
+    (mini / "aten/src/ATen/native/cuda/AddKernel.cu").write_text("void f() {}\n")
+    summary = build(mini, db, jobs=1)
+    assert (summary.partial_files, _meta(db)["partial_files"]) == (0, "0")
+    assert ", partial" not in str(summary) and "file partial" not in str(summary)
+
+
+def test_cli_summary_has_no_notes_when_all_is_well(mini: Path, tmp_path: Path):
+    shutil.copyfile(Path(__file__).parent / "fixtures/cxx/DispatchStub.h", mini / STUB_H)
+    result = run("tg-index", str(mini), "--db", str(tmp_path / "ix.db"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert re.fullmatch(r"indexed 10 ops, 13 kernels, 21 files in \d+\.\d s -> .*ix\.db\n", result.stdout)

@@ -182,7 +182,7 @@ def test_a_corrupted_index_of_ours_is_rebuilt(mini: Path, mini_db: Path, tmp_pat
     result = run("tg-index", str(mini), "--db", str(db), "-q")
     assert result.returncode == 0, result.stderr
     assert _one_line(result) == f"notice: the index at {db} is corrupted ({problem}); building it again from scratch"
-    assert result.stdout.startswith("indexed 10 ops, 13 kernels, 20 files in ")
+    assert result.stdout.startswith("indexed 10 ops, 13 kernels, 20 files, built-in DispatchStub macros (DispatchStub.h missing) in ")
     with sqlite3.connect(db) as conn, sqlite3.connect(mini_db) as fresh:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         query = "SELECT op, key, kernel, origin FROM dispatch ORDER BY op, key"
