@@ -285,7 +285,7 @@ def _found(ck: _Checkout) -> Found:
         cxx={rel: _sha(data) for rel, data in ck.contents.items()},
         python={rel: _sha(data) for rel, data in ck.py_contents.items()},
         sizes={rel: len(data) for rel, data in ck.contents.items()},
-        skipped=len(ck.skipped),
+        skipped=dict(ck.skipped),
     )
 
 
@@ -327,11 +327,15 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     previous = _previous(db, root) if target.state is index_file.State.INDEX else None
     _remove_orphans(db)
     old_files: dict[str, tuple[int, str]] = {}
+    old_skips: dict[str, str] = {}
     if previous is not None:
         with sqlite3.connect(index_file.read_only_uri(db), uri=True) as conn:
-            old_files = {p: (i, h) for i, p, h in conn.execute("SELECT id, path, sha256 FROM files")}
+            for i, p, h, status in conn.execute("SELECT id, path, sha256, status FROM files"):
+                old_files[p] = (i, h)
+                if not h:
+                    old_skips[p] = status
     found = _found(ck)
-    planned = plan(previous, old_files, found, cxx_key=cxx_key, py_key=py_key)
+    planned = plan(previous, old_files, found, cxx_key=cxx_key, py_key=py_key, old_skips=old_skips)
     if planned.up_to_date:
         progress("yaml", 3, 3)
         return _unchanged_summary(db, start)
@@ -463,6 +467,8 @@ def _files_stage(conn: Connection, run: _Run) -> None:
             rows.append((run.next_id, rel, "yaml", sha, len(run.ck.texts[rel].encode()), 0, "ok"))
             run.next_id += 1
     for rel, status in run.ck.skipped:
+        if rel in run.plan.kept:
+            continue
         rows.append((run.next_id, rel, _language(rel), "", 0, 0, status))
         run.next_id += 1
     _insert(conn, FILES_INSERT, rows)

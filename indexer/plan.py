@@ -24,10 +24,10 @@ class Found:
     cxx: Mapping[str, str]
     python: Mapping[str, str]
     sizes: Mapping[str, int] = field(default_factory=dict)  # bytes of each C++ file
-    skipped: int = 0  # files listed with a skip status (they are written again by every build)
+    skipped: Mapping[str, str] = field(default_factory=dict)  # path -> status of files listed but not read
 
     def __len__(self) -> int:
-        return len(self.yaml) + len(self.cxx) + len(self.python)
+        return len(self.yaml) + len(self.cxx) + len(self.python) + len(self.skipped)
 
 
 @dataclass(frozen=True)
@@ -50,16 +50,18 @@ class Plan:
 
 
 def plan(previous: Mapping[str, str] | None, old_files: Mapping[str, tuple[int, str]], found: Found,
-         *, cxx_key: str, py_key: str) -> Plan:
+         *, cxx_key: str, py_key: str, old_skips: Mapping[str, str] | None = None) -> Plan:
     """previous: the meta of an index that can be updated (None: build from scratch);
-    old_files: its files, path -> (id, sha256)."""
+    old_files: its files, path -> (id, sha256); old_skips: the status of its skipped files
+    (recorded without a hash), path -> status."""
+    old_skips = old_skips or {}
     fresh = previous is None
     same_cxx = not fresh and previous.get("cxx_key") == cxx_key
     same_py = not fresh and previous.get("py_key") == py_key
 
     def keeps(rel: str, sha: str) -> bool:
-        if not sha:  # a skipped file: listed again from what the walk says now
-            return False
+        if not sha:  # a skipped file: its row stays while the walk skips it for the same reason
+            return rel in found.skipped and old_skips.get(rel) == found.skipped[rel]
         if rel in found.yaml:
             return found.yaml[rel] == sha
         if rel in found.python:
@@ -69,7 +71,7 @@ def plan(previous: Mapping[str, str] | None, old_files: Mapping[str, tuple[int, 
     kept = frozenset(rel for rel, (_id, sha) in old_files.items() if keeps(rel, sha))
     stale = tuple(i for rel, (i, _sha) in old_files.items() if rel not in kept)
     yaml_changed = fresh or not set(found.yaml) <= kept
-    up_to_date = not fresh and not stale and len(kept) == len(found) and not found.skipped
+    up_to_date = not fresh and not stale and len(kept) == len(found)
     cxx_todo = tuple(sorted((rel for rel in found.cxx if rel not in kept), key=lambda rel: -found.sizes[rel]))
     py_todo = tuple(rel for rel in found.python if rel not in kept)
     return Plan(

@@ -169,6 +169,24 @@ def test_symlinked_source_leading_out_is_skipped_and_reported(mini: Path, tmp_pa
         assert conn.execute("SELECT count(*) FROM definitions WHERE name = 'evil'").fetchone() == (0,)
 
 
+def test_a_checkout_with_a_skipped_file_is_left_as_it_is_when_nothing_changed(mini: Path, tmp_path: Path):
+    outside = tmp_path / "evil.cpp"
+    outside.write_text("void evil() {}\n")
+    link = mini / "aten/src/ATen/native/evil.cpp"
+    link.symlink_to(outside)
+    db = tmp_path / "ix.db"
+    build(mini, db)
+    before = (db.stat().st_ino, db.stat().st_mtime_ns)
+    build(mini, db)  # the symlink is skipped for the same reason: nothing to write
+    assert (db.stat().st_ino, db.stat().st_mtime_ns) == before
+    link.unlink()
+    link.write_text("void evil() {}\n")  # now a real file of the checkout: extracted
+    build(mini, db)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT status FROM files WHERE path = 'aten/src/ATen/native/evil.cpp'").fetchone() == ("ok",)
+        assert conn.execute("SELECT count(*) FROM definitions WHERE name = 'evil'").fetchone() == (1,)
+
+
 def test_tool_version_is_the_installed_distribution(monkeypatch):
     import importlib.metadata
 

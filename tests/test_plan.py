@@ -69,8 +69,16 @@ def test_a_changed_yaml_file_clears_the_yaml_tables():
     assert (p.cxx_todo, p.py_todo) == ((), ())
 
 
-def test_skipped_files_are_listed_again_by_every_build():
+def test_a_skipped_file_keeps_its_row_while_it_is_skipped_for_the_same_reason():
+    out = "skipped: symlink leads out of the checkout"
     old = {**OLD, "out.cpp": (7, "")}  # a symlink out, recorded without a hash
-    p = plan(PREVIOUS, old, _found(skipped=1), **KEYS)
+    p = plan(PREVIOUS, old, _found(skipped={"out.cpp": out}), **KEYS, old_skips={"out.cpp": out})
+    assert p.up_to_date and p.kept >= {"out.cpp"} and p.stale == ()
+    # skipped for another reason now: listed again
+    p = plan(PREVIOUS, old, _found(skipped={"out.cpp": "skipped: fifo"}), **KEYS, old_skips={"out.cpp": out})
     assert not p.up_to_date
     assert (p.stale, p.cxx_todo, p.first_id) == ((7,), (), 8)
+    # no longer skipped (now a regular file): extracted
+    p = plan(PREVIOUS, old, _found(cxx={**_found().cxx, "out.cpp": "o"}, sizes={**_found().sizes, "out.cpp": 5}),
+             **KEYS, old_skips={"out.cpp": out})
+    assert (p.up_to_date, p.stale, p.cxx_todo[-1]) == (False, (7,), "out.cpp")
