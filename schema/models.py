@@ -77,11 +77,11 @@ class Op(Base):
     device_check: Mapped[str | None] = mapped_column(String, comment="NoCheck or ExactSame; NULL means the default ExactSame")
     device_guard: Mapped[int] = mapped_column(Integer, comment="0 for device_guard: False")
     python_module: Mapped[str | None] = mapped_column(String, comment="nn, linalg, special, fft, sparse, nested")
-    category_override: Mapped[str | None] = mapped_column(String)
-    manual_kernel_registration: Mapped[int] = mapped_column(Integer)
-    manual_cpp_binding: Mapped[int] = mapped_column(Integer)
+    category_override: Mapped[str | None] = mapped_column(String, comment="category_override: as written (factory, dummy); torchgen files the op under it")
+    manual_kernel_registration: Mapped[int] = mapped_column(Integer, comment="1 for manual_kernel_registration: True (torchgen registers no kernel; hand-written code does)")
+    manual_cpp_binding: Mapped[int] = mapped_column(Integer, comment="1 for manual_cpp_binding: True (the at:: function and Tensor method are written by hand)")
     cpp_no_default_args: Mapped[str] = mapped_column(Text, comment="JSON list")
-    use_const_ref_for_mutable_tensors: Mapped[int] = mapped_column(Integer)
+    use_const_ref_for_mutable_tensors: Mapped[int] = mapped_column(Integer, comment="1: mutable Tensor arguments are passed as const Tensor& in C++")
     generated_from: Mapped[str | None] = mapped_column(String, comment="for autogen'd ops: the entry that lists them")
     raw: Mapped[str] = mapped_column(Text, comment="the whole entry as JSON, every field as written")
     file: Mapped[str] = mapped_column(String)
@@ -93,7 +93,7 @@ class OpTag(Base):
 
     __tablename__ = "op_tags"
     op_id: Mapped[int] = mapped_column(ForeignKey("ops.id"), primary_key=True)
-    tag: Mapped[str] = mapped_column(String, primary_key=True, index=True)
+    tag: Mapped[str] = mapped_column(String, primary_key=True, index=True, comment="a tag of tags.yaml, e.g. pointwise")
 
 
 class Dispatch(Base):
@@ -178,7 +178,7 @@ class Definition(Base):
     signature: Mapped[str] = mapped_column(Text, comment="the declarator, whitespace folded")
     line: Mapped[int] = mapped_column(Integer)
     end_line: Mapped[int] = mapped_column(Integer)
-    is_template: Mapped[int] = mapped_column(Integer)
+    is_template: Mapped[int] = mapped_column(Integer, comment="1 for a template definition (template <...> before it)")
     qualifiers: Mapped[str] = mapped_column(String, comment="JSON list: __global__, __device__, static, inline ...")
     macro: Mapped[str | None] = mapped_column(String, comment="TORCH_META_FUNC2, TORCH_IMPL_FUNC ... for structured kernels")
 
@@ -208,7 +208,7 @@ class StubUse(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
-    stub: Mapped[str] = mapped_column(String, index=True)
+    stub: Mapped[str] = mapped_column(String, index=True, comment="the DispatchStub called or passed on: add_stub")
     caller: Mapped[str] = mapped_column(String, index=True)
     how: Mapped[str] = mapped_column(String, comment="call or argument")
     line: Mapped[int] = mapped_column(Integer)
@@ -236,7 +236,7 @@ class Launch(Base):
     file: Mapped[str] = mapped_column(String)
     kind: Mapped[str] = mapped_column(String, comment="triple_chevron, or the helper's name")
     kernel: Mapped[str | None] = mapped_column(String, index=True, comment="kernel or functor name; NULL when a lambda runs")
-    template_args: Mapped[str | None] = mapped_column(String)
+    template_args: Mapped[str | None] = mapped_column(String, comment="template arguments written at the launch: <scalar_t, true>")
     config: Mapped[str] = mapped_column(Text, comment="JSON list: grid, block, shared memory, stream")
     caller: Mapped[str | None] = mapped_column(String, index=True)
     line: Mapped[int] = mapped_column(Integer)
@@ -251,7 +251,7 @@ class TypeDispatch(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
-    macro: Mapped[str] = mapped_column(String)
+    macro: Mapped[str] = mapped_column(String, comment="the AT_DISPATCH_* macro written: AT_DISPATCH_FLOATING_TYPES, AT_DISPATCH_V2 ...")
     dtypes: Mapped[str] = mapped_column(Text, comment="JSON list: the type set and extra types, e.g. [\"FLOATING_TYPES\", \"kHalf\"]")
     name: Mapped[str | None] = mapped_column(String, comment="the name string, e.g. add_cpu")
     caller: Mapped[str | None] = mapped_column(String, index=True)
@@ -267,7 +267,7 @@ class LibraryCall(Base):
     file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
     family: Mapped[str] = mapped_column(String, index=True, comment="cublas, cublaslt, cudnn, cufft, cusparse, cusolver, magma, onednn, mkl, flash_attention, mem_efficient_attention")
-    callee: Mapped[str] = mapped_column(String)
+    callee: Mapped[str] = mapped_column(String, comment="the library function called, as written: cublasGemmEx, mkldnn_matmul")
     caller: Mapped[str | None] = mapped_column(String, index=True)
     line: Mapped[int] = mapped_column(Integer)
 
@@ -282,7 +282,7 @@ class Registration(Base):
     kind: Mapped[str] = mapped_column(String, comment="block, impl, def or fallback")
     macro: Mapped[str] = mapped_column(String, comment="TORCH_LIBRARY, TORCH_LIBRARY_IMPL or TORCH_LIBRARY_FRAGMENT")
     namespace: Mapped[str] = mapped_column(String, comment="aten; _ for a catch-all TORCH_LIBRARY_IMPL")
-    dispatch_key: Mapped[str | None] = mapped_column(String, index=True)
+    dispatch_key: Mapped[str | None] = mapped_column(String, index=True, comment="the key of a TORCH_LIBRARY_IMPL block (CPU, Autocast, _ ...); NULL for TORCH_LIBRARY and _FRAGMENT")
     op: Mapped[str | None] = mapped_column(String, index=True, comment="op name as written, schema stripped")
     schema: Mapped[str | None] = mapped_column(Text, comment="the schema of an m.def")
     function: Mapped[str | None] = mapped_column(String, index=True, comment="the C++ function registered")
