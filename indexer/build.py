@@ -16,10 +16,8 @@ import gc
 import hashlib
 import importlib.metadata
 import json
-import multiprocessing
 import os
 import shutil
-import signal
 import sqlite3
 import sys
 import time
@@ -30,10 +28,11 @@ from typing import TYPE_CHECKING
 
 from ..schema import views_sql
 from ..schema.version import SCHEMA_VERSION, TABLES
-from . import derivatives, discover, index_file, native_yaml, parent_watch, python_api
+from . import derivatives, discover, index_file, native_yaml, python_api, workers
 from .errors import TgIndexError
 from .plan import Found, Plan, plan
-from .rows import FILES_COLUMNS, OP_TAGS_COLUMNS, Table, cxx_tables, file_rows, py_tables, yaml_tables
+from .rows import FILES_COLUMNS, OP_TAGS_COLUMNS, RowBatch, file_rows, py_tables, yaml_tables
+from .workers import PARTIAL
 
 if TYPE_CHECKING:  # SQLAlchemy loads only when something is written: an index that is up to date needs none of it
     from sqlalchemy.engine import Connection
@@ -43,7 +42,6 @@ Progress = Callable[[str, int, int], None]  # (stage, done, total)
 DISPATCH_STUB_H = "aten/src/ATen/native/DispatchStub.h"
 BUILTIN_STUB_MACROS = "built-in (DispatchStub.h missing)"  # meta stub_macros when the checkout has none
 FILES_INSERT = f"INSERT INTO files ({', '.join(FILES_COLUMNS)}) VALUES ({', '.join('?' * len(FILES_COLUMNS))})"
-PARTIAL = "partial: "  # files.status of a file whose extraction stopped early
 
 
 @dataclass(frozen=True)
@@ -114,75 +112,6 @@ def _write_yaml(conn: Connection, facts: native_yaml.NativeFacts, derivs: tuple[
     return op_ids
 
 
-_MACROS: object = None  # the checkout's DispatchStub macro family, set in each worker
-_CXX = None  # the cxx module, imported once per worker (an import statement per file cost 1% of extraction)
-
-
-def _init_worker(header: bytes | None, parent: int | None = None) -> None:
-    global _MACROS, _CXX
-    from . import cxx
-
-    if parent is not None:  # a pool worker: it ends when the build's process is gone
-        parent_watch.exit_with_parent(parent)
-
-    # The facts hold no reference cycles, and a worker lives for one build: the cycle collector's
-    # passes over everything a worker keeps (the parsers, the memo of callees) would be wasted time.
-    gc.disable()
-
-    _MACROS = cxx.stub_macros(header) if header else cxx.DEFAULT_STUB_MACROS
-    _CXX = cxx
-
-
-def _cxx_rows(item: tuple[str, bytes]) -> tuple[str, dict[str, list] | None, int, str]:
-    """Worker: one file -> rows per table (without file_id, file), error count, status."""
-    rel, data = item
-    try:
-        f = _CXX.extract(data, rel, _MACROS)
-    except Exception as exc:  # extract never raises by contract; a bug there must not stop the build
-        return rel, None, 1, f"failed: {type(exc).__name__}: {exc}"[:300]
-    status = "ok" if f.failure is None else f"{PARTIAL}{f.failure}"[:300]
-    return rel, file_rows(cxx_tables(), f), f.parse_errors, status
-
-
-def _cxx_chunk(items: list[tuple[int, str, bytes]]) -> tuple[list[tuple[int, str, int, str]], bytes]:
-    """Worker: a chunk of files (file_id, path, bytes) -> (file_id, path, error count, status) per file,
-    and all their rows as the image of an in-memory SQLite database with the C++ tables.
-
-    The main process copies the image's rows with one INSERT ... SELECT per table, in SQLite's own
-    code: handing over Python tuples instead cost it more than a second of unpickling and executemany.
-    """
-    mem = sqlite3.connect(":memory:")
-    try:
-        for t in cxx_tables():
-            mem.execute(f"CREATE TABLE {t.name} ({', '.join(t.all_columns)})")
-        batch = _Rows(mem.executemany, cxx_tables())
-        statuses = []
-        for file_id, rel, data in items:
-            rel, rows, errors, status = _cxx_rows((rel, data))
-            statuses.append((file_id, rel, errors, status))
-            if rows is not None:
-                batch.add(file_id, rel, rows)
-        batch.flush()
-        mem.commit()
-        return statuses, mem.serialize()
-    finally:
-        mem.close()
-
-
-def _chunks(todo: tuple[str, ...], contents: dict[str, bytes], first_id: int) -> Iterator[list[tuple[int, str, bytes]]]:
-    """The files in order, with ids from first_id, in chunks of about CHUNK_BYTES (at most CHUNK_FILES files)."""
-    chunk: list[tuple[int, str, bytes]] = []
-    size = 0
-    for file_id, rel in enumerate(todo, start=first_id):
-        chunk.append((file_id, rel, contents[rel]))
-        size += len(contents[rel])
-        if size >= CHUNK_BYTES or len(chunk) >= CHUNK_FILES:
-            yield chunk
-            chunk, size = [], 0
-    if chunk:
-        yield chunk
-
-
 def _py_rows(rel: str, data: bytes) -> tuple[dict[str, list] | None, str]:
     """One Python file -> rows per table (without file_id, file) and its status; a SyntaxError is a status."""
     try:
@@ -210,39 +139,6 @@ def _mark_nn_modules(conn: Connection) -> None:
     conn.exec_driver_sql("DROP TABLE _nn")
 
 
-class _Rows:
-    """Rows waiting to be written, per table, with their file's id and path in front; written in
-    batches, one executemany per table and batch (per table and file, the statements' overhead
-    was a fifth of the load). execute_many(sql, rows) is a driver's executemany."""
-
-    BATCH = 50_000
-
-    def __init__(self, execute_many: Callable[[str, list[tuple]], object], tables: tuple[Table, ...]):
-        self.execute_many = execute_many
-        self.sql = {t.name: t.insert_sql() for t in tables}
-        self.pending: dict[str, list[tuple]] = {t.name: [] for t in tables}
-        self.count = 0
-
-    def add(self, file_id: int, rel: str, rows: dict[str, list]) -> None:
-        for table, pending in self.pending.items():
-            got = rows[table]
-            if got:
-                pending.extend([(file_id, rel, *r) for r in got])
-                self.count += len(got)
-        if self.count >= self.BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        for table, pending in self.pending.items():
-            if pending:
-                self.execute_many(self.sql[table], pending)
-                pending.clear()
-        self.count = 0
-
-
-# A worker's task: files until about this many bytes (the largest files go first, so late tasks are small).
-CHUNK_BYTES = 400_000
-CHUNK_FILES = 64
 # Fraction of a cold build's C++ bytes still to extract when the deferred indexes are made (see _cxx_stage).
 INDEX_EARLY = 0.06
 
@@ -398,13 +294,13 @@ def _start_workers(run: _Run, jobs: int | None) -> tuple[object, Iterator]:
     todo = run.plan.cxx_todo
     if not todo:
         return None, iter(())
-    chunks = _chunks(todo, run.ck.contents, run.plan.first_id)
-    workers = jobs or os.cpu_count() or 1
-    if workers > 1 and len(todo) > 1:
-        pool = _pool(workers, run.ck.header)
-        return pool, pool.imap(_cxx_chunk, chunks)  # in order: the same rows get the same ids every time
-    _init_worker(run.ck.header)
-    return None, map(_cxx_chunk, chunks)
+    chunks = workers.chunks(todo, run.ck.contents, run.plan.first_id)
+    processes = jobs or os.cpu_count() or 1
+    if processes > 1 and len(todo) > 1:
+        pool = workers.pool(processes, run.ck.header)
+        return pool, pool.imap(workers.extract_chunk, chunks)  # in order: the same rows get the same ids every time
+    workers.init(run.ck.header)
+    return None, map(workers.extract_chunk, chunks)
 
 
 def _open_database(run: _Run, db: Path, tmp: Path):
@@ -478,7 +374,7 @@ def _python_stage(conn: Connection, run: _Run) -> None:
     """Python: few files, extracted here; a file that does not parse is recorded with its status."""
     todo = run.plan.py_todo
     run.progress("Python", 0, len(todo))
-    batch, listed = _Rows(conn.exec_driver_sql, py_tables()), []
+    batch, listed = RowBatch(conn.exec_driver_sql, py_tables()), []
     for done, rel in enumerate(todo, start=1):
         data = run.ck.py_contents[rel]
         rows, status = _py_rows(rel, data)
@@ -639,15 +535,7 @@ def _py_extractor_hash() -> str:
     return python_api.extractor_hash()
 
 
-def _pool(jobs: int, header: bytes | None):
-    """Workers that ignore Ctrl-C (they inherit that from the moment they start): the main process
-    handles it, stops them and removes the temporary file."""
-    ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        return ctx.Pool(jobs, initializer=_init_worker, initargs=(header, os.getpid()))
-    finally:
-        signal.signal(signal.SIGINT, previous)
+
 
 
 def _language(rel: str) -> str:

@@ -135,11 +135,11 @@ def test_parallel_and_serial_builds_agree(mini: Path, tmp_path: Path):
 def test_rebuilds_give_the_same_rows_and_ids_however_the_files_are_chunked(mini: Path, tmp_path: Path, monkeypatch):
     """File ids are given before extraction and chunks are taken in order: a cold build's rows,
     ids included, do not depend on the number of workers, the chunk size or which worker ends first."""
-    from tg_index.indexer import build as build_module
+    from tg_index.indexer import workers as workers_module
 
     serial = tmp_path / "serial.db"
     build(mini, serial, jobs=1)
-    monkeypatch.setattr(build_module, "CHUNK_FILES", 1)  # one file per task: four tasks for two workers
+    monkeypatch.setattr(workers_module, "CHUNK_FILES", 1)  # one file per task: four tasks for two workers
     dbs = [tmp_path / "a.db", tmp_path / "b.db"]
     for db in dbs:
         build(mini, db, jobs=2)
