@@ -124,10 +124,6 @@ defined to narrow select fill_ zero_ check_dim_size checkAllSameGPU TensorArg is
 """.split())
 
 
-class Linker:
-    """Follows names through an open index connection."""
-
-
 @dataclass
 class _Walk:
     """One chain being built: its steps (each once), the functions visited, and what limits left out."""
