@@ -167,8 +167,31 @@ def main() -> None:
         print(f"   API kernels_for for all {len(names)} ops          {time.perf_counter() - start:6.2f} s")
         print(f"4. build peak memory: {tree_mb} MB for all its processes together, {cold_mb} MB for the largest"
               f" (target <= 1024 MB); database {db.stat().st_size / 1e6:.0f} MB")
+        hostile()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+# Pathological C++ text (issue 15): every pass over it must stay linear. Each input is one file.
+HOSTILE = {
+    "100,000 '{'": b"{" * 100_000,
+    "100,000 '('": b"void f(" + b"(" * 100_000,
+    "100,000 unbalanced '\"'": b'"' * 100_001,
+    "a 1 MB line of digits and commas": b"int t[] = {" + b"1," * 500_000 + b"};\n",
+    "10,000 nested #if": b"#if A\n" * 10_000 + b"void g() {}\n" + b"#endif\n" * 10_000,
+}
+
+
+def hostile() -> None:
+    """Extraction time of each pathological input, in this process."""
+    from tg_index.indexer import cxx
+
+    print("5. pathological C++ files (extraction of one file, this process):")
+    for what, data in HOSTILE.items():
+        start = time.perf_counter()
+        facts = cxx.extract(data, "hostile.cpp")
+        took = time.perf_counter() - start
+        print(f"   {what:34s} {len(data) / 1e3:7.0f} KB {took:7.2f} s   ({len(facts.definitions)} definitions)")
 
 
 if __name__ == "__main__":
