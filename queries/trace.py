@@ -24,15 +24,19 @@ from __future__ import annotations
 import difflib
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..indexer import naming
 from ..indexer.errors import TgIndexError
 from ..indexer.facts import Location
 from ..indexer.python_api import classify
 from ..indexer.vocab import PyCallKind
+from . import operators, plumbing
 from .match import shown
 from .results import Decomp, Hop, HopKind, OpRef, PyTrace, Truncation
+
+NO_OP = "no op in native_functions.yaml answers this name"
+CXX_BINDING = "C++ binding (python_variable_methods.cpp) not indexed yet"
 
 PY_MODULES = ("nn", "linalg", "special", "fft", "sparse", "nested")
 # Usual spellings -> the dotted name they stand for (longest prefix first).
@@ -62,10 +66,36 @@ class Entity:
 @dataclass(frozen=True)
 class Unbound:
     name: str  # a name meant for an aten op that no op answers: torch.relu_ in a checkout without relu_
+    reason: str = NO_OP  # or CXX_BINDING: a dunder only a C++ method table binds
 
 
 def _excluded(name: str, excludes: list[str]) -> bool:
     return any(name.startswith(e[:-1]) if e.endswith("*") else name == e for e in excludes)
+
+
+def _is_dunder(dotted: str) -> bool:
+    leaf = dotted.rpartition(".")[2]
+    return dotted.startswith("torch.Tensor.") and len(leaf) > 4 and leaf.startswith("__") and leaf.endswith("__")
+
+
+def _how(found: list[Entity | OpRef | Unbound]) -> str:
+    """How a dunder was resolved, for the operator's hop."""
+    item = found[0]
+    if isinstance(item, Unbound):
+        return item.reason
+    if isinstance(item, OpRef):
+        return "the op named like the dunder in native_functions.yaml (method variant)"
+    if item.kind == "binding":
+        return f"bound in {item.loc.file}" if item.loc else "bound in Python"
+    return f"Python def in {item.loc.file}" if item.loc else "Python def"
+
+
+def _plumbing(hop: Hop, asked: set[str]) -> Hop:
+    """An op hop marked with why it is plumbing (never one the name itself stands for)."""
+    if hop.kind != HopKind.OP or hop.name in asked or hop.name.partition(".")[0] in asked:
+        return hop
+    why = plumbing.reason(hop.name)
+    return replace(hop, plumbing=why) if why else hop
 
 
 class PyLinker:
@@ -293,6 +323,8 @@ class PyLinker:
                 found = [t for t in self.targets(kind, short, dotted, None, None) if not isinstance(t, Unbound)]
             else:
                 found = []
+        if not found and _is_dunder(dotted):
+            return dotted, [Unbound(dotted, CXX_BINDING)]
         if not found:
             raise TgIndexError(f"unknown Python name {shown(name)}" + self._close(dotted))
         return dotted, found
@@ -335,22 +367,47 @@ class PyLinker:
         return f"; did you mean {', '.join(repr(r) for r in ranked)}?" if ranked else ""
 
     def trace(self, name: str) -> PyTrace:
-        dotted, found = self.start(name)
+        """A Python name or an expression with operators -> its hops and the aten ops reached."""
         hops: list[Hop] = []
         ops: dict[str, OpRef] = {}
+        asked: set[str] = set()  # the ops the name (or an operator) stands for itself: never plumbing
         expanded: set[tuple[str, str | None]] = set()
         self._not_followed = {}
+        if operators.looks_like_expression(name):
+            resolved = []
+            for operator in operators.operators(name):
+                dotted, found = self.start(f"torch.Tensor.{operator.dunder}")
+                resolved.append(dotted)
+                how = _how(found)
+                note = f"{operator.note}; {how}" if operator.note else how
+                hops.append(Hop(0, HopKind.OPERATOR, dotted, target=operator.text, note=note))
+                self._walk(dotted, found, 1, hops, ops, asked, expanded)
+            dotted = ", ".join(dict.fromkeys(resolved))
+        else:
+            dotted, found = self.start(name)
+            self._walk(dotted, found, 0, hops, ops, asked, expanded)
+        marked = [_plumbing(h, asked) for h in hops]
+        refs = tuple(replace(r, plumbing=None if {r.spec, r.spec.partition(".")[0]} & asked else plumbing.reason(r.spec))
+                     for r in ops.values())
+        cut = (Truncation("Python calls below --hops not followed", self.max_hops, tuple(self._not_followed)),)
+        return PyTrace(name, dotted, tuple(marked), refs, cut if self._not_followed else ())
+
+    def _walk(self, dotted: str, found: list[Entity | OpRef | Unbound], depth: int, hops: list[Hop],
+              ops: dict[str, OpRef], asked: set[str], expanded: set[tuple[str, str | None]]) -> None:
+        """The hops below what a name (or a dunder) stands for, starting at `depth`."""
+        asked.add(dotted.rpartition(".")[2])  # Tensor.unflatten's own op is no plumbing, though Python defines it
         for item in found:
             if isinstance(item, OpRef):
-                hops.append(Hop(0, HopKind.OP, item.spec, classify(dotted)[0], dotted))
+                hops.append(Hop(depth, HopKind.OP, item.spec, classify(dotted)[0], dotted))
                 ops.setdefault(item.spec, item)
+                asked.add(item.spec)
                 continue
-            assert isinstance(item, Entity)
+            if isinstance(item, Unbound):
+                hops.append(Hop(depth, HopKind.UNRESOLVED, item.name, note=item.reason))
+                continue
             kind = HopKind(item.kind) if item.kind != "def" else (HopKind.METHOD if item.cls else HopKind.FUNCTION)
-            hops.append(Hop(0, kind, item.name, definition=item.loc))
-            self._expand(item, 0, item.name if item.kind == "class" else item.cls, hops, ops, expanded)
-        cut = (Truncation("Python calls below --hops not followed", self.max_hops, tuple(self._not_followed)),)
-        return PyTrace(name, dotted, tuple(hops), tuple(ops.values()), cut if self._not_followed else ())
+            hops.append(Hop(depth, kind, item.name, definition=item.loc))
+            self._expand(item, depth, item.name if item.kind == "class" else item.cls, hops, ops, expanded)
 
     def _calls(self, entity: Entity) -> list[tuple[str, str, str, Location]]:
         if entity.kind == "def":
@@ -389,7 +446,7 @@ class PyLinker:
                     if reached.name not in seen_here:
                         seen_here.add(reached.name)
                         hops.append(Hop(depth + 1, HopKind.UNRESOLVED, reached.name, kind, target, where,
-                                        note="no op in native_functions.yaml answers this name"))
+                                        note=reached.reason))
                 else:
                     if reached.name in seen_here:
                         continue
