@@ -27,6 +27,7 @@ class HopKind(StrEnum):
     METHOD = "method"
     BINDING = "binding"
     FORWARD = "forward"
+    STEP = "step"  # an optimizer class's step, as forward is an nn.Module's
     CALL = "call"
     OP = "op"
     UNRESOLVED = "unresolved"

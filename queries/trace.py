@@ -427,11 +427,14 @@ class PyLinker:
                 self._not_followed[entity.name] = None
             return
         if entity.kind == "class":
-            forward = self.member(entity.name, "forward")
-            if forward is not None:
-                hops.append(Hop(depth + 1, HopKind.FORWARD, forward.name, definition=forward.loc))
-                expanded.add((forward.name, self_cls))
-                self._expand(forward, depth + 1, self_cls, hops, ops, expanded)
+            # an nn.Module runs its forward, an optimizer its step (inherited or its own)
+            for method, hop_kind in (("forward", HopKind.FORWARD), ("step", HopKind.STEP)):
+                entry = self.member(entity.name, method)
+                if entry is not None:
+                    hops.append(Hop(depth + 1, hop_kind, entry.name, definition=entry.loc))
+                    expanded.add((entry.name, self_cls))
+                    self._expand(entry, depth + 1, self_cls, hops, ops, expanded)
+                    break
             return
         seen_here: set[str] = set()
         for kind, short, target, where in self._calls(entity):
