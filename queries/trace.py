@@ -8,15 +8,22 @@ the way Python and PyTorch's bindings do:
   re-exports of its module (imports, `import *` honouring `__all__`, the
   `for name in dir(_C._VariableFunctions)` loop of torch/__init__.py), and a
   member of a class through its bases (methods are inherited);
-- an nn.Module class goes to its forward (inherited or its own), `self.x(...)`
-  to the method of the traced class's MRO (so `_conv_forward` helpers are
-  followed), `super().x(...)` to the bases of the defining class;
+- an nn.Module class goes to its forward (inherited or its own), an optimizer
+  class to its step, `self.x(...)` to the method of the traced class's MRO (so
+  `_conv_forward` helpers are followed), `super().x(...)` to the bases of the
+  defining class;
 - the bindings to aten ops are torchgen's: an op with `python_module: M` (nn,
   linalg, special, fft, sparse, nested) is `torch._C._M.<name>`; the `function`
   variant is `torch.<name>` = `torch._C._VariableFunctions.<name>` = `_VF.<name>`;
   the `method` variant is `Tensor.<name>` (unless torch/_tensor.py defines it in
   Python); `torch.ops.aten.<name>[.<overload>]` is the op itself. A name reaches
   every overload bound under it.
+- a dunder (`Tensor.__add__`, or each operator of an expression, operators.py)
+  is the def or binding of torch/_tensor.py, else the op named like it (the
+  method variant), else unresolved: a C++ method table binds it, which the
+  index does not hold yet;
+- the ops a trace reaches below what was asked are marked plumbing when
+  plumbing.py says so; render groups them.
 """
 
 from __future__ import annotations
