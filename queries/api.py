@@ -337,7 +337,7 @@ class Index:
             below = dict.fromkeys(s.name for a in answers for k in a.keys if k.key.startswith("CompositeImplicit")
                                   for s in k.chain if s.kind == StepKind.OP)
             decomps = linker.decomps(ref.spec) + tuple(d for b in below for d in linker.decomps(b))
-            ops.append(TraceOp(ref.spec, reached_by, answers, decomps))
+            ops.append(TraceOp(ref.spec, reached_by, answers, decomps, ref.plumbing))
         return Trace(name, found.resolved, found.hops, tuple(ops), chain, found.truncated)
 
     # -- C++/CUDA ------------------------------------------------------------------------------

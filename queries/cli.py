@@ -74,24 +74,26 @@ def kernels_for_cmd(
               items=lambda a: [render.kernels_for_data(x) for x in a])
 
 
-@query_app.command("trace")
+@query_app.command("trace", context_settings={"ignore_unknown_options": True})
 def trace_cmd(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="A Python name: torch.nn.LayerNorm (nn.LayerNorm), torch.nn.functional.cross_entropy (F.cross_entropy), torch.add, Tensor.matmul, _VF.lstm, torch.ops.aten.mm.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A Python name: torch.nn.LayerNorm (nn.LayerNorm), torch.nn.functional.cross_entropy (F.cross_entropy), torch.add, Tensor.matmul, Tensor.__add__, _VF.lstm, torch.ops.aten.mm; or an expression with operators: \"x @ w + b\", \"x[idx] += y\", \"-x\", \"a < b\".")],
     key: Annotated[Optional[list[str]], typer.Option("--key", help="Only this dispatch key (repeatable).")] = None,
     chain: Annotated[bool, typer.Option("--chain", help="Each op's whole kernels-for answer (chain, meta, backward), not only its dispatch table.")] = False,
     depth: Annotated[int, typer.Option("--depth", min=0, max=10, help="With --chain: how many helper calls deep to follow the chain.")] = 3,
     hops: Annotated[int, typer.Option("--hops", min=1, max=30, help="How many Python calls deep to follow.")] = 8,
+    inline: Annotated[bool, typer.Option("--all", help="Plumbing ops (size, view, contiguous, ...) in line with the others, not grouped after them.")] = False,
     as_json: JsonOption = False,
     fmt: FormatOption = None,
     brief: BriefOption = False,
 ) -> None:
     """From the Python API to the aten op: the Python hops (file:line each), the aten ops reached, and for
-    each op its dispatch table (or with --chain its whole kernels-for answer), decompositions and refs."""
+    each op its dispatch table (or with --chain its whole kernels-for answer), decompositions and refs;
+    plumbing ops grouped after the ops that do the work."""
     found = _index().trace(name, tuple(key or ()), depth, chain, hops)
     if brief:
         return _emit_brief("trace", found, render.pick(fmt, as_json))
-    _emit(found, render.pick(fmt, as_json), render.trace_text, data=render.trace_data,
-          items=lambda r: [render.trace_data(r)])
+    _emit(found, render.pick(fmt, as_json), lambda r: render.trace_text(r, inline),
+          data=lambda r: render.trace_data(r, inline), items=lambda r: [render.trace_data(r, inline)])
 
 
 @query_app.command("ops-for")

@@ -10,7 +10,7 @@ from typing import Any, Iterable
 from ..indexer.facts import Location
 from ..indexer.vocab import Origin, StepKind
 from .results import (META_STEP, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, OpInfo, OpsFor, OpSummary,
-                      Step, StubInfo, StubSite, Symbol, Trace, Truncation, Use, to_data, truncation_data)
+                      Step, StubInfo, StubSite, Symbol, Trace, TraceOp, Truncation, Use, to_data, truncation_data)
 
 
 class Format(str, Enum):
@@ -359,7 +359,7 @@ def _loc_data(loc: Location | None) -> dict[str, Any] | None:
 
 def _hop_data(hop: Hop) -> dict[str, Any]:
     data: dict[str, Any] = {"depth": hop.depth, "kind": hop.kind, "name": hop.name}
-    for field_name in ("via", "target", "note"):
+    for field_name in ("via", "target", "note", "plumbing"):
         if getattr(hop, field_name) is not None:
             data[field_name] = getattr(hop, field_name)
     for field_name in ("call", "definition"):
@@ -382,44 +382,71 @@ def _dispatch_data(answer: KernelsFor) -> dict[str, Any]:
     return {"op": answer.op, "func": answer.func, "location": to_data(answer.location), "keys": keys}
 
 
-def trace_data(trace: Trace) -> dict[str, Any]:
-    """{"name", "resolved", "hops": [...], "ops": [{"op", "reached_by", "overloads", "decompositions"}]}."""
-    ops = []
-    for o in trace.ops:
-        overloads = [kernels_for_data(a) if trace.chain else _dispatch_data(a) for a in o.overloads]
-        decomps = [{"kind": d.kind, "op": d.op, "function": d.function, "registrar": d.registrar,
-                    **_loc_data(d.location)} for d in o.decompositions]
-        ops.append({"op": o.op, "reached_by": list(o.reached_by), "overloads": overloads, "decompositions": decomps})
-    return {"name": trace.name, "resolved": trace.resolved, "hops": [_hop_data(h) for h in trace.hops], "ops": ops,
-            **truncation_data(trace.truncated)}
+def _trace_op_data(trace: Trace, o: TraceOp) -> dict[str, Any]:
+    overloads = [kernels_for_data(a) if trace.chain else _dispatch_data(a) for a in o.overloads]
+    decomps = [{"kind": d.kind, "op": d.op, "function": d.function, "registrar": d.registrar,
+                **_loc_data(d.location)} for d in o.decompositions]
+    data = {"op": o.op, "reached_by": list(o.reached_by), "overloads": overloads, "decompositions": decomps}
+    return {**data, "plumbing": o.plumbing} if o.plumbing else data
 
 
-def trace_text(trace: Trace) -> str:
+def trace_data(trace: Trace, inline: bool = False) -> dict[str, Any]:
+    """{"name", "resolved", "hops": [...], "ops": [{"op", "reached_by", "overloads", "decompositions"}],
+    "plumbing": [the plumbing ops, each with its reason as "plumbing"]}; inline (--all): every op in "ops"."""
+    work = [_trace_op_data(trace, o) for o in trace.ops if inline or not o.plumbing]
+    grouped = {} if inline else {"plumbing": [_trace_op_data(trace, o) for o in trace.ops if o.plumbing]}
+    return {"name": trace.name, "resolved": trace.resolved, "hops": [_hop_data(h) for h in trace.hops], "ops": work,
+            **grouped, **truncation_data(trace.truncated)}
+
+
+def _hop_line(h: Hop) -> str:
+    pad = "  " * (h.depth + 1)
+    label = {HopKind.CALL: "calls", HopKind.BINDING: "bound"}.get(h.kind, h.kind)
+    via = f"  ({h.target})" if h.target and h.target != h.name and h.kind in (HopKind.OP, HopKind.UNRESOLVED) else ""
+    if h.kind == HopKind.OPERATOR:
+        via = f"  `{h.target}`"
+    where = str(h.call) if h.call else ""
+    if h.definition is not None:
+        where = f"{where} -> {h.definition}" if where else str(h.definition)
+    note = f"  [{h.note}]" if h.note else ""
+    return f"{pad}{label} {h.name}{via}  {where}{note}".rstrip()
+
+
+def _trace_op_lines(trace: Trace, o: TraceOp) -> list[str]:
+    out = [f"  {o.op}  via {', '.join(o.reached_by)}" if o.reached_by else f"  {o.op}"]
+    if trace.chain:
+        out.extend("    " + line if line else "" for line in kernels_for_text(list(o.overloads)).rstrip().split("\n"))
+    else:
+        for a in o.overloads:
+            out.append(f"    aten::{a.func or a.op}  {a.location}")
+            for k in a.keys:
+                where = str(k.definition) if k.definition else f"(yaml {k.location})"
+                out.append(f"      {k.key:<26} {k.cpp_namespace}::{k.kernel}  {where}")
+                calls = [s.name for s in k.chain if s.kind == StepKind.OP]
+                if calls:
+                    out.append(f"        calls ops: {', '.join(calls)}")
+    for d in o.decompositions:
+        out.append(f"    {d.kind} {d.op}  {d.function}  {d.registrar}  {d.location}")
+    return out
+
+
+def trace_text(trace: Trace, inline: bool = False) -> str:
+    """The hops, then the ops that do work; plumbing calls and ops grouped after them (inline: in place)."""
     out = [f"{trace.name} = {trace.resolved}" if trace.name != trace.resolved else trace.name]
-    for h in trace.hops:
-        pad = "  " * (h.depth + 1)
-        label = {HopKind.CALL: "calls", HopKind.BINDING: "bound"}.get(h.kind, h.kind)
-        via = f"  ({h.target})" if h.target and h.target != h.name and h.kind in (HopKind.OP, HopKind.UNRESOLVED) else ""
-        where = str(h.call) if h.call else ""
-        if h.definition is not None:
-            where = f"{where} -> {h.definition}" if where else str(h.definition)
-        note = f"  [{h.note}]" if h.note else ""
-        out.append(f"{pad}{label} {h.name}{via}  {where}{note}".rstrip())
+    out.extend(_hop_line(h) for h in trace.hops if inline or not h.plumbing)
+    calls = [h for h in trace.hops if h.plumbing and not inline]
+    if calls:
+        out.append(f"  plumbing calls ({len(calls)}; --all shows them in line):")
+        out.extend(f"    {h.name}  ({h.target})  {h.call}" if h.call else f"    {h.name}  ({h.target})" for h in calls)
     out.extend(truncation_lines(trace.truncated, "  "))
-    out.append(f"aten ops reached ({len(trace.ops)}):" if trace.ops else "aten ops reached: none")
-    for o in trace.ops:
-        out.append(f"  {o.op}  via {', '.join(o.reached_by)}" if o.reached_by else f"  {o.op}")
-        if trace.chain:
-            out.extend("    " + line if line else "" for line in kernels_for_text(list(o.overloads)).rstrip().split("\n"))
-        else:
-            for a in o.overloads:
-                out.append(f"    aten::{a.func or a.op}  {a.location}")
-                for k in a.keys:
-                    where = str(k.definition) if k.definition else f"(yaml {k.location})"
-                    out.append(f"      {k.key:<26} {k.cpp_namespace}::{k.kernel}  {where}")
-                    calls = [s.name for s in k.chain if s.kind == StepKind.OP]
-                    if calls:
-                        out.append(f"        calls ops: {', '.join(calls)}")
-        for d in o.decompositions:
-            out.append(f"    {d.kind} {d.op}  {d.function}  {d.registrar}  {d.location}")
+    work = [o for o in trace.ops if inline or not o.plumbing]
+    out.append(f"aten ops reached ({len(work)}):" if work else "aten ops reached: none")
+    for o in work:
+        out.extend(_trace_op_lines(trace, o))
+        if o.plumbing:
+            out.append(f"    plumbing: {o.plumbing}")
+    grouped = [o for o in trace.ops if o.plumbing and not inline]
+    if grouped:
+        out.append(f"plumbing ops ({len(grouped)}; --all shows their dispatch tables):")
+        out.extend(f"  {o.op}  via {', '.join(o.reached_by)}  [{o.plumbing}]" for o in grouped)
     return "\n".join(out) + "\n"

@@ -27,9 +27,11 @@ class HopKind(StrEnum):
     METHOD = "method"
     BINDING = "binding"
     FORWARD = "forward"
+    STEP = "step"  # an optimizer class's step, as forward is an nn.Module's
     CALL = "call"
     OP = "op"
     UNRESOLVED = "unresolved"
+    OPERATOR = "operator"  # an operator of an expression traced: its dunder, the source text and how it resolved
 
 
 @dataclass(frozen=True)
@@ -290,7 +292,8 @@ class Hop:
     target: str | None = None  # the callee as resolved in the source: torch.layer_norm, self._conv_forward
     call: Location | None = None  # where the call (or binding) is written
     definition: Location | None = None  # where the Python def, class or binding reached is
-    note: str | None = None  # "see above" for a def already expanded
+    note: str | None = None  # "see above" for a def already expanded; an operator's reflected form and resolution
+    plumbing: str | None = None  # an op hop to a plumbing op (queries/plumbing.py): why it is plumbing
 
 
 @dataclass(frozen=True)
@@ -306,6 +309,7 @@ class Decomp:
 class OpRef:
     spec: str  # the op name reached: a base (layer_norm) or an exact overload (add.Tensor)
     ops: tuple[str, ...]  # the ops of native_functions.yaml it stands for
+    plumbing: str | None = None  # why it is plumbing (queries/plumbing.py); None: it does work, or it was asked
 
 
 @dataclass(frozen=True)
@@ -325,6 +329,7 @@ class TraceOp:
     reached_by: tuple[str, ...]  # the callees that reach it, as resolved in the source: torch.layer_norm
     overloads: tuple[KernelsFor, ...]  # the kernels-for answer of each overload
     decompositions: tuple[Decomp, ...] = ()  # decompositions, refs, py_impl kernels
+    plumbing: str | None = None  # why it is plumbing (queries/plumbing.py); shown after the ops that do work
 
 
 @dataclass(frozen=True)

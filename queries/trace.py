@@ -8,15 +8,22 @@ the way Python and PyTorch's bindings do:
   re-exports of its module (imports, `import *` honouring `__all__`, the
   `for name in dir(_C._VariableFunctions)` loop of torch/__init__.py), and a
   member of a class through its bases (methods are inherited);
-- an nn.Module class goes to its forward (inherited or its own), `self.x(...)`
-  to the method of the traced class's MRO (so `_conv_forward` helpers are
-  followed), `super().x(...)` to the bases of the defining class;
+- an nn.Module class goes to its forward (inherited or its own), an optimizer
+  class to its step, `self.x(...)` to the method of the traced class's MRO (so
+  `_conv_forward` helpers are followed), `super().x(...)` to the bases of the
+  defining class;
 - the bindings to aten ops are torchgen's: an op with `python_module: M` (nn,
   linalg, special, fft, sparse, nested) is `torch._C._M.<name>`; the `function`
   variant is `torch.<name>` = `torch._C._VariableFunctions.<name>` = `_VF.<name>`;
   the `method` variant is `Tensor.<name>` (unless torch/_tensor.py defines it in
   Python); `torch.ops.aten.<name>[.<overload>]` is the op itself. A name reaches
   every overload bound under it.
+- a dunder (`Tensor.__add__`, or each operator of an expression, operators.py)
+  is the def or binding of torch/_tensor.py, else the op named like it (the
+  method variant), else unresolved: a C++ method table binds it, which the
+  index does not hold yet;
+- the ops a trace reaches below what was asked are marked plumbing when
+  plumbing.py says so; render groups them.
 """
 
 from __future__ import annotations
@@ -24,15 +31,19 @@ from __future__ import annotations
 import difflib
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..indexer import naming
 from ..indexer.errors import TgIndexError
 from ..indexer.facts import Location
 from ..indexer.python_api import classify
 from ..indexer.vocab import PyCallKind
+from . import operators, plumbing
 from .match import shown
 from .results import Decomp, Hop, HopKind, OpRef, PyTrace, Truncation
+
+NO_OP = "no op in native_functions.yaml answers this name"
+CXX_BINDING = "C++ binding (python_variable_methods.cpp) not indexed yet"
 
 PY_MODULES = ("nn", "linalg", "special", "fft", "sparse", "nested")
 # Usual spellings -> the dotted name they stand for (longest prefix first).
@@ -62,10 +73,36 @@ class Entity:
 @dataclass(frozen=True)
 class Unbound:
     name: str  # a name meant for an aten op that no op answers: torch.relu_ in a checkout without relu_
+    reason: str = NO_OP  # or CXX_BINDING: a dunder only a C++ method table binds
 
 
 def _excluded(name: str, excludes: list[str]) -> bool:
     return any(name.startswith(e[:-1]) if e.endswith("*") else name == e for e in excludes)
+
+
+def _is_dunder(dotted: str) -> bool:
+    leaf = dotted.rpartition(".")[2]
+    return dotted.startswith("torch.Tensor.") and len(leaf) > 4 and leaf.startswith("__") and leaf.endswith("__")
+
+
+def _how(found: list[Entity | OpRef | Unbound]) -> str:
+    """How a dunder was resolved, for the operator's hop."""
+    item = found[0]
+    if isinstance(item, Unbound):
+        return item.reason
+    if isinstance(item, OpRef):
+        return "the op named like the dunder in native_functions.yaml (method variant)"
+    if item.kind == "binding":
+        return f"bound in {item.loc.file}" if item.loc else "bound in Python"
+    return f"Python def in {item.loc.file}" if item.loc else "Python def"
+
+
+def _plumbing(hop: Hop, asked: set[str]) -> Hop:
+    """An op hop marked with why it is plumbing (never one the name itself stands for)."""
+    if hop.kind != HopKind.OP or hop.name in asked or hop.name.partition(".")[0] in asked:
+        return hop
+    why = plumbing.reason(hop.name)
+    return replace(hop, plumbing=why) if why else hop
 
 
 class PyLinker:
@@ -293,6 +330,8 @@ class PyLinker:
                 found = [t for t in self.targets(kind, short, dotted, None, None) if not isinstance(t, Unbound)]
             else:
                 found = []
+        if not found and _is_dunder(dotted):
+            return dotted, [Unbound(dotted, CXX_BINDING)]
         if not found:
             raise TgIndexError(f"unknown Python name {shown(name)}" + self._close(dotted))
         return dotted, found
@@ -335,22 +374,47 @@ class PyLinker:
         return f"; did you mean {', '.join(repr(r) for r in ranked)}?" if ranked else ""
 
     def trace(self, name: str) -> PyTrace:
-        dotted, found = self.start(name)
+        """A Python name or an expression with operators -> its hops and the aten ops reached."""
         hops: list[Hop] = []
         ops: dict[str, OpRef] = {}
+        asked: set[str] = set()  # the ops the name (or an operator) stands for itself: never plumbing
         expanded: set[tuple[str, str | None]] = set()
         self._not_followed = {}
+        if operators.looks_like_expression(name):
+            resolved = []
+            for operator in operators.operators(name):
+                dotted, found = self.start(f"torch.Tensor.{operator.dunder}")
+                resolved.append(dotted)
+                how = _how(found)
+                note = f"{operator.note}; {how}" if operator.note else how
+                hops.append(Hop(0, HopKind.OPERATOR, dotted, target=operator.text, note=note))
+                self._walk(dotted, found, 1, hops, ops, asked, expanded)
+            dotted = ", ".join(dict.fromkeys(resolved))
+        else:
+            dotted, found = self.start(name)
+            self._walk(dotted, found, 0, hops, ops, asked, expanded)
+        marked = [_plumbing(h, asked) for h in hops]
+        refs = tuple(replace(r, plumbing=None if {r.spec, r.spec.partition(".")[0]} & asked else plumbing.reason(r.spec))
+                     for r in ops.values())
+        cut = (Truncation("Python calls below --hops not followed", self.max_hops, tuple(self._not_followed)),)
+        return PyTrace(name, dotted, tuple(marked), refs, cut if self._not_followed else ())
+
+    def _walk(self, dotted: str, found: list[Entity | OpRef | Unbound], depth: int, hops: list[Hop],
+              ops: dict[str, OpRef], asked: set[str], expanded: set[tuple[str, str | None]]) -> None:
+        """The hops below what a name (or a dunder) stands for, starting at `depth`."""
+        asked.add(dotted.rpartition(".")[2])  # Tensor.unflatten's own op is no plumbing, though Python defines it
         for item in found:
             if isinstance(item, OpRef):
-                hops.append(Hop(0, HopKind.OP, item.spec, classify(dotted)[0], dotted))
+                hops.append(Hop(depth, HopKind.OP, item.spec, classify(dotted)[0], dotted))
                 ops.setdefault(item.spec, item)
+                asked.add(item.spec)
                 continue
-            assert isinstance(item, Entity)
+            if isinstance(item, Unbound):
+                hops.append(Hop(depth, HopKind.UNRESOLVED, item.name, note=item.reason))
+                continue
             kind = HopKind(item.kind) if item.kind != "def" else (HopKind.METHOD if item.cls else HopKind.FUNCTION)
-            hops.append(Hop(0, kind, item.name, definition=item.loc))
-            self._expand(item, 0, item.name if item.kind == "class" else item.cls, hops, ops, expanded)
-        cut = (Truncation("Python calls below --hops not followed", self.max_hops, tuple(self._not_followed)),)
-        return PyTrace(name, dotted, tuple(hops), tuple(ops.values()), cut if self._not_followed else ())
+            hops.append(Hop(depth, kind, item.name, definition=item.loc))
+            self._expand(item, depth, item.name if item.kind == "class" else item.cls, hops, ops, expanded)
 
     def _calls(self, entity: Entity) -> list[tuple[str, str, str, Location]]:
         if entity.kind == "def":
@@ -370,11 +434,14 @@ class PyLinker:
                 self._not_followed[entity.name] = None
             return
         if entity.kind == "class":
-            forward = self.member(entity.name, "forward")
-            if forward is not None:
-                hops.append(Hop(depth + 1, HopKind.FORWARD, forward.name, definition=forward.loc))
-                expanded.add((forward.name, self_cls))
-                self._expand(forward, depth + 1, self_cls, hops, ops, expanded)
+            # an nn.Module runs its forward, an optimizer its step (inherited or its own)
+            for method, hop_kind in (("forward", HopKind.FORWARD), ("step", HopKind.STEP)):
+                entry = self.member(entity.name, method)
+                if entry is not None:
+                    hops.append(Hop(depth + 1, hop_kind, entry.name, definition=entry.loc))
+                    expanded.add((entry.name, self_cls))
+                    self._expand(entry, depth + 1, self_cls, hops, ops, expanded)
+                    break
             return
         seen_here: set[str] = set()
         for kind, short, target, where in self._calls(entity):
@@ -389,7 +456,7 @@ class PyLinker:
                     if reached.name not in seen_here:
                         seen_here.add(reached.name)
                         hops.append(Hop(depth + 1, HopKind.UNRESOLVED, reached.name, kind, target, where,
-                                        note="no op in native_functions.yaml answers this name"))
+                                        note=reached.reason))
                 else:
                     if reached.name in seen_here:
                         continue

@@ -534,3 +534,51 @@ def test_extractor_hash_covers_every_file_of_the_package_and_what_it_uses(tmp_pa
     (copy / "new_recogniser.py").write_text("")
     seen.add(extractor_hash(copy))
     assert len(seen) == len(list(copy.glob("*.py"))) + 2  # each change gave a new hash
+
+
+# --- calls through a local alias (aliases.py) ---------------------------------------------------
+
+_ALIASED = b'''import torch
+from torch.optim import helpers
+
+def _fused(p):
+    torch._fused_step_(p)
+
+def _loop(p):
+    p.mul_(2)
+
+def step(p, fused, loop):
+    if fused:
+        func = _fused
+    elif loop:
+        func = helpers.loop
+    else:
+        func = _loop
+    func(p)
+
+def not_an_alias(p, f):
+    g = f
+    g(p)
+    for h in (_fused, _loop):
+        h(p)
+    k = _fused
+    k += 1
+    k(p)
+'''
+
+
+def test_a_called_local_alias_calls_each_function_assigned():
+    f = extract(_ALIASED, "torch/optim/m.py")
+    assert calls_of(f, "torch.optim.m.step") == [
+        ("python", "func", "func", 17),  # the call as written stays
+        ("python", "_fused", "torch.optim.m._fused", 12),
+        ("python", "loop", "torch.optim.helpers.loop", 14),
+        ("python", "_loop", "torch.optim.m._loop", 16),
+    ]
+
+
+def test_no_alias_without_plain_function_assignments_only():
+    # g = f (a parameter), a for target, an augmented assignment: no alias, only the calls as written
+    f = extract(_ALIASED, "torch/optim/m.py")
+    assert calls_of(f, "torch.optim.m.not_an_alias") == [
+        ("python", "g", "g", 21), ("python", "h", "h", 23), ("python", "k", "k", 26)]

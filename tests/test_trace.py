@@ -206,3 +206,50 @@ def test_answer_types_live_in_one_module_without_a_cycle():
     assert typing.get_type_hints(results.Hop)["call"] == Location | None
     assert typing.get_type_hints(results.Step)["loc"] == Location | None
     assert typing.get_type_hints(results.KeyKernel)["location"] is Location
+
+
+def test_operators_resolve_to_tensor_py_then_the_yaml_then_unresolved(mini: Path, tmp_path: Path):
+    native = mini / "aten/src/ATen/native/native_functions.yaml"
+    native.write_text(native.read_text() + "\n- func: __and__.Tensor(Tensor self, Tensor other) -> Tensor\n"
+                      "  variants: method, function\n"
+                      "\n- func: size.int(Tensor self, int dim) -> int\n  variants: function, method\n")
+    tensor = mini / "torch/_tensor.py"
+    tensor.write_text(tensor.read_text() + "\n    def __rsub__(self, other):\n"  # line 11
+                      "        n = other.size(0)\n"
+                      "        return torch.addmul(other, self, n)\n"
+                      "\n    __pos__ = torch._C.TensorBase.relu\n")  # line 15
+    db = tmp_path / "ix.db"
+    build(mini, db, jobs=1)
+    ix = Index.open(db)
+    t = "torch/_tensor.py"
+    # a number on the left: Python calls x.__rsub__, a def of _tensor.py; size is plumbing, add and mul do the work
+    assert _hops(ix, "2 - x") == [
+        (0, "operator", "torch.Tensor.__rsub__", "2 - x", None, None),
+        (1, "method", "torch._tensor.Tensor.__rsub__", None, None, f"{t}:11"),
+        (2, "op", "size", "other.size", f"{t}:12", None),
+        (2, "call", "torch.functional.addmul", "torch.addmul", f"{t}:13", "torch/functional.py:7"),
+        (3, "op", "mul", "<expr>.mul", "torch/functional.py:8", None),
+        (3, "op", "add", "torch._VF.add", "torch/functional.py:8", None)]
+    rsub = ix.trace("2 - x")
+    assert [(o.op, o.plumbing) for o in rsub.ops] == [
+        ("size", "reads shape or dtype metadata; no kernel touches the data"), ("mul", None), ("add", None)]
+    assert trace_data(rsub)["plumbing"][0]["op"] == "size"
+    assert _hops(ix, "+x")[1:] == [(1, "binding", "torch._tensor.Tensor.__pos__", None, None, f"{t}:15"),
+                                   (2, "op", "relu", "torch._C.TensorBase.relu", f"{t}:15", None)]
+    assert _hops(ix, "x & y")[1:] == [(1, "op", "__and__", "torch.Tensor.__and__", None, None)]
+    assert ix.trace("x & y").hops[0].note == ("reflected: the right operand's __rand__ when this returns "
+                                              "NotImplemented; the op named like the dunder in native_functions.yaml "
+                                              "(method variant)")
+    # only a C++ method table binds __add__ and __getitem__: unresolved, never a guess at add
+    assert [(h.kind, h.name, h.note) for h in ix.trace("x[0] + y").hops if h.kind == "unresolved"] == [
+        ("unresolved", "torch.Tensor.__getitem__", "C++ binding (python_variable_methods.cpp) not indexed yet"),
+        ("unresolved", "torch.Tensor.__add__", "C++ binding (python_variable_methods.cpp) not indexed yet")]
+    assert ix.trace("x[0] + y").ops == ()
+    assert [(h.kind, h.name) for h in ix.trace("Tensor.__add__").hops] == [("unresolved", "torch.Tensor.__add__")]
+    # the name asked is never plumbing
+    assert [(o.op, o.plumbing) for o in ix.trace("Tensor.size").ops] == [("size", None)]
+    out = run("tg-query", "--db", str(db), "trace", "-x")
+    assert (out.returncode, out.stderr) == (0, "")
+    assert out.stdout.splitlines()[:2] == [
+        "-x = torch.Tensor.__neg__",
+        "  operator torch.Tensor.__neg__  `-x`    [C++ binding (python_variable_methods.cpp) not indexed yet]"]

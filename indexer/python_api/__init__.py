@@ -7,7 +7,8 @@ records, per file, what is statically visible of that chain:
 
 - DefFact       module-level functions and methods (qualified names, line range)
 - ClassFact     classes with their bases (resolved and as written), nn.Module evidence, forward
-- CallFact      calls made inside each def, classified by target kind (PyCallKind)
+- CallFact      calls made inside each def, classified by target kind (PyCallKind); a called local
+                alias (``func = _fused_adam`` ... ``func(...)``) adds a call of each function assigned
 - BindingFact   names bound directly to a callee at module or class level
                 (``gelu = _add_docstr(torch._C._nn.gelu, ...)``, ``boolean_dispatch``)
 - ReexportFact  what a module re-exports (imports of packages, ``import *``,
@@ -23,6 +24,7 @@ Where each part lives:
 - walk.py        the walk over modules, classes, defs and calls, and ``extract``
 - subtree.py     the one traversal per def that the walk reads (calls, locals, imports, inner defs)
 - bindings.py, decomps.py, reexports.py   the recognisers of bound names, of registrations, of re-exports
+- aliases.py     the recogniser of calls through a local alias of a function (the optimizers' paths)
 - syntax.py      shapes of Python syntax the others read
 - nn_modules.py  the one cross-file question: which classes are nn.Module subclasses
 

@@ -13,7 +13,11 @@ PY_SOURCES: tuple[str, ...] = (
     "torch/nn/__init__.py",
     "torch/nn/functional.py",
     "torch/nn/modules/**/*.py",
-    "torch/nn/utils/rnn.py",
+    "torch/nn/utils/**/*.py",  # clip_grad, weight_norm, parametrizations, rnn packing, ...
+    "torch/nn/init.py",
+    "torch/nn/attention/**/*.py",  # sdpa_kernel's backends (2.x; absent in 1.13.1)
+    "torch/optim/**/*.py",  # the optimizers: for-loop, foreach and fused paths
+    "torch/distributions/**/*.py",
     "torch/linalg/__init__.py",
     "torch/special/__init__.py",
     "torch/fft/__init__.py",

@@ -14,6 +14,7 @@ import builtins
 
 from ..facts import Location
 from ..vocab import PyCallKind
+from .aliases import aliases, reference_call
 from .bindings import Bindings
 from .decomps import Decomps
 from .facts import CallFact, ClassFact, Collected, DefFact, PyFacts
@@ -93,8 +94,20 @@ class Walker:
         if cls is None:
             self.decomps.note_helper(node, sub.defs, scope)
         self.add_calls(sub.calls, scope)
+        self.add_alias_calls(node, sub.calls, scope)
         if cls is None:
             self.decomps.public_ref(node, qual, before)
+
+    def add_alias_calls(self, node: Def, calls: list[ast.Call], scope: Scope) -> None:
+        """`func = _fused_adam` ... `func(...)`: a call of each function the local alias is assigned (aliases.py),
+        kept only where the reference resolves to an import or a module-level name."""
+        for assigns in aliases(node, calls, scope.locals).values():
+            for assign in assigns:
+                resolved = self.names.resolve(assign.value, scope)
+                if resolved is not None and resolved[1]:
+                    fact = self.call(reference_call(assign), scope)
+                    if fact is not None:
+                        self.found.calls.append(fact)
 
     def walk_class(self, node: ast.ClassDef, prefix: str, outer: Scope) -> None:
         qual = self.names.qualified(prefix, node.name)

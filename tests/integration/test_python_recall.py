@@ -9,8 +9,10 @@ Every expected answer below was read in the sources of that version.
 from __future__ import annotations
 
 import ast
+import io
 import os
 import re
+import tokenize
 from functools import cache
 from pathlib import Path
 
@@ -131,7 +133,8 @@ def test_one_traversal_gives_ast_walk_order_for_every_def(version):
                 inner = [n for n in walked if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
                 assert (sub.imports, sub.defs) == (imports, inner), (rel, node.lineno)
                 checked += 1
-    assert checked == {"2.6.0": 1829, "1.13.1": 1310}[version]  # every def, nested ones included
+    # every def, nested ones included (1829 and 1310 before optim, nn.utils, nn.init, nn.attention, distributions)
+    assert checked == {"2.6.0": 3169, "1.13.1": 2458}[version]
 
 
 @both
@@ -331,3 +334,62 @@ def test_refs_factory_naming_rule_2_6_0():
     assert ("torch._refs.abs_", "abs_", "inferred") in decomps  # abs_ = _make_inplace(abs)
     assert ("torch._refs.special.i0e", "special_i0e", "inferred") in decomps  # prefix from the module
     assert ("torch._refs.nn.functional.celu_", "celu_", "inferred") in decomps
+
+
+# --- the modules added for issue 13: optim, nn.utils, nn.init, nn.attention, distributions ---------
+
+NEW_MODULES = ("torch/optim/", "torch/nn/utils/", "torch/nn/init.py", "torch/nn/attention/", "torch/distributions/")
+
+
+def _scan_defs_and_classes(text: str) -> set[tuple[str, str, int]]:
+    """(def|class, name, line) of every def and class not inside a def, from the token stream (strings skipped):
+    a `def`/`class` keyword that starts a logical line, nested by its column under the headers above it."""
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+              if t.type not in (tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)]
+    found: set[tuple[str, str, int]] = set()
+    open_headers: list[tuple[int, str]] = []  # (column, def|class) of the headers that enclose the line
+    line_start = True
+    for i, t in enumerate(tokens):
+        if t.type in (tokenize.NEWLINE, tokenize.NL):
+            line_start = True
+            continue
+        starts, line_start = line_start, False
+        header = t.type == tokenize.NAME and t.string in ("def", "class")
+        if not header or not (starts or (tokens[i - 1].string == "async" and tokens[i - 1].start[1] == t.start[1] - 6)):
+            continue
+        column = tokens[i - 1].start[1] if not starts else t.start[1]
+        while open_headers and open_headers[-1][0] >= column:
+            open_headers.pop()
+        if all(kind == "class" for _, kind in open_headers):
+            found.add((t.string, tokens[i + 1].string, t.start[0]))
+        open_headers.append((column, t.string))
+    return found
+
+
+@pytest.mark.parametrize(("version", "files", "total"), [("2.6.0", 100, 1470), ("1.13.1", 92, 1278)])
+def test_every_def_and_class_of_the_new_modules_is_extracted(version, files, total):
+    root = checkout(version)
+    facts = {rel: f for rel, f in all_facts(version).items() if rel.startswith(NEW_MODULES)}
+    assert len(facts) == files
+    expected_total = 0
+    for rel, f in sorted(facts.items()):
+        expected = _scan_defs_and_classes((root / rel).read_text())
+        got = {("def", d.name, d.loc.line) for d in f.defs} | {("class", c.name, c.loc.line) for c in f.classes}
+        assert got == expected, f"{rel}: missed {sorted(expected - got)[:5]}, extra {sorted(got - expected)[:5]}"
+        expected_total += len(expected)
+    assert expected_total == total
+
+
+@both
+def test_optimizer_paths_through_the_local_alias(version):
+    # adam.py (2.6.0): 870 func = _fused_adam, 872 _multi_tensor_adam, 874 _single_tensor_adam, 876 func(...);
+    # (1.13.1): 294 _multi_tensor_adam, 296 _fused_adam, 298 _single_tensor_adam, 300 func(...)
+    got = [c for c in calls(version, "torch/optim/adam.py", "torch.optim.adam.adam") if c[1].startswith(("_", "func"))]
+    assert got == {
+        "2.6.0": [("python", "_default_to_fused_or_foreach", 844), ("python", "func", 876),
+                  ("python", "_fused_adam", 870), ("python", "_multi_tensor_adam", 872),
+                  ("python", "_single_tensor_adam", 874)],
+        "1.13.1": [("python", "func", 300),
+                   ("python", "_multi_tensor_adam", 294), ("python", "_fused_adam", 296),
+                   ("python", "_single_tensor_adam", 298)],
+    }[version]
