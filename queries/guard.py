@@ -152,6 +152,6 @@ def _restore_sigint(previous: tuple[Any] | None) -> None:
 
 def connect(db: Path) -> tuple[sqlite3.Connection, Guard]:
     """Open an index read-only by URI with query_only on and the guard installed."""
-    conn = sqlite3.connect(read_only_uri(db.resolve()), uri=True)
+    conn = sqlite3.connect(read_only_uri(db.resolve(), immutable=True), uri=True)
     conn.execute("PRAGMA query_only=ON")
     return conn, Guard(conn, db)
