@@ -28,6 +28,22 @@ def real_dbs(tmp_path_factory: pytest.TempPathFactory):
     return get
 
 
+@pytest.fixture(scope="module")
+def ix(real_dbs):
+    """The 2.6.0 index, opened once per test module."""
+    from tg_index.queries.api import Index
+
+    return Index.open(real_dbs("2.6.0"))
+
+
+@pytest.fixture(scope="module")
+def old(real_dbs):
+    """The 1.13.1 index, opened once per test module."""
+    from tg_index.queries.api import Index
+
+    return Index.open(real_dbs("1.13.1"))
+
+
 # Every op of an index through kernels-for's JSON path, in a process of its own; prints the op count.
 _EVERY_OP = """
 import json, sys

@@ -16,16 +16,6 @@ from tg_index.queries.render import trace_data
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def ix(real_dbs) -> Index:
-    return Index.open(real_dbs("2.6.0"))
-
-
-@pytest.fixture(scope="module")
-def old(real_dbs) -> Index:
-    return Index.open(real_dbs("1.13.1"))
-
-
 def hop(h) -> tuple:
     return (h.depth, h.kind, h.name, str(h.call) if h.call else None, str(h.definition) if h.definition else None)
 

@@ -18,16 +18,6 @@ CXX = "C++ binding (python_variable_methods.cpp) not indexed yet"
 T = "torch/_tensor.py"
 
 
-@pytest.fixture(scope="module")
-def ix(real_dbs) -> Index:
-    return Index.open(real_dbs("2.6.0"))
-
-
-@pytest.fixture(scope="module")
-def old(real_dbs) -> Index:
-    return Index.open(real_dbs("1.13.1"))
-
-
 def hops(ix: Index, expression: str) -> list[tuple]:
     """(depth, kind, name, target, call, definition) of each hop; an operator's target is its source text."""
     return [(h.depth, h.kind, h.name, h.target, str(h.call) if h.call else None,

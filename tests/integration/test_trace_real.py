@@ -13,11 +13,6 @@ from .test_python_recall import _scan_module_classes
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def ix(real_dbs) -> Index:
-    return Index.open(real_dbs("2.6.0"))
-
-
 def path(ix: Index, name: str) -> list[tuple[str, str]]:
     """(kind, name) of the hops that are not ops: the Python path."""
     return [(h.kind, h.name) for h in ix.trace(name).hops if h.kind not in ("op", "unresolved")]
