@@ -272,6 +272,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
                 pool.close()
                 pool.join()
                 pool = None
+            _link_stage(conn, run)
             summary = _finish(conn, run, db)
         if run.plan.analyze:
             with engine.connect() as conn:
@@ -422,6 +423,17 @@ def _cxx_stage(conn: Connection, run: _Run, results: Iterator) -> None:
         conn.commit()
     conn.exec_driver_sql("DETACH DATABASE shard")
     _insert(conn, FILES_INSERT, listed)
+
+
+def _link_stage(conn: Connection, run: _Run) -> None:
+    """The graph (indexer/link/): resolved again over all facts whenever any fact changed."""
+    from . import link
+
+    run.progress("link", 0, 1)
+    conn.commit()
+    link.link(conn.connection.driver_connection)
+    conn.commit()
+    run.progress("link", 1, 1)
 
 
 def _shard_copies(conn: Connection) -> list[str]:

@@ -78,3 +78,8 @@ class StepKind(StrEnum):
     OP = "op"
     GENERATED = "generated"
     UFUNC = "ufunc"
+    DECLARED = "declared"  # a stub's DECLARE_DISPATCH
+    DEFINED = "defined"  # a stub's DEFINE_DISPATCH
+    DEFINITION = "definition"  # the definition of a registered kernel or of a redispatched op's kernel
+    FUNCTOR = "functor"  # the operator() or lambda a launch helper or loop runs
+    REDISPATCH = "redispatch"  # an op called through the dispatcher from the chain (at::, Tensor methods)

@@ -1,37 +1,33 @@
-"""Linking by name, at query time: (op, key) -> kernel definition -> stubs -> registered kernels -> launches.
+"""Walking the graph the link stage resolved at build time (tables nodes and edges):
+(op, key) -> kernel definition -> stubs -> registered kernels -> helper layers -> launches and
+__global__ kernels, vendor calls, functors and lambdas, dtype sets, and redispatches into other ops.
 
-The index stores facts per file; this module follows names across them:
-
-- the definition of a dispatch row's kernel: TORCH_IMPL_FUNC for structured
-  kernels, the meta struct's TORCH_META_FUNC* for the Meta row, otherwise a
-  function named `<cpp_namespace>::<kernel>`, chosen by what the key implies
-  when several exist (CUDA: .cu or cuda/; MPS: mps/; Sparse*: sparse/ ...);
-- from a definition: the stubs it calls or passes on, the kernels registered
-  for them on the key's device, the launches and launch helpers, AT_DISPATCH
-  dtype sets and library calls met on the way, following calls to helpers in
-  the same folder (or named like kernels) to a bounded depth, each function once.
-  What a limit keeps it from following (the depth; helper names with more
-  than HELPER_DEFINITIONS definitions) comes back as Truncation records.
+The walk is breadth first from the kernel's definition, each function once, to `depth` levels of
+calls. A call is followed when its target leads to device work (nodes.device_path) or when it is
+made inside a functor a helper runs (the loop functions below cpu_kernel_vec's VectorizedLoop2d);
+calls that lead nowhere near device code (checks, sizes, TensorIterator plumbing) are not steps.
+What a limit keeps the walk from following comes back as Truncation records.
 
 The reverse walk (ops-for) is queries/reverse.py.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
 
-from ..indexer import naming
 from ..indexer.facts import Location
-from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind
+from ..indexer.link.kinds import EdgeKind, How, NodeKind
+from ..indexer.vocab import DefinitionKind, StepKind, StubKind
 from .results import Definition, Step, Truncation
 
 GENERATED = "generated"
-HELPER_DEFINITIONS = 6  # a callee name defined more often than this is no specific helper: not followed
-_FUNCTIONS = (DefinitionKind.FUNCTION, DefinitionKind.METHOD)
+FANOUT = 4  # an ambiguous call's candidates are followed only up to this many
 _AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas live
+_FUNCTION_NODES = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
+_COMPOSITE = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
+_RUNTIME_OF_COMPOSITE = ("CPU", "CUDA")
 
 
 def meta_function(cpp_namespace: str, struct: str) -> str:
@@ -50,92 +46,39 @@ def device_of(key: str) -> str | None:
     return None
 
 
-# How schema types are spelled in C++ kernel signatures.
-_CPP_TYPES = {
-    "Tensor": ("Tensor",), "Tensor?": ("Tensor",), "Tensor[]": ("TensorList", "ITensorListRef", "Tensor"),
-    "Tensor?[]": ("List", "Tensor"), "Scalar": ("Scalar",), "Scalar?": ("Scalar",), "int": ("int64_t", "int"),
-    "SymInt": ("SymInt", "int64_t"), "float": ("double",), "bool": ("bool",), "int[]": ("IntArrayRef",),
-    "SymInt[]": ("SymIntArrayRef", "IntArrayRef"), "ScalarType": ("ScalarType",), "str": ("string_view", "string"),
-    "Generator?": ("Generator",), "Layout": ("Layout",), "Device": ("Device",), "MemoryFormat": ("MemoryFormat",),
-    "Dimname": ("Dimname",), "Dimname[]": ("DimnameList",), "Scalar[]": ("ArrayRef<Scalar>", "ArrayRef<at::Scalar>"),
-}
-
-
-def _signature_score(signature: str, func: str) -> int:
-    """How well a C++ definition's parameters match the op's schema (C++ overloads share a name)."""
-    if not signature or "(" not in func:
-        return 0
-    params = [p for p in _split(signature[signature.find("(") + 1:signature.rfind(")")]) if p]
-    args = [a for a in func[func.find("(") + 1:func.rfind(") ->")].split(", ") if a and a != "*"]
-    types = [re.sub(r"\([^)]*\)", "", a.split(" ")[0]) for a in args]
-    score = -2 * abs(len(params) - len(types))
-    for param, schema_type in zip(params, types):
-        words = _CPP_TYPES.get(schema_type) or _CPP_TYPES.get(re.sub(r"\[\d+\]", "[]", schema_type), ())
-        if any(w in param for w in words):
-            score += 1
-    return score
-
-
-def _split(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "<([":
-            depth += 1
-        elif ch in ">)]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return parts
-
-
-def op_of(name: str, op_bases: set[str]) -> str | None:
-    """The op base a C++ call names: at::add, at::native_layer_norm_symint, at::add_out, at::add_outf."""
-    return next((candidate for candidate in naming.cpp_function_forms(name) if candidate in op_bases), None)
-
-
 def is_cuda(path: str) -> bool:
     return path.endswith((".cu", ".cuh")) or "/cuda/" in path
 
 
-def _key_preference(key: str, path: str) -> int:
-    """Higher is a better home for a kernel of this key."""
-    score = 0
-    cuda_file = is_cuda(path) or "/cudnn/" in path
-    rules = [("CUDA", cuda_file), ("MPS", "/mps/" in path), ("Sparse", "/sparse/" in path),
-             ("Quantized", "/quantized/" in path), ("NestedTensor", "/nested/" in path),
-             ("Mkldnn", "/mkldnn/" in path), ("XPU", "/xpu/" in path)]
-    for word, hit in rules:
-        if word in key:
-            score += 4 if hit else -4
-        elif hit and word in ("CUDA", "MPS"):
-            score -= 2  # a CPU or composite kernel does not live in cuda/ or mps/
-    if path.startswith("aten/src/ATen/native/"):
-        score += 3  # the registered kernels live there; same-named functions elsewhere (jit, static runtime) are not them
-    return score
+@dataclass(frozen=True)
+class _Node:
+    id: int
+    kind: str
+    name: str
+    file: str | None
+    line: int | None
+    end_line: int | None
+    device_path: int
 
-
-# Calls that are never worth following: checks, tensor plumbing, factory helpers.
-STOP_CALLS = frozenset("""TORCH_CHECK TORCH_INTERNAL_ASSERT TORCH_WARN AT_ERROR empty empty_like zeros zeros_like
-ones copy_ resize_ resize_output contiguous view reshape expect_contiguous numel dim size sizes stride strides
-device options dtype scalar_type item data_ptr const_data_ptr mutable_data_ptr is_contiguous maybe_wrap_dim
-defined to narrow select fill_ zero_ check_dim_size checkAllSameGPU TensorArg isIntegralType
-""".split())
+    @property
+    def loc(self) -> Location | None:
+        return Location(self.file, self.line) if self.file else None
 
 
 @dataclass
 class _Walk:
     """One chain being built: its steps (each once), the functions visited, and what limits left out."""
 
+    key: str
+    device: str | None
     steps: list[Step] = field(default_factory=list)
     marks: set[tuple] = field(default_factory=set)
-    visited: set[tuple[str, str, int]] = field(default_factory=set)
+    visited: set[int] = field(default_factory=set)
     too_deep: dict[str, None] = field(default_factory=dict)
-    too_common: dict[str, None] = field(default_factory=dict)
+    too_many: dict[str, None] = field(default_factory=dict)
 
     def add(self, step: Step) -> None:
-        mark = (step.kind, step.name, step.loc, step.device, step.detail)
+        mark = (step.kind, step.name, step.loc, step.device, step.detail, step.site)
         if mark not in self.marks:
             self.marks.add(mark)
             self.steps.append(step)
@@ -144,24 +87,23 @@ class _Walk:
         cuts = []
         if self.too_deep:
             cuts.append(Truncation("calls below --depth not followed", depth, tuple(self.too_deep)))
-        if self.too_common:
-            cuts.append(Truncation(f"helpers not followed: names with more than {HELPER_DEFINITIONS} definitions",
-                                   HELPER_DEFINITIONS, tuple(self.too_common)))
+        if self.too_many:
+            cuts.append(Truncation(f"ambiguous calls with more than {FANOUT} candidates not followed", FANOUT,
+                                   tuple(self.too_many)))
         return tuple(cuts)
 
 
-def _mark(d: Definition) -> tuple[str, str, int]:
-    return d.qualified_name, d.loc.file, d.loc.line
+_EDGES = ("SELECT e.kind, e.dst, e.file, e.line, e.how, e.target, e.detail, n.id, n.kind, n.name, n.file, n.line, "
+          "n.end_line, n.device_path FROM edges e LEFT JOIN nodes n ON n.id = e.dst WHERE e.src = ? ORDER BY e.id")
 
 
 class Linker:
-    """Follows names through an open index connection."""
+    """Walks the graph through an open index connection."""
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
-        self._declared: set[str] | None = None
-        self._helpers: dict[tuple, tuple[Definition | None, bool]] = {}
         self._op_bases: set[str] | None = None
+        self._edges: dict[int, list[tuple]] = {}
 
     def op_bases(self) -> set[str]:
         """Base names of every op, also without a trailing underscore (add_ -> add)."""
@@ -170,164 +112,169 @@ class Linker:
             self._op_bases = bases | {b.rstrip("_") for b in bases}
         return self._op_bases
 
-    def declared(self, stub: str) -> bool:
-        """A stub use counts only for a stub that some file declares (a `stub` parameter is no stub)."""
-        if self._declared is None:
-            self._declared = {r[0] for r in self.conn.execute("SELECT DISTINCT stub FROM stubs WHERE kind = ?",
-                                                              (StubKind.DECLARE,))}
-        return stub in self._declared
-
-    def _defs(self, where: str, args: tuple, limit: int = -1) -> list[Definition]:
-        return [Definition(q, kind, Location(file, line), end, sig) for q, kind, file, line, end, sig in self.conn.execute(
-            f"SELECT qualified_name, kind, file, line, end_line, signature FROM definitions WHERE {where} LIMIT {limit}",
-            args)]
+    def edges(self, node: int) -> list[tuple]:
+        got = self._edges.get(node)
+        if got is None:
+            got = self._edges[node] = self.conn.execute(_EDGES, (node,)).fetchall()
+        return got
 
     def definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool,
                    func: str = "") -> tuple[Definition | None, str, int]:
-        """(chosen definition, reason when none, number of candidates)."""
-        if origin in (Origin.UFUNC, Origin.AUTOGEN) or (origin == Origin.DELEGATE and naming.ufunc_base(kernel)):
+        """(the definition the link stage chose, reason when none, number of candidates)."""
+        row = self.conn.execute(
+            "SELECT n.name, d.kind, n.file, n.line, n.end_line, d.signature, e.how, e.detail FROM dispatch k "
+            "JOIN nodes kn ON kn.ref = k.id AND kn.kind = ? JOIN edges e ON e.src = kn.id AND e.kind = ? "
+            "LEFT JOIN nodes n ON n.id = e.dst LEFT JOIN definitions d ON d.id = n.ref "
+            "WHERE k.kernel = ? AND k.key = ? AND k.cpp_namespace = ? AND k.origin = ? LIMIT 1",
+            (NodeKind.KERNEL, EdgeKind.IMPLEMENTS, kernel, key, cpp_namespace, origin)).fetchone()
+        if row is None:
+            return None, "no definition in the sources", 0
+        name, kind, file, line, end, signature, how, detail = row
+        if how == How.GENERATED:
             return None, GENERATED, 0
-        if origin == Origin.META:
-            found = self._defs("qualified_name = ? AND kind = ?", (meta_function(cpp_namespace, kernel),
-                                                                   DefinitionKind.META_FUNC))
-            if not found:
-                return None, "no TORCH_META_FUNC for it in the sources", 0
-        elif structured:
-            found = self._defs("name = ? AND kind = ?", (kernel, DefinitionKind.IMPL_FUNC))
-            if not found:
-                return None, "no TORCH_IMPL_FUNC for it in the sources", 0
-        else:
-            found = self._defs("name = ? AND kind IN (?, ?) AND (qualified_name = ? OR qualified_name = ?)",
-                               (kernel, *_FUNCTIONS, f"{cpp_namespace}::{kernel}", kernel))
-            if not found:
-                return None, "no definition in the sources", 0
-        if len(found) == 1:
-            return found[0], "", 1
-        ranked = sorted(found, key=lambda d: (_key_preference(key, d.loc.file), _signature_score(d.signature, func),
-                                              d.end_line - d.loc.line), reverse=True)
-        return ranked[0], "", len(found)
+        if name is None:
+            return None, detail or "no definition in the sources", 0
+        count = re.match(r"by-key: (\d+)", detail or "")
+        return Definition(name, kind, Location(file, line), end, signature), "", int(count.group(1)) if count else 1
+
+    def _node_of(self, d: Definition) -> int | None:
+        row = self.conn.execute("SELECT id FROM nodes WHERE name = ? AND file = ? AND line = ? LIMIT 1",
+                                (d.qualified_name, d.loc.file, d.loc.line)).fetchone()
+        return row[0] if row else None
 
     # -- the chain ----------------------------------------------------------------------------
 
     def chain(self, start: Definition, key: str, depth: int) -> tuple[list[Step], tuple[Truncation, ...]]:
-        """The steps below a kernel's definition, breadth first to `depth` helper calls, and what was cut."""
-        device = device_of(key)
-        walk = _Walk(visited={_mark(start)})
-        queue: list[tuple[Definition, int]] = [(start, 0)]
+        """The steps below a kernel's definition, breadth first to `depth` levels, and what was cut."""
+        node = self._node_of(start)
+        walk = _Walk(key, device_of(key))
+        if node is None:
+            return [], ()
+        walk.visited.add(node)
+        queue: list[tuple[int, int, bool]] = [(node, 0, False)]
         while queue:
-            fn, level = queue.pop(0)
-            for step, callee in self._expand(fn, device, level, walk):
+            current, level, in_functor = queue.pop(0)
+            for step, target, functor in self._expand(current, level, in_functor, walk):
                 walk.add(step)
-                if callee is None or _mark(callee) in walk.visited:
+                if target is None or target.id in walk.visited:
                     continue
                 if level < depth:
-                    walk.visited.add(_mark(callee))
-                    queue.append((callee, level + 1))
+                    walk.visited.add(target.id)
+                    queue.append((target.id, level + 1, functor))
                 else:
-                    walk.too_deep[callee.qualified_name] = None
+                    walk.too_deep[target.name] = None
         return walk.steps, walk.truncations(depth)
 
-    def _within(self, table: str, columns: str, fn: Definition) -> list[tuple]:
-        """Rows of a per-function table that lie inside this very definition: names of functions in
-        unnamed namespaces repeat across files, so the file and line range decide, not the name alone."""
-        return self.conn.execute(
-            f"SELECT {columns} FROM {table} WHERE caller = ? AND file = ? AND line BETWEEN ? AND ? ORDER BY line",
-            (fn.qualified_name, fn.loc.file, fn.loc.line, fn.end_line)).fetchall()
-
-    def _expand(self, fn: Definition, device: str | None, level: int, walk: _Walk):
-        yield from self._stub_steps(fn, device, level)
-        yield from self._launch_steps(fn, level)
-        for macro, dtypes, dname, file, line in self._within("type_dispatch", "macro, dtypes, name, file, line", fn):
-            yield Step(StepKind.DTYPES, dname or macro, Location(file, line),
-                       detail=f"{macro}({', '.join(json.loads(dtypes))})", depth=level), None
-        for family, callee, file, line in self._within("library_calls", "family, callee, file, line", fn):
-            yield Step(StepKind.LIBRARY, callee, Location(file, line), detail=family, depth=level), None
-        folder = fn.loc.file.rsplit("/", 1)[0]
-        for callee_name in dict.fromkeys(r[0] for r in self._within("calls", "callee_name", fn)):
-            if callee_name in STOP_CALLS or callee_name.startswith(("TORCH_", "AT_", "C10_")):
-                continue
-            target, too_common = self._helper(callee_name, folder, fn.loc.file, device)
-            if too_common:
-                walk.too_common[callee_name] = None
-            if target is not None:
-                yield Step(StepKind.CALL, target.qualified_name, target.loc, depth=level), target
-
-    def _stub_steps(self, fn: Definition, device: str | None, level: int):
-        for stub, file, line in dict.fromkeys(self._within("stub_uses", "stub, file, line", fn)):
-            if not self.declared(stub):
-                continue
-            yield Step(StepKind.STUB, stub, Location(file, line), depth=level), None
-            for dev, arch, kernel, null, rfile, rline in self.conn.execute(
-                    "SELECT device, arch, kernel, is_nullptr, file, line FROM stubs WHERE stub = ? AND kind = ? "
-                    "ORDER BY device, arch != 'DEFAULT', arch", (stub, StubKind.REGISTER)):
-                if device is not None and dev != device:
+    def _expand(self, node: int, level: int, in_functor: bool, walk: _Walk):
+        """(step, node to go on with, whether that node is run as a functor) for each edge out of a node."""
+        edges = self.edges(node)
+        ambiguous: dict[tuple, list] = {}
+        for kind, dst, file, line, how, target, detail, *n in edges:
+            loc = Location(file, line) if file else None
+            dn = _Node(*n) if n[0] is not None else None
+            if kind == EdgeKind.DTYPES:
+                yield Step(StepKind.DTYPES, target, loc, detail=detail, depth=level), None, False
+            elif kind == EdgeKind.USES_STUB and dn is not None:
+                yield from self._stub_steps(dn, loc, level, walk)
+            elif kind == EdgeKind.LAUNCHES:
+                yield Step(StepKind.LAUNCH, target or "kernel", loc, detail=detail, depth=level, how=how), None, False
+                if dn is not None:
+                    yield Step(StepKind.GLOBAL_KERNEL, dn.name, dn.loc, depth=level, how=how), None, False
+            elif kind == EdgeKind.RUNS_FUNCTOR:
+                if dn is not None:
+                    yield Step(StepKind.FUNCTOR, dn.name, dn.loc, detail=f"run by {detail}", depth=level, how=how,
+                               site=loc), dn, True
+                elif target.startswith("lambda"):
+                    yield Step(StepKind.FUNCTOR, target, loc, detail=f"run by {detail}", depth=level), None, False
+            elif kind == EdgeKind.CALLS_LIBRARY:
+                yield Step(StepKind.LIBRARY, target, loc, detail=detail, depth=level, how=how), None, False
+            elif kind == EdgeKind.REDISPATCHES_TO_OP and dn is not None:
+                yield from self._redispatch(dn, loc, level, detail, walk)
+            elif kind == EdgeKind.CALLS and dn is not None and dn.kind in _FUNCTION_NODES:
+                if not (dn.device_path or in_functor) or dn.kind == NodeKind.GLOBAL_KERNEL:
+                    continue  # nothing device-bound below it; a __global__ is shown by its launch
+                if how == How.AMBIGUOUS:
+                    ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
                     continue
-                target = "nullptr" if null else kernel
-                yield Step(StepKind.REGISTERED, target, Location(rfile, rline), dev, arch, level), (
-                    None if null or not kernel else self._near(kernel, rfile))
+                yield Step(StepKind.CALL, dn.name, dn.loc, depth=level, how=how, site=loc), dn, False
+        for (_file, _line, target), cands in ambiguous.items():
+            if len(cands) > FANOUT:
+                walk.too_many[target] = None
+                continue
+            for dn, how, detail, loc in cands:
+                yield Step(StepKind.CALL, dn.name, dn.loc, depth=level, how=f"{how}({detail})", site=loc), dn, False
 
-    def _launch_steps(self, fn: Definition, level: int):
-        for kind, kernel, config, file, line, lam in self._within(
-                "launches", "kind, kernel, config, file, line, lambda_line", fn):
-            label = kernel or (f"lambda at line {lam}" if lam else "lambda")
-            detail = kind if kind != "triple_chevron" else "<<<" + ", ".join(json.loads(config)) + ">>>"
-            yield Step(StepKind.LAUNCH, label, Location(file, line), detail=detail, depth=level), None
-            if kernel:
-                found = self._defs("name = ? AND kind = ?", (kernel.split("::")[-1], DefinitionKind.GLOBAL_KERNEL))
-                for g in sorted(found, key=lambda d: d.loc.file != file)[:1]:
-                    yield Step(StepKind.GLOBAL_KERNEL, g.qualified_name, g.loc, depth=level), g
+    def _stub_steps(self, stub: _Node, loc: Location | None, level: int, walk: _Walk):
+        yield Step(StepKind.STUB, stub.name, loc, depth=level, how=How.EXACT), None, False
+        for kind, _dst, file, line, how, target, detail, *n in self.edges(stub.id):
+            where = Location(file, line)
+            if kind == EdgeKind.DECLARED_AT:
+                yield Step(StepKind.DECLARED, stub.name, where, depth=level), None, False
+            elif kind == EdgeKind.DEFINED_AT:
+                yield Step(StepKind.DEFINED, stub.name, where, depth=level), None, False
+            elif kind == EdgeKind.REGISTERS:
+                device, _, arch = (detail or "").partition(" ")
+                if walk.device is not None and device != walk.device:
+                    continue
+                yield Step(StepKind.REGISTERED, target, where, device, arch or None, level, how), None, False
+                if n[0] is not None:
+                    dn = _Node(*n)
+                    yield Step(StepKind.DEFINITION, dn.name, dn.loc, device, depth=level, how=how, site=where), \
+                        dn, False
 
-    def _near(self, name: str, file: str) -> Definition | None:
-        """The definition of a registered kernel: in the registering file first."""
-        found = self._defs("name = ? AND kind IN (?, ?)", (name.split("::")[-1], *_FUNCTIONS))
-        found.sort(key=lambda d: (d.loc.file != file, d.loc.file))
-        return found[0] if found else None
+    def _redispatch(self, op: _Node, loc: Location | None, level: int, detail: str | None, walk: _Walk):
+        """The op, and its kernel for the walk's key (a composite walk: for CPU and CUDA) to go on in."""
+        yield Step(StepKind.REDISPATCH, op.name, loc, depth=level, how=How.OP, detail=detail), None, False
+        for key, dn in self._kernels_of(op.id, walk.key):
+            yield Step(StepKind.DEFINITION, dn.name, dn.loc, key, detail=f"{op.name} {key}", depth=level,
+                       how=How.YAML, site=loc), dn, False
 
-    def _helper(self, name: str, folder: str, file: str, device: str | None) -> tuple[Definition | None, bool]:
-        """A helper worth following (defined in the caller's file or folder, or kernel-like under native/),
-        and whether the name was left alone because it has too many definitions."""
-        mark = (name, folder, file, device)
-        if mark not in self._helpers:
-            self._helpers[mark] = self._find_helper(name, folder, file, device)
-        return self._helpers[mark]
-
-    def _find_helper(self, name: str, folder: str, file: str, device: str | None) -> tuple[Definition | None, bool]:
-        found = self._defs("name = ? AND kind IN (?, ?, ?)", (name, *_FUNCTIONS, DefinitionKind.DEVICE_FUNCTION),
-                           limit=HELPER_DEFINITIONS + 1)
-        if len(found) > HELPER_DEFINITIONS:
-            return None, True
-        kernel_like = re.search(r"kernel|impl|template|launch", name) is not None
-        near = [d for d in found if d.loc.file == file or d.loc.file.rsplit("/", 1)[0] == folder
-                or (kernel_like and "/native/" in d.loc.file)]
-        if not near:
-            return None, False
-        cuda = device in ("CUDA", "HIP")
-        near.sort(key=lambda d: (d.loc.file != file, is_cuda(d.loc.file) != cuda))
-        return near[0], False
+    def _kernels_of(self, op: int, key: str) -> list[tuple[str, _Node]]:
+        """The kernels a redispatch to `op` runs: the same key's, else a composite one's; from a composite
+        kernel, those of CPU and CUDA."""
+        kernels: dict[str, _Node] = {}
+        for kind, _dst, _f, _l, _how, _target, detail, *n in self.edges(op):
+            if kind != EdgeKind.HAS_KERNEL or n[0] is None:
+                continue
+            for ikind, _d, _f2, _l2, _h, _t, _detail, *m in self.edges(n[0]):
+                if ikind == EdgeKind.IMPLEMENTS and m[0] is not None:
+                    kernels.setdefault(detail, _Node(*m))
+        wanted = _RUNTIME_OF_COMPOSITE if key in _COMPOSITE else (key,)
+        out = []
+        for k in wanted:
+            got = next(((c, kernels[c]) for c in (k, *_COMPOSITE) if c in kernels), None)
+            if got is not None and got not in out:
+                out.append(got)
+        return out
 
     # -- composite ops and backward -------------------------------------------------------------
 
     def ops_called(self, fn: Definition, op_bases: set[str]) -> list[Step]:
-        out = []
-        for callee, callee_name, file, line in self._within("calls", "callee, callee_name, file, line", fn):
-            qualified = callee.startswith(("at::", "native::")) or "." in callee or "->" in callee
-            op = op_of(callee_name, op_bases)
-            if op is not None and qualified:
-                out.append(Step(StepKind.OP, op, Location(file, line)))
-        seen: set[str] = set()
-        return [s for s in out if not (s.name in seen or seen.add(s.name))]
+        """The ops a kernel's own body calls through the dispatcher are steps of its chain: none here."""
+        return []
 
     def formula_calls(self, formulas: list[str], op_bases: set[str]) -> list[Step]:
         """What backward formulas call: ops, and helpers defined in the sources (FunctionsManual.cpp ...)."""
         names = dict.fromkeys(n for f in formulas for n in re.findall(r"\b([A-Za-z_]\w*)\s*\(", f))
         out = []
         for n in names:
-            op = op_of(n, op_bases)
+            op = _op_of(n, op_bases)
             if op is not None:
                 out.append(Step(StepKind.OP, op, None))
                 continue
-            found = self._defs("name = ? AND kind = ? AND substr(file, 1, ?) = ?",
-                               (n, DefinitionKind.FUNCTION, len(_AUTOGRAD), _AUTOGRAD))
+            found = self.conn.execute(
+                "SELECT qualified_name, kind, file, line, end_line, signature FROM definitions WHERE name = ? AND "
+                "kind = ? AND substr(file, 1, ?) = ? LIMIT 1",
+                (n, DefinitionKind.FUNCTION, len(_AUTOGRAD), _AUTOGRAD)).fetchone()
             if found:
-                out.append(Step(StepKind.CALL, found[0].qualified_name, found[0].loc))
+                out.append(Step(StepKind.CALL, found[0], Location(found[2], found[3])))
         return out
+
+
+def _op_of(name: str, op_bases: set[str]) -> str | None:
+    from ..indexer import naming
+
+    return next((c for c in naming.cpp_function_forms(name) if c in op_bases), None)
+
+
+__all__ = ["GENERATED", "Linker", "device_of", "is_cuda", "meta_function", "StubKind"]

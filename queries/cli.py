@@ -52,7 +52,7 @@ def _main(db: DbOption = None, debug: DebugOption = False) -> None:
 def kernels_for_cmd(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Op: add.out, aten::add.out, or a bare add for every overload.")],
     key: Annotated[Optional[list[str]], typer.Option("--key", help="Only this dispatch key (repeatable).")] = None,
-    depth: Annotated[int, typer.Option("--depth", min=0, max=10, help="How many helper calls deep to follow the chain.")] = 3,
+    depth: Annotated[int, typer.Option("--depth", min=0, max=20, help="How many levels of calls deep to follow the chain.")] = 8,
     as_json: JsonOption = False,
     fmt: Annotated[Optional[ChainFormat], typer.Option("--format", help="text, json, jsonl, dot or mermaid.", show_default=False)] = None,
     brief: BriefOption = False,
@@ -79,7 +79,7 @@ def trace_cmd(
     name: Annotated[str, typer.Argument(metavar="NAME", help="A Python name: torch.nn.LayerNorm (nn.LayerNorm), torch.nn.functional.cross_entropy (F.cross_entropy), torch.add, Tensor.matmul, Tensor.__add__, _VF.lstm, torch.ops.aten.mm; or an expression with operators: \"x @ w + b\", \"x[idx] += y\", \"-x\", \"a < b\".")],
     key: Annotated[Optional[list[str]], typer.Option("--key", help="Only this dispatch key (repeatable).")] = None,
     chain: Annotated[bool, typer.Option("--chain", help="Each op's whole kernels-for answer (chain, meta, backward), not only its dispatch table.")] = False,
-    depth: Annotated[int, typer.Option("--depth", min=0, max=10, help="With --chain: how many helper calls deep to follow the chain.")] = 3,
+    depth: Annotated[int, typer.Option("--depth", min=0, max=20, help="With --chain: how many levels of calls deep to follow the chain.")] = 8,
     hops: Annotated[int, typer.Option("--hops", min=1, max=30, help="How many Python calls deep to follow.")] = 8,
     inline: Annotated[bool, typer.Option("--all", help="Plumbing ops (size, view, contiguous, ...) in line with the others, not grouped after them.")] = False,
     as_json: JsonOption = False,
@@ -99,7 +99,7 @@ def trace_cmd(
 @query_app.command("ops-for")
 def ops_for_cmd(
     name: Annotated[str, typer.Argument(metavar="NAME", help="A function, a DispatchStub or a __global__ kernel.")],
-    depth: Annotated[int, typer.Option("--depth", min=0, max=8, help="How many callers up to walk.")] = 4,
+    depth: Annotated[int, typer.Option("--depth", min=0, max=20, help="How many levels of callers up to walk.")] = 10,
     as_json: JsonOption = False,
     fmt: FormatOption = None,
     brief: BriefOption = False,

@@ -59,6 +59,8 @@ class Step:
     device: str | None = None
     detail: str | None = None  # arch, dtype list, library family, launch helper ...
     depth: int = 0
+    how: str | None = None  # how the edge to this step was resolved (indexer/link/kinds.py How)
+    site: Location | None = None  # where it is called or launched from, when loc is its definition
 
     @property
     def file(self) -> str | None:

@@ -1,12 +1,12 @@
-"""ops-for at query time: from a function, DispatchStub or __global__ kernel up to the (op, key) kernels reaching it.
+"""ops-for: from a function, DispatchStub, __global__ kernel or vendor call up the graph's edges to
+the (op, key) kernels that reach it.
 
-The walk goes up by three kinds of edge: a stub's registered kernel to the
-functions that call the stub (keeping the device the registration serves),
-a function to its callers by name (only names specific enough to mean one
-function), and a stub to the ops whose generated ufunc CPU kernel calls it.
-Every limit of the walk that cuts something (callers per function, the
-functions walked per level, --depth, names too common to walk by) comes back
-as a Truncation.
+The walk goes up the same edges kernels-for walks down: a __global__ to whoever launches it, a
+functor to whoever runs it, a function to its resolved callers, a registered kernel to its stub
+(keeping the device the registration serves) and the stub to the functions that use it, a
+kernel's definition to the (op, key) rows it implements, and an op to the kernels that redispatch
+to it. Ops whose generated ufunc CPU kernel calls a stub are found by the naming rule, as that
+kernel is not in the checkout. Every limit that cuts the walk comes back as a Truncation.
 """
 
 from __future__ import annotations
@@ -15,160 +15,126 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from ..indexer import naming
-from ..indexer.vocab import StubKind
-from .chain import STOP_CALLS, is_cuda, device_of
-from .match import suffix_args, suffix_clause
+from ..indexer.link.kinds import EdgeKind, How, NodeKind
+from .chain import device_of, is_cuda
 from .results import OpsFor, Reach, Truncation
 
-CALLERS_PER_FUNCTION = 50  # callers by name followed from one function
-FRONTIER = 300  # functions walked per level
-NAME_DEFINITIONS = 3  # a name defined more often than this is not walked up by calls (it would mean any of them)
+CALLERS_PER_NODE = 200  # edges followed up from one node
+FRONTIER = 2000  # nodes walked per level
 
-# (function, its file, the path below it, the device a stub hop pinned or None)
-_Entry = tuple[str, str | None, tuple[str, ...], str | None]
+_UP = (EdgeKind.CALLS, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.USES_STUB, EdgeKind.REGISTERS,
+       EdgeKind.CALLS_LIBRARY, EdgeKind.IMPLEMENTS, EdgeKind.REDISPATCHES_TO_OP)
+_UP_SQL = ("SELECT e.kind, e.src, e.how, e.detail, n.kind, n.name, n.ref, n.detail FROM edges e "
+           f"JOIN nodes n ON n.id = e.src WHERE e.dst = ? AND e.kind IN ({', '.join('?' * len(_UP))}) "
+           f"ORDER BY e.id LIMIT {CALLERS_PER_NODE + 1}")
+
+# (node, the path from it down to the name asked about, the device a registration pinned or None)
+_Entry = tuple[int, tuple[str, ...], str | None]
 
 
 @dataclass
 class _Cuts:
-    callers: dict[str, None] = field(default_factory=dict)  # functions with more callers than followed
-    frontier: dict[str, None] = field(default_factory=dict)  # functions names from a level
-    common: dict[str, None] = field(default_factory=dict)  # names not walked up by calls
-    deep: int = 0  # functions at the last level, not walked further
+    callers: dict[str, None] = field(default_factory=dict)
+    frontier: dict[str, None] = field(default_factory=dict)
+    deep: int = 0
 
     def truncations(self, depth: int) -> tuple[Truncation, ...]:
         cuts = []
         if self.callers:
-            cuts.append(Truncation(f"callers by name not followed beyond {CALLERS_PER_FUNCTION} per function",
-                                   CALLERS_PER_FUNCTION, tuple(self.callers)))
+            cuts.append(Truncation(f"callers not followed beyond {CALLERS_PER_NODE} per node", CALLERS_PER_NODE,
+                                   tuple(self.callers)))
         if self.frontier:
-            cuts.append(Truncation(f"functions not walked beyond {FRONTIER} per level", FRONTIER, tuple(self.frontier)))
-        if self.common:
-            cuts.append(Truncation(f"callers by name not walked: names with more than {NAME_DEFINITIONS} "
-                                   "definitions", NAME_DEFINITIONS, tuple(self.common)))
+            cuts.append(Truncation(f"nodes not walked beyond {FRONTIER} per level", FRONTIER, tuple(self.frontier)))
         if self.deep:
-            cuts.append(Truncation(f"walk stopped at --depth with {self.deep} functions whose callers were not "
+            cuts.append(Truncation(f"walk stopped at --depth with {self.deep} nodes whose callers were not "
                                    "looked at", depth))
         return tuple(cuts)
 
 
-def _ufunc_kernel(stub: str) -> str | None:
-    base = naming.stub_base(stub)
-    return naming.ufunc_kernel(base, "CPU") if base else None
-
-
 class Reverse:
-    """From a function, stub or __global__ kernel up to the (op, key) kernels that reach it."""
+    """From a name up to the (op, key) kernels that reach it."""
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
-        self.kernels: dict[str, list[tuple[str, str]]] = {}
-        for op, key, kernel in conn.execute("SELECT op, key, kernel FROM dispatch"):
-            self.kernels.setdefault(kernel, []).append((op, key))
 
-    def starts(self, name: str) -> list[tuple[str, str | None, str]]:
-        """(function qualified name, its file or None, how it relates to name) to walk up from."""
+    def starts(self, name: str) -> list[tuple[int, str, str | None]]:
+        """(node, its name, its file) of every definition, stub or vendor entry point the name means:
+        a qualified name exactly, or a last component."""
         stem = name.split("::")[-1]
-        out: list[tuple[str, str | None, str]] = []
-        for caller, file in self.conn.execute("SELECT DISTINCT caller, file FROM stub_uses WHERE stub = ?", (stem,)):
-            out.append((caller, file, f"uses {stem}"))
-        for caller, file in self.conn.execute(
-                "SELECT DISTINCT caller, file FROM launches WHERE caller IS NOT NULL AND "
-                + suffix_clause("kernel"), suffix_args(stem)):
-            out.append((caller, file, f"launches {stem}"))
-        for qualified, file, line in self.conn.execute(
-                "SELECT DISTINCT qualified_name, file, line FROM definitions WHERE name = ? OR qualified_name = ?",
-                (stem, name)):
-            out.append((qualified, file, f"defined at {file}:{line}"))
-        return list(dict.fromkeys(out))
+        rows = self.conn.execute(
+            "SELECT n.id, n.name, n.file FROM nodes n LEFT JOIN definitions d ON d.id = n.ref AND n.kind IN (?, ?, ?) "
+            "WHERE (n.kind IN (?, ?, ?) AND (n.name = ? OR d.name = ?)) OR (n.kind IN (?, ?) AND n.name = ?) "
+            "ORDER BY n.id",
+            (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED,
+             NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED, name, stem,
+             NodeKind.STUB, NodeKind.LIBRARY, stem)).fetchall()
+        return [(i, n, f) for i, n, f in rows]
 
-    def _generated_users(self, stub: str) -> list[tuple[str, str]]:
+    def _op_node(self, op: str) -> int:
+        return self.conn.execute("SELECT id FROM nodes WHERE name = ? AND kind = ?", (op, NodeKind.OP)).fetchone()[0]
+
+    def _kernel_row(self, dispatch_id: int) -> tuple[str, str, str]:
+        return self.conn.execute("SELECT op, key, kernel FROM dispatch WHERE id = ?", (dispatch_id,)).fetchone()
+
+    def _generated_users(self, stub: str) -> list[tuple[str, str, str]]:
         """Ops whose generated ufunc CPU kernel calls this stub (<name>_stub for ufunc_inner_loop <name>)."""
-        kernel = _ufunc_kernel(stub)
-        return self.kernels.get(kernel, []) if kernel else []
+        base = naming.stub_base(stub)
+        if base is None:
+            return []
+        kernel = naming.ufunc_kernel(base, "CPU")
+        return self.conn.execute("SELECT op, key, kernel FROM dispatch WHERE kernel = ?", (kernel,)).fetchall()
 
-    def _specific(self, qualified: str, stem: str, cuts: _Cuts) -> bool:
-        """Walk up from a function only when its name is specific enough for calls by name to mean it:
-        structured impl/meta functions are entered through the dispatcher, and generic names
-        (dim, size, set, ...) would pull in half of the code base."""
-        if naming.structured_member(qualified) or stem in STOP_CALLS or len(stem) < 4:
-            return False
-        count = self.conn.execute("SELECT count(DISTINCT qualified_name) FROM definitions WHERE name = ?",
-                                  (stem,)).fetchone()[0]
-        if count > NAME_DEFINITIONS:
-            cuts.common[stem] = None
-            return False
-        return True
-
-    def reach(self, name: str, depth: int = 4) -> OpsFor:
+    def reach(self, name: str, depth: int = 6) -> OpsFor:
         hits: dict[tuple[str, str], Reach] = {}
-        stem = name.split("::")[-1]
-        for op, key in self._generated_users(stem):
-            hits[(op, key)] = Reach(op, key, _ufunc_kernel(stem) or "", (f"generated ufunc kernel -> uses {stem}",))
-        frontier: list[_Entry] = [(q, f, (q, how), "CUDA" if f and is_cuda(f) else None)
-                                  for q, f, how in self.starts(name)]
-        seen = {(q, f, d) for q, f, _p, d in frontier}
+        frontier: list[_Entry] = [(node, (n,), "CUDA" if f and is_cuda(f) else None)
+                                  for node, n, f in self.starts(name)]
+        seen = {e[0] for e in frontier}
         cuts = _Cuts()
         for level in range(depth + 1):
             following: list[_Entry] = []
-            for entry in frontier:
-                self._hit(entry, hits)
+            for node, path, device in frontier:
                 if level == depth:
+                    cuts.deep += 1
                     continue
-                following.extend(self._up_by_stub(entry, hits, seen))
-                following.extend(self._up_by_calls(entry, seen, cuts))
-            if level == depth:
-                cuts.deep = len(frontier)
-            for qualified, _f, _p, _d in following[FRONTIER:]:
-                cuts.frontier[qualified] = None
+                following.extend(self._up(node, path, device, hits, seen, cuts))
+            for node, path, _d in following[FRONTIER:]:
+                cuts.frontier[path[0]] = None
             frontier = following[:FRONTIER]
+            if not frontier:
+                break
         return OpsFor(name, tuple(sorted(hits.values(), key=lambda r: (r.op, r.key))), cuts.truncations(depth))
 
-    def _hit(self, entry: _Entry, hits: dict[tuple[str, str], Reach]) -> None:
-        qualified, _file, path, device = entry
-        kernel = naming.kernel_of_definition(qualified)
-        for op, key in self.kernels.get(kernel, []):
-            if device is None or device_of(key) in (device, None):
-                hits.setdefault((op, key), Reach(op, key, kernel, tuple(path)))
-
-    def _up_by_stub(self, entry: _Entry, hits: dict[tuple[str, str], Reach], seen: set) -> list[_Entry]:
-        """Registered as a stub's kernel: whoever calls the stub reaches it (on the registration's device)."""
-        qualified, file, path, device = entry
-        registered = self.conn.execute("SELECT DISTINCT stub, device, file FROM stubs WHERE kind = ? AND kernel = ?",
-                                       (StubKind.REGISTER, qualified.split("::")[-1])).fetchall()
-        if any(rfile == file for _s, _d, rfile in registered):  # registered where it is defined
-            registered = [r for r in registered if r[2] == file]
+    def _up(self, node: int, path: tuple[str, ...], device: str | None, hits: dict, seen: set,
+            cuts: _Cuts) -> list[_Entry]:
+        rows = self.conn.execute(_UP_SQL, (node, *_UP)).fetchall()
+        if len(rows) > CALLERS_PER_NODE:
+            cuts.callers[path[0]] = None
         out: list[_Entry] = []
-        for stub, dev, _rfile in registered:
-            if device is not None and dev != device:
+        for kind, src, how, detail, skind, sname, sref, sdetail in rows[:CALLERS_PER_NODE]:
+            if how == How.AMBIGUOUS:
+                continue  # a caller that may mean another definition does not say it reaches this one
+            hop_device = device
+            if kind == EdgeKind.REGISTERS:
+                reg_device = (detail or "").split(" ")[0]
+                if device is not None and reg_device != device:
+                    continue
+                hop_device = reg_device
+                if reg_device == "CPU":
+                    for op, key, kernel in self._generated_users(sname):
+                        hits.setdefault((op, key), Reach(op, key, kernel, (f"generated ufunc kernel -> uses {sname}",
+                                                                           *path)))
+            if skind == NodeKind.KERNEL:
+                op, key, kernel = self._kernel_row(sref)
+                if hop_device is None or device_of(key) in (hop_device, None):
+                    hits.setdefault((op, key), Reach(op, key, kernel, path))
+                    op_node = self._op_node(op)
+                    if op_node not in seen:  # ops whose kernels redispatch to this one reach it too
+                        seen.add(op_node)
+                        out.append((op_node, (f"redispatch to {op}", *path), hop_device))
                 continue
-            if dev == "CPU":
-                for op, key in self._generated_users(stub):
-                    hits.setdefault((op, key), Reach(op, key, _ufunc_kernel(stub) or "",
-                                                     (f"generated ufunc kernel -> uses {stub}", *path)))
-            for caller, cfile in self.conn.execute("SELECT DISTINCT caller, file FROM stub_uses WHERE stub = ?",
-                                                   (stub,)):
-                if (caller, cfile, dev) not in seen:
-                    seen.add((caller, cfile, dev))
-                    out.append((caller, cfile, (caller, f"uses {stub}", *path), dev))
-        return out
-
-    def _up_by_calls(self, entry: _Entry, seen: set, cuts: _Cuts) -> list[_Entry]:
-        """Callers by name; a function of an unnamed namespace is only called from its own file."""
-        qualified, file, path, device = entry
-        fn = qualified.split("::")[-1]
-        if not self._specific(qualified, fn, cuts):
-            return []
-        sql = "SELECT DISTINCT caller, file FROM calls WHERE callee_name = ? AND caller IS NOT NULL"
-        args: tuple = (fn,)
-        if "(anonymous)" in qualified and file is not None:
-            sql += " AND file = ?"
-            args = (fn, file)
-        rows = self.conn.execute(sql + f" LIMIT {CALLERS_PER_FUNCTION + 1}", args).fetchall()
-        if len(rows) > CALLERS_PER_FUNCTION:
-            cuts.callers[qualified] = None
-        out: list[_Entry] = []
-        for caller, cfile in rows[:CALLERS_PER_FUNCTION]:
-            if (caller, cfile, device) not in seen:
-                seen.add((caller, cfile, device))
-                out.append((caller, cfile, (caller, *path), device))
+            if src in seen:
+                continue
+            seen.add(src)
+            label = f"uses {path[0]}" if kind == EdgeKind.USES_STUB else sname
+            out.append((src, (sname, *path) if kind != EdgeKind.USES_STUB else (sname, label, *path[1:]), hop_device))
         return out

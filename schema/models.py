@@ -386,3 +386,37 @@ class PyDecomp(Base):
     registrar: Mapped[str] = mapped_column(String, comment="register_decomposition, _make_elementwise_unary_reference, py_impl(Autograd) ...")
     how: Mapped[str] = mapped_column(String, comment="written (op in the source), inferred (the refs naming rule) or none")
     line: Mapped[int] = mapped_column(Integer, comment="the registration: decorator line, call line, or the def line")
+
+
+# ---- The graph: what the link stage (indexer/link/) resolves across files, once per build.
+# Walk it with WITH RECURSIVE over edges.src -> edges.dst; the README has two example queries.
+
+
+class Node(Base):
+    """One thing a chain passes through: an op, an (op, key) kernel, a definition, a stub, a vendor entry point, a derivative."""
+
+    __tablename__ = "nodes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String, comment="op, kernel, function, global_kernel, structured, stub, library, derivative")
+    name: Mapped[str] = mapped_column(String, index=True, comment="op: add.out; kernel: add.out CPU; definitions: the qualified name; stub: add_stub; library: cublasGemmEx")
+    file: Mapped[str | None] = mapped_column(String, comment="where it is written (a definition, the DECLARE_DISPATCH, the yaml entry); NULL for a library entry")
+    line: Mapped[int | None] = mapped_column(Integer)
+    end_line: Mapped[int | None] = mapped_column(Integer, comment="last line of a definition")
+    ref: Mapped[int | None] = mapped_column(Integer, index=True, comment="the row this node stands for: ops.id, dispatch.id, definitions.id, derivatives.id")
+    detail: Mapped[str | None] = mapped_column(Text, comment="kernel: the dispatch key; library: its family (cublas, cudnn ...); definition: its guard")
+    device_path: Mapped[int] = mapped_column(Integer, comment="1 when the node leads through calls to device work: a stub, a launch, a functor or lambda a helper runs, a vendor call, an AT_DISPATCH, a __global__")
+
+
+class Edge(Base):
+    """A typed link between nodes, with the file:line where it is written and how it was resolved."""
+
+    __tablename__ = "edges"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String, comment="has-kernel, implements, meta, backward, calls, uses-stub, declared-at, defined-at, registers, launches, runs-functor, calls-library, redispatches-to-op, dtypes")
+    src: Mapped[int] = mapped_column(Integer, index=True, comment="nodes.id of the source")
+    dst: Mapped[int | None] = mapped_column(Integer, index=True, comment="nodes.id of the target; NULL when it is not resolved (see how) or the edge is a location (declared-at, dtypes)")
+    file: Mapped[str | None] = mapped_column(String, comment="where the edge is written: the call, the <<<, the REGISTER_DISPATCH, the yaml line")
+    line: Mapped[int | None] = mapped_column(Integer)
+    how: Mapped[str] = mapped_column(String, comment="exact, same-file, include, same-namespace, using, receiver-type, overload, specialisations, unique-name, registered, yaml, generated; for no target: op, tensor-method, macro, standard, vendor, type, ambiguous, not-in-checkout, virtual")
+    target: Mapped[str | None] = mapped_column(String, comment="the name as written at the edge's place: at::cuda::blas::gemm<scalar_t>, add_kernel")
+    detail: Mapped[str | None] = mapped_column(Text, comment="registers: device and CPU capability (CPU AVX2); launches: the <<<config>>>; dtypes: the macro and its dtypes; ambiguous: the number of candidates")

@@ -1,6 +1,6 @@
 """The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
 
-SCHEMA_VERSION = 2  # 2: no file_id indexes (a build deletes stale rows in one pass per table)
+SCHEMA_VERSION = 3  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.
@@ -10,10 +10,12 @@ TABLES = (
     "derivative_formulas",
     "derivatives",
     "dispatch",
+    "edges",
     "files",
     "launches",
     "library_calls",
     "meta",
+    "nodes",
     "op_tags",
     "ops",
     "py_bindings",

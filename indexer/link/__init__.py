@@ -1,0 +1,166 @@
+"""The link stage: everything that needs more than one file, resolved once per build into the
+graph tables `nodes` and `edges` (schema/models.py documents them; kinds.py names their kinds).
+
+It reads the fact tables the extract stage wrote (one pass over each) and writes the graph in bulk.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+from dataclasses import dataclass
+
+from .. import naming
+from .classify import OpForms, schema_arity
+from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, stub_edges
+from .includes import IncludeGraph
+from .kinds import EdgeKind, How, NodeKind
+from .nodes import make_nodes
+from .resolve import Context, Resolver
+from .symbols import Symbol, Symbols, is_header, normalise_scope, parameter_names, scope_chain
+
+__all__ = ["EdgeKind", "How", "NodeKind", "LinkSummary", "link"]
+
+NODE_INSERT = ("INSERT INTO nodes (id, kind, name, file, line, end_line, ref, detail, device_path) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+# Edges whose source does device work itself (device_path seeds).
+_DEVICE_WORK = frozenset((EdgeKind.USES_STUB, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.CALLS_LIBRARY,
+                          EdgeKind.DTYPES))
+EDGE_INSERT = "INSERT INTO edges (kind, src, dst, file, line, how, target, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+
+
+@dataclass(frozen=True)
+class LinkSummary:
+    nodes: int
+    edges: int
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+
+
+class Contexts:
+    """The lookup context of a caller (memoised per file and scope)."""
+
+    def __init__(self, symbols: Symbols, includes: IncludeGraph, usings: dict[str, tuple[str, ...]]):
+        self.symbols = symbols
+        self.includes = includes
+        self.usings = usings
+        self._memo: dict[tuple[str, str], Context] = {}
+
+    def __call__(self, file: str, caller: Symbol | None) -> Context:
+        qualified = caller.qualified_name if caller is not None else ""
+        key = (file, qualified, caller.line if caller is not None else 0)
+        ctx = self._memo.get(key)
+        if ctx is None:
+            chain = scope_chain(qualified, self.symbols.inline) if qualified else [""]
+            closure = self.includes.closure
+            ctx = self._memo[key] = Context(
+                file, chain, self.usings.get(file, ()),
+                lambda f, file=file: f == file or f in closure(file) or (is_header(f) and not self.includes.direct),
+                lambda f, file=file: f in closure(file),
+                parameter_names(caller.signature) if caller is not None else frozenset())
+        return ctx
+
+
+def link(conn: sqlite3.Connection) -> LinkSummary:
+    """Resolve the facts into nodes and edges (replacing what an earlier build linked)."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    def_columns = _columns(conn, "definitions")
+    guards = dict(conn.execute("SELECT id, guard FROM definitions WHERE guard IS NOT NULL")) \
+        if "guard" in def_columns else {}
+    nodes = make_nodes(conn, guards)
+    inline = frozenset(r[0] for r in conn.execute("SELECT qualified_name FROM inline_namespaces")) \
+        if "inline_namespaces" in tables else frozenset()
+    symbols = Symbols(((i, nodes.definition[i], *rest) for i, *rest in conn.execute(
+        "SELECT id, name, qualified_name, kind, file, line, end_line, qualifiers, signature FROM definitions ORDER BY id")),
+        inline)
+    resolver = Resolver(symbols, _op_forms(conn), *_names(conn, tables))
+    includes = IncludeGraph(
+        (r[0] for r in conn.execute("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
+        conn.execute("SELECT file, target FROM includes ORDER BY id") if "includes" in tables else ())
+    contexts = Contexts(symbols, includes, _usings(conn, tables, inline))
+    callers = Callers(symbols)
+    call_columns = _columns(conn, "calls")
+    extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
+    edges = itertools.chain(
+        op_edges(conn, nodes, symbols),
+        call_edges(conn, nodes, resolver, callers, contexts, extra),
+        stub_edges(conn, nodes, symbols, callers, contexts, resolver),
+        launch_edges(conn, nodes, symbols, callers, contexts, resolver),
+        dtype_edges(conn, callers))
+    edge_rows = list(edges)
+    _mark_device_paths(nodes.rows, edge_rows)
+    _write(conn, nodes.rows, edge_rows)
+    return LinkSummary(len(nodes.rows), len(edge_rows))
+
+
+def _write(conn: sqlite3.Connection, node_rows: list, edge_rows: list) -> None:
+    """Replace the graph; its indexes are made once the rows are in (one sort each, not a b-tree per row)."""
+    indexes = [r[0] for r in conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('nodes', 'edges') AND sql IS NOT NULL")]
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN "
+                                "('nodes', 'edges') AND sql IS NOT NULL").fetchall():
+        conn.execute(f"DROP INDEX {name}")
+    conn.execute("DELETE FROM nodes")
+    conn.execute("DELETE FROM edges")
+    conn.executemany(NODE_INSERT, node_rows)
+    conn.executemany(EDGE_INSERT, edge_rows)
+    for sql in indexes:
+        conn.execute(sql)
+
+
+def _mark_device_paths(node_rows: list[list], edge_rows: list[tuple]) -> None:
+    """device_path = 1 for every node that does device work or calls (transitively) one that does."""
+    callers: dict[int, list[int]] = {}
+    todo = [r[0] for r in node_rows if r[1] == NodeKind.GLOBAL_KERNEL]
+    for kind, src, dst, *_ in edge_rows:
+        if kind in _DEVICE_WORK:
+            todo.append(src)
+        elif kind == EdgeKind.CALLS and dst is not None:
+            callers.setdefault(dst, []).append(src)
+    while todo:
+        node = todo.pop()
+        row = node_rows[node - 1]
+        if row[8]:
+            continue
+        row[8] = 1
+        todo.extend(callers.get(node, ()))
+
+
+def _op_forms(conn: sqlite3.Connection) -> OpForms:
+    bases, methods, unambiguous, overloads = set(), set(), {}, {}
+    for name, base, overload, variants, kind, func in conn.execute(
+            "SELECT name, base, overload, variants, kind, func FROM ops ORDER BY id"):
+        bases.add(base)
+        if "method" in json.loads(variants):
+            methods.add(base)
+        unambiguous[naming.unambiguous_name(base, overload)] = base
+        overloads.setdefault(base, []).append((name, kind, *schema_arity(func)))
+    return OpForms(bases, methods, unambiguous, overloads)
+
+
+def _names(conn: sqlite3.Connection, tables: set[str]) -> tuple[set[str], set[str], dict[str, tuple[str, ...]]]:
+    """(function-like and object-like macro names, type names, class -> base classes)."""
+    macros = {r[0] for r in conn.execute("SELECT DISTINCT name FROM macros")} if "macros" in tables else set()
+    types: set[str] = set()
+    bases: dict[str, tuple[str, ...]] = {}
+    if "classes" in tables:
+        for name, written in conn.execute("SELECT name, bases FROM classes"):
+            types.add(name)
+            found = tuple(json.loads(written or "[]"))
+            if found:
+                bases[name] = bases.get(name, ()) + found
+    if "usings" in tables:
+        types |= {r[0] for r in conn.execute("SELECT name FROM usings WHERE kind = 'alias' AND name NOT LIKE '%::%'")}
+    return macros, types, bases
+
+
+def _usings(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """Per file, the namespaces its using-directives bring in (normalised)."""
+    out: dict[str, list[str]] = {}
+    if "usings" in tables:
+        for file, name in conn.execute("SELECT file, name FROM usings WHERE kind = 'directive' ORDER BY id"):
+            out.setdefault(file, []).append(normalise_scope(name.removeprefix("::").split("::"), inline))
+    return {f: tuple(dict.fromkeys(v)) for f, v in out.items()}

@@ -1,0 +1,170 @@
+"""What a callee is when it is no definition of the checkout: a macro, the standard library or a
+language built-in, a vendor library, a type, an op through the dispatcher, a Tensor method.
+
+These are named classes of targets (edges with `dst` NULL and this `how`), told from the name as
+written and from facts of the whole checkout: the macro table, the op names, the classes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .. import naming
+from .kinds import How
+
+# C++ and CUDA built-ins: casts and operators that look like calls, and the CUDA intrinsics.
+LANGUAGE = frozenset("""static_cast reinterpret_cast const_cast dynamic_cast bit_cast sizeof alignof alignas decltype
+typeid noexcept static_assert offsetof defined assert va_start va_end va_arg atomicAdd atomicSub atomicMax atomicMin
+atomicCAS atomicExch atomicAnd atomicOr atomicXor atomicInc atomicDec make_float2 make_float4 make_int2 make_int4
+make_double2 make_half2 make_uint2 make_uint4 make_cuFloatComplex make_cuDoubleComplex""".split())
+
+# Names the C and C++ standard libraries (and CUDA's device math) provide, called unqualified.
+STANDARD_NAMES = frozenset("""min max abs fabs fabsf exp expf exp2 expm1 log logf log2 log10 log1p sqrt sqrtf rsqrt
+rsqrtf cbrt pow powf floor floorf ceil ceilf round roundf trunc rint nearbyint fmod remainder fmin fmax fminf fmaxf
+sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh erf erfc erfinv erfcx lgamma tgamma isnan isinf
+isfinite signbit copysign nextafter frexp ldexp modf hypot fma memcpy memset memmove memcmp strlen strcmp strncmp
+strcpy snprintf sprintf printf fprintf puts malloc free calloc realloc abort exit getenv move forward swap
+make_tuple make_pair make_shared make_unique get tie begin end size data distance advance next prev accumulate
+sort stable_sort fill copy iota to_string stoi stol stoll stod find count all_of any_of none_of
+transform reverse numeric_limits""".split())
+
+_VENDOR = re.compile(
+    r"(^|::)(cublas\w*|cudnn\w*|cusparse\w*|cufft\w*|curand\w*|cusolver\w*|nvrtc\w*|nvtx\w*|nccl\w*|magma\w*|"
+    r"mkl_\w+|cblas_\w+|Dfti\w+|vsl\w*|vml\w*|cuda[A-Z]\w*|cu[A-Z]\w*|hip[A-Z]\w*|rocblas\w*|miopen\w*|hipblas\w*|"
+    r"MPS\w+|mps\w+)$|^(thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|cudnn_frontend|mkl|fbgemm|pytorch_qnnpack|"
+    r"qnnpack|xnnpack|sleef|Sleef|nnpack|cpuinfo|pocketfft|ducc0|tensorpipe|gloo|ncclx?|at::cuda::blas)::|"
+    r"^(xnn|pytorch_qnnp|qnnp|nnp|Sleef|ducc|cpuinfo)_\w+$")
+_STANDARD = re.compile(r"^(::)?(std|cuda::std|__gnu_cxx|__cxxabiv1|detail_std)::")
+_MACRO_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+_TYPE_NAME = re.compile(r"\w+_t|[A-Z]|u?int(8|16|32|64)_t|float\d?|double\d?|half\d?|int\d?|uint\d?|char\d?|"
+                        r"short\d?|long\d?|longlong\d?|ulonglong\d?|bool|signed|unsigned|void")
+
+
+_PARTS: dict[str, tuple[str, str, str | None]] = {}
+
+
+def written_parts(callee: str) -> tuple[str, str, str | None]:
+    """written_parts, memoised (callees repeat across files)."""
+    got = _PARTS.get(callee)
+    if got is None:
+        if len(_PARTS) > 500_000:
+            _PARTS.clear()
+        got = _PARTS[callee] = _written_parts(callee)
+    return got
+
+
+def _written_parts(callee: str) -> tuple[str, str, str | None]:
+    """(qualifier, last component with its template arguments, receiver) of a callee as written:
+    `at::cuda::blas::gemm<scalar_t>` -> ("at::cuda::blas", "gemm<scalar_t>", None);
+    `iter.dtype` -> ("", "dtype", "iter"); `self->foo` -> ("", "foo", "self")."""
+    receiver = None
+    for sep in ("->", "."):
+        head, found, tail = callee.rpartition(sep)
+        if found and "<" not in head[-1:] and _balanced(head):
+            receiver, callee = head, tail
+            break
+    depth = 0
+    cut = -1
+    i = 0
+    while i < len(callee):
+        c = callee[i]
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+        elif depth == 0 and callee.startswith("::", i):
+            cut = i
+            i += 1
+        i += 1
+    if cut < 0:
+        return "", callee, receiver
+    return callee[:cut], callee[cut + 2:], receiver
+
+
+def _balanced(text: str) -> bool:
+    return text.count("(") == text.count(")") and text.count("<") == text.count(">") and text.count("[") == text.count("]")
+
+
+def template_args(last: str) -> str | None:
+    return last[last.index("<") + 1:-1] if "<" in last and last.endswith(">") else None
+
+
+# Namespaces whose functions are ops through the dispatcher (generated Functions.h and friends).
+_OP_QUALIFIERS = frozenset(("at", "::at", "torch", "at::cpu", "at::cuda", "at::meta", "at::mps", "at::redispatch",
+                            "at::compositeexplicitautograd", "at::compositeimplicitautograd",
+                            "at::compositeexplicitautogradnonfunctional"))
+
+
+def op_called(qualifier: str, name: str, ops: "OpForms") -> str | None:
+    """The op base a call names through the dispatcher: at::add, at::_ops::add_Tensor::call,
+    at::cpu::add_out; an unqualified name counts (the caller is inside namespace at)."""
+    if qualifier.startswith(("at::_ops::", "::at::_ops::")):
+        return ops.unambiguous.get(qualifier.split("::_ops::", 1)[1].split("::")[0])
+    if qualifier and qualifier not in _OP_QUALIFIERS:
+        return None
+    return ops(name)
+
+
+def schema_arity(func: str) -> tuple[int, int]:
+    """(fewest, most) C++ arguments of an op's schema: every argument, defaults optional."""
+    inner = func[func.find("(") + 1:func.rfind(") ->")]
+    args = [a for a in inner.split(", ") if a and a != "*"]
+    return len([a for a in args if "=" not in a]), len(args)
+
+
+class OpForms:
+    """The op base a C++ function name stands for (add, add_out, add_outf, add_symint -> add)."""
+
+    def __init__(self, bases: set[str], method_bases: set[str], unambiguous: dict[str, str],
+                 overloads: dict[str, list[tuple[str, str, int, int]]]):
+        self.bases = bases | {b.rstrip("_") for b in bases}
+        self.unambiguous = unambiguous  # add_Tensor -> add (the at::_ops:: struct names)
+        self.by_base = overloads  # base -> [(op name, kind, fewest args, most args)] in yaml order
+        self.methods = method_bases
+        self._memo: dict[str, str | None] = {}
+
+    def __call__(self, name: str) -> str | None:
+        got = self._memo.get(name, "")
+        if got == "":
+            got = self._memo[name] = next((c for c in naming.cpp_function_forms(name) if c in self.bases), None)
+        return got
+
+    def overloads(self, written: str, base: str, argc: int, method: bool) -> list[str]:
+        """The ops of a base a C++ call can mean: out= overloads for at::foo_out / foo_outf, the
+        others for at::foo; those whose argument count fits (a method's self is not counted)."""
+        out_form = written != base and written.endswith(("_out", "_outf"))
+        ops = self.by_base.get(base) or self.by_base.get(base + "_") or []
+        same = [o for o in ops if (o[1] == "out") == out_form] or ops
+        if argc < 0:
+            return [o[0] for o in same]
+        n = argc + 1 if method else argc
+        fits = [o[0] for o in same if o[2] <= n <= o[3]]
+        return fits or [o[0] for o in same]
+
+    def method(self, name: str) -> str | None:
+        """The op base of a Tensor method name (`self.add_(...)`)."""
+        base = self(name)
+        return base if base is not None and (base in self.methods or name in self.methods) else None
+
+
+def named_class(qualifier: str, last: str, receiver: str | None, macros: set[str],
+                types: set[str]) -> How | None:
+    """The class of a callee that no definition resolves, or None when the name says nothing."""
+    written = f"{qualifier}::{last}" if qualifier else last
+    name = last.split("<", 1)[0]
+    if _STANDARD.match(written):
+        return How.STANDARD
+    if _VENDOR.search(written):
+        return How.VENDOR
+    if receiver is None and not qualifier:
+        if name in LANGUAGE or name.startswith("__"):
+            return How.STANDARD
+        if name in macros or _MACRO_NAME.fullmatch(name):
+            return How.MACRO
+        if _TYPE_NAME.fullmatch(name) or name in types:
+            return How.TYPE
+        if name in STANDARD_NAMES:
+            return How.STANDARD
+    elif name in types:
+        return How.TYPE
+    return None

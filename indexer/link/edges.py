@@ -1,0 +1,152 @@
+"""The graph's edges, kind by kind, from the facts of every file at once."""
+
+from __future__ import annotations
+
+import bisect
+import json
+import sqlite3
+from collections.abc import Iterator
+
+from ..vocab import Origin, StubKind
+from .kernels import implementation
+from .kinds import EdgeKind, How
+from .nodes import Nodes
+from .resolve import Context, Resolver
+from .symbols import Symbol, Symbols, scope_chain
+
+Edge = tuple  # (kind, src, dst, file, line, how, target, detail)
+
+
+class Callers:
+    """The definition a fact inside a function body belongs to: by file, qualified name and line."""
+
+    def __init__(self, symbols: Symbols):
+        self._by: dict[tuple[str, str], list[Symbol]] = {}
+        for file, syms in symbols.by_file.items():
+            for s in syms:
+                self._by.setdefault((file, s.qualified_name), []).append(s)
+        self._starts = {k: [s.line for s in v] for k, v in self._by.items()}
+
+    def at(self, file: str, caller: str | None, line: int) -> Symbol | None:
+        if caller is None:
+            return None
+        syms = self._by.get((file, caller))
+        if not syms:
+            return None
+        i = bisect.bisect_right(self._starts[(file, caller)], line) - 1
+        while i >= 0:
+            if syms[i].end_line >= line:
+                return syms[i]
+            i -= 1
+        return None
+
+
+def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, callers: Callers,
+               contexts, columns: str) -> Iterator[Edge]:
+    """One edge per call written in a function (several for a template call that reaches every
+    specialisation): calls to a definition, redispatches to an op, or no target and why."""
+    library = {(f, ln, c): fam for f, ln, c, fam in conn.execute("SELECT file, line, callee, family FROM library_calls")}
+    last_src = ctx = None
+    for row in conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
+                            "WHERE caller IS NOT NULL ORDER BY file, id"):
+        file, caller, callee, name, line = row[:5]
+        argc = row[5] if len(row) > 5 else -1
+        receiver_type = row[6] if len(row) > 6 else None
+        src = last_src if last_src is not None and last_src.qualified_name == caller and last_src.file == file \
+            and last_src.line <= line <= last_src.end_line else callers.at(file, caller, line)
+        if src is None:
+            continue
+        if src is not last_src:
+            last_src, ctx = src, contexts(file, src)
+        targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type)
+        family = library.get((file, line, callee))
+        for t in targets:
+            if family is not None and t.node is None:
+                yield (EdgeKind.CALLS_LIBRARY, src.node, nodes.library.get((family, callee)), file, line,
+                       How.VENDOR, callee, family)
+            elif t.how is How.OP:
+                for op_node in (nodes.op[o] for o in t.op):
+                    yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, callee, t.detail)
+            else:
+                yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, callee, t.detail)
+
+
+def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,
+               contexts, resolver: Resolver) -> Iterator[Edge]:
+    """uses-stub from the functions that call or pass a stub; declared-at, defined-at and registers
+    (per device and CPU capability; the kernel looked up from the registering file) from the stub."""
+    for stub, caller, file, line, how in conn.execute("SELECT stub, caller, file, line, how FROM stub_uses ORDER BY id"):
+        src = callers.at(file, caller, line)
+        if src is not None and stub in nodes.stub:
+            yield (EdgeKind.USES_STUB, src.node, nodes.stub[stub], file, line, How.EXACT, stub, how)
+    for stub, kind, device, arch, kernel, null, file, line in conn.execute(
+            "SELECT stub, kind, device, arch, kernel, is_nullptr, file, line FROM stubs ORDER BY id"):
+        src = nodes.stub[stub]
+        if kind == StubKind.DECLARE:
+            yield (EdgeKind.DECLARED_AT, src, None, file, line, How.EXACT, stub, None)
+        elif kind == StubKind.DEFINE:
+            yield (EdgeKind.DEFINED_AT, src, None, file, line, How.EXACT, stub, None)
+        else:
+            where = f"{device} {arch}" if arch else device
+            if null or not kernel:
+                yield (EdgeKind.REGISTERS, src, None, file, line, How.EXACT, "nullptr", where)
+                continue
+            ctx = contexts(file, None)
+            for t in resolver.resolve(ctx, kernel, kernel.rsplit("::", 1)[-1], -1, None):
+                how = How.REGISTERED if t.node is not None and t.how not in (How.AMBIGUOUS, How.UNIQUE) else t.how
+                yield (EdgeKind.REGISTERS, src, t.node, file, line, how, kernel, where)
+
+
+def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,
+                 contexts, resolver: Resolver) -> Iterator[Edge]:
+    """launches: a <<<...>>> to the __global__ kernel it names; runs-functor: a launch helper's functor
+    (its operator()) or lambda."""
+    for kind, kernel, config, caller, file, line, lam in conn.execute(
+            "SELECT kind, kernel, config, caller, file, line, lambda_line FROM launches ORDER BY id"):
+        src = callers.at(file, caller, line)
+        if src is None:
+            continue
+        ctx = contexts(file, src)
+        if kind == "triple_chevron":
+            detail = "<<<" + ", ".join(json.loads(config)) + ">>>"
+            if not kernel:
+                yield (EdgeKind.LAUNCHES, src.node, None, file, line, How.VIRTUAL, None, detail)
+                continue
+            name = kernel.split("<", 1)[0].rsplit("::", 1)[-1]
+            for t in resolver.resolve(ctx, kernel, name, -1, None):
+                yield (EdgeKind.LAUNCHES, src.node, t.node, file, line, t.how, kernel, detail)
+        elif kernel:
+            name = kernel.split("<", 1)[0].rsplit("::", 1)[-1]
+            for t in resolver.resolve(ctx, f"{kernel}::operator()", "operator()", -1, None):
+                yield (EdgeKind.RUNS_FUNCTOR, src.node, t.node, file, line, t.how, kernel, kind)
+            del name
+        else:
+            yield (EdgeKind.RUNS_FUNCTOR, src.node, None, file, lam or line, How.EXACT,
+                   f"lambda at line {lam}" if lam else "lambda", kind)
+
+
+def dtype_edges(conn: sqlite3.Connection, callers: Callers) -> Iterator[Edge]:
+    for macro, dtypes, name, caller, file, line in conn.execute(
+            "SELECT macro, dtypes, name, caller, file, line FROM type_dispatch ORDER BY id"):
+        src = callers.at(file, caller, line)
+        if src is not None:
+            yield (EdgeKind.DTYPES, src.node, None, file, line, How.EXACT, name or macro,
+                   f"{macro}({', '.join(json.loads(dtypes))})")
+
+
+def op_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols) -> Iterator[Edge]:
+    """has-kernel and implements for every dispatch row, meta for structured ops, backward for the ops
+    derivatives.yaml names."""
+    rows = conn.execute("SELECT d.id, d.op, d.key, d.kernel, d.cpp_namespace, d.origin, d.structured, d.via, "
+                        "d.file, d.line, o.func FROM dispatch d JOIN ops o ON o.id = d.op_id ORDER BY d.id").fetchall()
+    for ref, op, key, kernel, ns, origin, structured, via, file, line, func in rows:
+        kernel_node = nodes.kernel[ref]
+        yield (EdgeKind.HAS_KERNEL, nodes.op[op], kernel_node, file, line, How.YAML, kernel, key)
+        sym, how, detail = implementation(symbols, key, kernel, ns, origin, bool(structured), func)
+        loc = (sym.file, sym.line) if sym is not None else (file, line)
+        yield (EdgeKind.IMPLEMENTS, kernel_node, sym.node if sym else None, *loc, how, kernel, detail)
+        if origin == Origin.META and sym is not None:
+            yield (EdgeKind.META, nodes.op[op], sym.node, sym.file, sym.line, How.YAML, kernel, None)
+    for ref, op, file, line in conn.execute("SELECT id, op, file, line FROM derivatives ORDER BY id"):
+        if op in nodes.op:
+            yield (EdgeKind.BACKWARD, nodes.op[op], nodes.derivative[ref], file, line, How.YAML, op, None)

@@ -1,0 +1,57 @@
+"""The graph's nodes: one per op, (op, key) kernel, definition, stub, vendor entry point and
+derivatives.yaml entry, numbered in that order (the same facts give the same ids)."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+from ..vocab import DefinitionKind, StubKind
+from .kinds import NodeKind
+
+_DEFINITION_KINDS = {
+    DefinitionKind.GLOBAL_KERNEL: NodeKind.GLOBAL_KERNEL,
+    DefinitionKind.META_FUNC: NodeKind.STRUCTURED,
+    DefinitionKind.IMPL_FUNC: NodeKind.STRUCTURED,
+}
+
+
+@dataclass
+class Nodes:
+    """The rows of `nodes` and the maps from facts to node ids."""
+
+    rows: list[tuple] = field(default_factory=list)
+    op: dict[str, int] = field(default_factory=dict)  # op name -> node
+    op_base: dict[str, list[int]] = field(default_factory=dict)  # op base -> its ops' nodes
+    kernel: dict[int, int] = field(default_factory=dict)  # dispatch.id -> node
+    definition: dict[int, int] = field(default_factory=dict)  # definitions.id -> node
+    stub: dict[str, int] = field(default_factory=dict)
+    library: dict[tuple[str, str], int] = field(default_factory=dict)  # (family, callee) -> node
+    derivative: dict[int, int] = field(default_factory=dict)  # derivatives.id -> node
+
+    def add(self, kind: str, name: str, file, line, end_line, ref, detail) -> int:
+        node = len(self.rows) + 1
+        self.rows.append([node, kind, name, file, line, end_line, ref, detail, 0])
+        return node
+
+
+def make_nodes(conn: sqlite3.Connection, guards: dict[int, str]) -> Nodes:
+    n = Nodes()
+    for ref, name, base, file, line in conn.execute("SELECT id, name, base, file, line FROM ops ORDER BY id"):
+        n.op[name] = n.add(NodeKind.OP, name, file, line, None, ref, None)
+        n.op_base.setdefault(base, []).append(n.op[name])
+    for ref, op, key, file, line in conn.execute("SELECT id, op, key, file, line FROM dispatch ORDER BY id"):
+        n.kernel[ref] = n.add(NodeKind.KERNEL, f"{op} {key}", file, line, None, ref, key)
+    for ref, qualified, kind, file, line, end in conn.execute(
+            "SELECT id, qualified_name, kind, file, line, end_line FROM definitions ORDER BY id"):
+        n.definition[ref] = n.add(_DEFINITION_KINDS.get(kind, NodeKind.FUNCTION), qualified, file, line, end, ref,
+                                  guards.get(ref))
+    for stub, file, line in conn.execute(
+            "SELECT stub, file, line FROM stubs ORDER BY kind != ?, id", (StubKind.DECLARE,)):
+        if stub not in n.stub:
+            n.stub[stub] = n.add(NodeKind.STUB, stub, file, line, None, None, None)
+    for family, callee in conn.execute("SELECT DISTINCT family, callee FROM library_calls ORDER BY family, callee"):
+        n.library[(family, callee)] = n.add(NodeKind.LIBRARY, callee, None, None, None, None, family)
+    for ref, op, file, line in conn.execute("SELECT id, op, file, line FROM derivatives ORDER BY id"):
+        n.derivative[ref] = n.add(NodeKind.DERIVATIVE, op, file, line, None, ref, None)
+    return n

@@ -1,0 +1,177 @@
+"""C++ name lookup over the whole checkout: a written callee, seen from its caller, to the
+definitions it can mean, and how that was decided.
+
+The rules, in order (the first that decides wins):
+1. qualified names in std:: and vendor namespaces are those classes at once;
+2. a member call `x.f()` looks in the class of x's declared type (and its bases), when known;
+3. a qualified name `Q::f` is looked up as Q relative to each enclosing scope of the caller, inner first;
+4. an unqualified name is looked up in the caller's class and namespaces, inner first, then in the
+   namespaces the caller's file brings in with `using`;
+5. local definitions (unnamed namespace, static) are seen only from their own file and its includers;
+6. among what is left: the caller's own file, then files it includes, then by argument count;
+   explicit specialisations answer a call whose template arguments name one, and a call with
+   dependent template arguments (`gemm<scalar_t>`) reaches every specialisation;
+7. no definition: an op through the dispatcher, a Tensor method, or a named class (classify.py);
+   else ambiguous (N candidates) or not in the checkout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from .classify import OpForms, named_class, op_called, template_args, written_parts
+from .kinds import How
+from .symbols import Symbol, Symbols, normalise_scope, normalise_type, scope_chain
+
+AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
+_TENSOR_TYPES = frozenset(("Tensor", "TensorBase", "const Tensor", "Tensor&"))
+
+
+class Target(NamedTuple):
+    node: int | None
+    how: How
+    detail: str | None = None
+    op: tuple[str, ...] = ()  # the ops a How.OP call can mean
+
+
+class Context(NamedTuple):
+    """What lookup needs to know about the caller."""
+
+    file: str
+    chain: list[str]  # scope_chain of the caller
+    usings: tuple[str, ...]  # namespaces brought in by using-directives (normalised)
+    visible: Callable[[str], bool]  # is a file's local definition visible from here (own file, includes)
+    includes: Callable[[str], bool]  # is the file in the caller's include closure
+    params: frozenset[str] = frozenset()  # the caller's parameter names (a call through one is indirect)
+    in_class: str | None = None  # the caller's class scope (normalised) when it is a method
+
+
+_THROUGH_PARAMETER = [Target(None, How.VIRTUAL, "a call through a parameter (a functor, lambda or function pointer)")]
+
+
+class Resolver:
+    def __init__(self, symbols: Symbols, ops: OpForms, macros: set[str], types: set[str],
+                 bases: dict[str, tuple[str, ...]]):
+        self.symbols = symbols
+        self.ops = ops
+        self.macros = macros
+        self.types = types
+        self.bases = bases  # class name -> base class names (last components)
+        self._memo: dict[tuple, list[Target]] = {}
+
+    def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
+                receiver_type: str | None) -> list[Target]:
+        """The targets of a call (memoised: a file calls the same names from the same scope again and again)."""
+        if callee_name in ctx.params and callee.split("<", 1)[0] == callee_name:
+            return _THROUGH_PARAMETER
+        key = (ctx.file, ctx.chain[0], callee, argc, receiver_type)
+        got = self._memo.get(key)
+        if got is None:
+            got = self._memo[key] = self._resolve(ctx, callee, callee_name, argc, receiver_type)
+        return got
+
+    def _resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
+                 receiver_type: str | None) -> list[Target]:
+        qualifier, last, receiver = written_parts(callee)
+        qualifier = qualifier.removeprefix("::")
+        cands = self.symbols.by_name.get(callee_name)
+        if receiver is None and qualifier.startswith(("std::", "cuda::std")) or qualifier == "std":
+            return [Target(None, How.STANDARD)]
+        if cands:
+            found = self._lookup(ctx, cands, qualifier, receiver, receiver_type)
+            if found is not None:
+                syms, how = found
+                return self._choose(ctx, syms, how, last, argc)
+        if receiver is not None:
+            if receiver_type in _TENSOR_TYPES or receiver_type is None:
+                base = self.ops.method(callee_name)
+                if base is not None:
+                    ops = self.ops.overloads(callee_name, base, argc, True)
+                    return [Target(None, How.OP, "Tensor method" if receiver_type else "method of an op's name",
+                                   tuple(ops))]
+            if receiver_type in _TENSOR_TYPES:
+                return [Target(None, How.TENSOR_METHOD)]
+        else:
+            base = op_called(qualifier, callee_name, self.ops)
+            if base is not None:
+                ops = self.ops.overloads(callee_name, base, argc, False)
+                return [Target(None, How.OP, f"{len(ops)} overloads fit" if len(ops) > 1 else None, tuple(ops))]
+        how = named_class(qualifier, last, receiver, self.macros, self.types)
+        if how is not None:
+            return [Target(None, how)]
+        if cands:
+            syms = [s for s in cands if (not s.local or ctx.visible(s.file)) and (receiver is not None or qualifier
+                                                                                   or s.kind != "method")]
+            if len(syms) == 1:
+                return [Target(syms[0].node, How.UNIQUE)]
+            if syms:
+                return [Target(None, How.AMBIGUOUS, str(len(syms)))]
+        return [Target(None, How.NOT_IN_CHECKOUT)]
+
+    def _lookup(self, ctx: Context, cands: list[Symbol], qualifier: str, receiver: str | None,
+                receiver_type: str | None) -> tuple[list[Symbol], How] | None:
+        """The candidates C++ lookup finds first, and the rule that found them; None if none."""
+        if receiver is not None:
+            if receiver == "this" or receiver_type is None:
+                return None
+            classes = self._class_and_bases(receiver_type)
+            got = [s for s in cands if s.scope.rsplit("::", 1)[-1] in classes]
+            return (got, How.RECEIVER) if got else None
+        inline = self.symbols.inline
+        if qualifier:
+            q = normalise_scope(qualifier.split("::"), inline)
+            for scope in ctx.chain:
+                want = f"{scope}::{q}" if scope else q
+                got = [s for s in cands if s.scope == want]
+                if got:
+                    return got, (How.EXACT if not scope else How.SAME_NAMESPACE)
+            return None
+        for scope in ctx.chain:
+            got = [s for s in cands if s.scope == scope]
+            if got:
+                return got, How.SAME_NAMESPACE
+        got = [s for s in cands if s.scope in ctx.usings]
+        return (got, How.USING) if got else None
+
+    def _class_and_bases(self, type_name: str) -> set[str]:
+        name = type_name.split("<", 1)[0].rsplit("::", 1)[-1]
+        out, todo = set(), [name]
+        while todo:
+            n = todo.pop()
+            if n not in out:
+                out.add(n)
+                todo.extend(b.split("<", 1)[0].rsplit("::", 1)[-1] for b in self.bases.get(n, ()))
+        return out
+
+    def _choose(self, ctx: Context, syms: list[Symbol], how: How, last: str, argc: int) -> list[Target]:
+        visible = [s for s in syms if not s.local or ctx.visible(s.file)]
+        if not visible:
+            return [Target(None, How.NOT_IN_CHECKOUT, "only local definitions in other files")]
+        args = template_args(last)
+        specs = [s for s in visible if s.spec is not None]
+        if specs:
+            if args is not None:
+                exact = [s for s in specs if s.spec == normalise_type(args)]
+                if exact:
+                    visible = exact
+                else:
+                    return [Target(s.node, How.SPECIALISATIONS, str(len(specs))) for s in specs]
+            else:
+                visible = [s for s in visible if s.spec is None] or visible
+        if len(visible) == 1:
+            return [Target(visible[0].node, how)]
+        for pick, rule in ((lambda s: s.file == ctx.file, How.SAME_FILE), (lambda s: ctx.includes(s.file), How.INCLUDE)):
+            near = [s for s in visible if pick(s)]
+            if near:
+                visible = near
+                if len(near) == 1:
+                    return [Target(near[0].node, how if how is not How.SAME_NAMESPACE else rule)]
+                break
+        fits = [s for s in visible if (s.min_args < 0 or s.min_args <= argc) and (s.max_args < 0 or argc <= s.max_args)]
+        if len(fits) == 1:
+            return [Target(fits[0].node, How.OVERLOAD)]
+        fits = fits or visible
+        if len(fits) <= AMBIGUOUS_FOLLOWED:  # each candidate kept, marked: a walk may show them all
+            return [Target(s.node, How.AMBIGUOUS, str(len(fits))) for s in fits]
+        return [Target(None, How.AMBIGUOUS, str(len(fits)))]

@@ -1,0 +1,177 @@
+"""Every definition of the checkout, arranged for C++ name lookup: by name, with its scope,
+visibility and arity.
+
+A definition's scope is its qualified name without the last component. Scopes are compared
+"normalised": template arguments dropped, and unnamed and inline namespaces removed, because
+their members are visible in the enclosing namespace (`at::native::(anonymous)::f` and
+`at::native::CPU_CAPABILITY::f` are both found from `at::native`). A definition in an unnamed
+namespace, or a free function declared `static`, is local: visible in its own file and in the
+files that include it (a header's static inline helper), never elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from ..cxx.scopes import split_scope
+
+ANONYMOUS = "(anonymous)"
+_TEMPLATE_ARGS = re.compile(r"<.*>$")
+_HEADER = (".h", ".hpp", ".cuh", ".hh", ".inl", ".inc")
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """One definition as name lookup sees it."""
+
+    id: int  # definitions.id
+    node: int  # nodes.id
+    name: str
+    qualified_name: str
+    kind: str
+    file: str
+    line: int
+    end_line: int
+    scope: str  # normalised
+    local: bool  # unnamed namespace or static free function
+    spec: str | None  # the template arguments of an explicit specialisation, normalised: "float"
+    min_args: int  # -1 when unknown (a macro writes the parameters)
+    max_args: int  # -1 for variadic or unknown
+    signature: str
+
+
+def norm_component(component: str) -> str:
+    return _TEMPLATE_ARGS.sub("", component)
+
+
+def normalise_scope(parts: list[str], inline: frozenset[str]) -> str:
+    """`[at, native, (anonymous)]` -> `at::native`; inline namespaces (by qualified name) drop out."""
+    out: list[str] = []
+    for part in parts:
+        written = "::".join([*out, part])
+        if part == ANONYMOUS or written in inline:
+            continue
+        out.append(norm_component(part))
+    return "::".join(out)
+
+
+def scope_chain(qualified: str, inline: frozenset[str]) -> list[str]:
+    """The scopes C++ lookup searches from inside a function, innermost first, ending at ""."""
+    parts = split_scope(qualified)[:-1]
+    scope = normalise_scope(parts, inline).split("::") if parts else []
+    chain = ["::".join(scope[:i]) for i in range(len(scope), 0, -1)]
+    return [*chain, ""] if chain != [""] else [""]
+
+
+def is_header(path: str) -> bool:
+    return path.endswith(_HEADER)
+
+
+_PARAMS: dict[str, list[str] | None] = {}
+_MACRO_PARAMS = re.compile(r"\s*[A-Z][A-Z0-9_]*\(.*\)\s*", re.S)
+
+
+def _params(signature: str) -> list[str] | None:
+    """The parameters written between the declarator's outer parentheses; None when a macro writes them
+    (memoised: overloads and instantiations repeat signatures)."""
+    got = _PARAMS.get(signature, False)
+    if got is False:
+        got = _PARAMS[signature] = _split_params(signature)
+    return got
+
+
+def _split_params(signature: str) -> list[str] | None:
+    start = signature.find("(")
+    end = signature.rfind(")")
+    if start < 0 or end < start:
+        return None
+    inner = signature[start + 1:end]
+    if _MACRO_PARAMS.fullmatch(inner):
+        return None  # CUDABLAS_GEMM_ARGTYPES(float): a macro writes the parameter list
+    if not inner.strip() or inner.strip() == "void":
+        return []
+    if not any(c in inner for c in "<([{"):
+        return [p.strip() for p in inner.split(",")]
+    parts, depth, begin = [], 0, 0
+    for i, ch in enumerate(inner):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(inner[begin:i].strip())
+            begin = i + 1
+    parts.append(inner[begin:].strip())
+    return parts
+
+
+_PARAM_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*$")
+
+
+_NAMES: dict[str, frozenset[str]] = {}
+
+
+def parameter_names(signature: str) -> frozenset[str]:
+    """The names of a declarator's parameters: `(const func_t& f, int64_t n = 0)` -> {f, n}."""
+    got = _NAMES.get(signature)
+    if got is None:
+        got = _NAMES[signature] = _parameter_names(signature)
+    return got
+
+
+def _parameter_names(signature: str) -> frozenset[str]:
+    out = set()
+    for p in _params(signature) or ():
+        m = _PARAM_NAME.search(p.split("=", 1)[0].strip())
+        if m and m.group(1) not in ("const", "void"):
+            out.add(m.group(1))
+    return frozenset(out)
+
+
+def arity(signature: str) -> tuple[int, int]:
+    """(fewest, most) arguments a call may pass; -1 where it cannot be told (variadic, a macro)."""
+    params = _params(signature)
+    if params is None:
+        return -1, -1
+    if any(p.endswith("...") or "..." in p.split("=")[0] for p in params):
+        return len([p for p in params if "=" not in p and "..." not in p]), -1
+    required = len([p for p in params if "=" not in p])
+    return required, len(params)
+
+
+def specialisation(qualified: str) -> str | None:
+    """`at::cuda::blas::gemm<float>` -> "float"; None for a name with no template arguments."""
+    last = split_scope(qualified)[-1]
+    if "<" not in last or not last.endswith(">") or last.startswith("operator"):
+        return None
+    return normalise_type(last[last.index("<") + 1:-1])
+
+
+def normalise_type(text: str) -> str:
+    """Template arguments compared as written, without spaces and without at::/c10:: prefixes."""
+    return re.sub(r"\b(?:at|c10|::)::", "", text.replace(" ", "")).removeprefix("::")
+
+
+class Symbols:
+    """Definitions by name, and the per-file facts lookup needs."""
+
+    def __init__(self, rows, inline: frozenset[str]):
+        self.inline = inline
+        self.by_name: dict[str, list[Symbol]] = {}
+        self.by_file: dict[str, list[Symbol]] = {}
+        self.by_qualified: dict[str, list[Symbol]] = {}
+        for def_id, node, name, qualified, kind, file, line, end_line, qualifiers, signature in rows:
+            parts = split_scope(qualified)
+            scope = normalise_scope(parts[:-1], inline)
+            quals = json.loads(qualifiers)
+            local = ANONYMOUS in parts or ("static" in quals and kind in ("function", "device_function"))
+            lo, hi = arity(signature)
+            sym = Symbol(def_id, node, name, qualified, kind, file, line, end_line, scope, local,
+                         specialisation(qualified), lo, hi, signature)
+            self.by_name.setdefault(name, []).append(sym)
+            self.by_file.setdefault(file, []).append(sym)
+            self.by_qualified.setdefault(qualified, []).append(sym)
+        for syms in self.by_file.values():
+            syms.sort(key=lambda s: (s.line, -s.end_line))
