@@ -176,7 +176,7 @@ class Index:
                                        "WHERE op = ? ORDER BY id", (op_name,)))
 
     @_reads
-    def kernels_for(self, name: str, keys: tuple[str, ...] = (), depth: int = 3) -> list[KernelsFor]:
+    def kernels_for(self, name: str, keys: tuple[str, ...] = (), depth: int = 8) -> list[KernelsFor]:
         """For each op the name resolves to: every (op, key) with the kernel's definition and the chain
         below it (stubs, registered kernels, launches, dtypes, library calls), the meta function, the backward."""
         return [self._kernels_for_op(op_name, keys, depth) for op_name in self.resolve(name)]
@@ -311,7 +311,7 @@ class Index:
         return Health(health, tuple(missing), partial)
 
     @_reads
-    def ops_for(self, name: str, depth: int = 4) -> OpsFor:
+    def ops_for(self, name: str, depth: int = 10) -> OpsFor:
         """The (op, key) kernels whose chain reaches a function, stub or __global__ kernel (iterate for the hits)."""
         reverse = Reverse(self.conn)
         if not reverse.starts(name):
@@ -320,7 +320,7 @@ class Index:
         return reverse.reach(name, depth)
 
     @_reads
-    def trace(self, name: str, keys: tuple[str, ...] = (), depth: int = 3, chain: bool = False,
+    def trace(self, name: str, keys: tuple[str, ...] = (), depth: int = 8, chain: bool = False,
               hops: int = 8) -> Trace:
         """A Python name (torch.nn.LayerNorm, F.cross_entropy, torch.add, Tensor.matmul, _VF.lstm,
         torch.ops.aten.mm) -> its Python hops, the aten ops they reach, and each op's kernels-for answer

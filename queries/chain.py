@@ -88,8 +88,8 @@ class _Walk:
         if self.too_deep:
             cuts.append(Truncation("calls below --depth not followed", depth, tuple(self.too_deep)))
         if self.too_many:
-            cuts.append(Truncation(f"ambiguous calls with more than {FANOUT} candidates not followed", FANOUT,
-                                   tuple(self.too_many)))
+            cuts.append(Truncation(f"ambiguous calls with more than {FANOUT} candidates, some leading to device "
+                                   "work, not followed", FANOUT, tuple(self.too_many)))
         return tuple(cuts)
 
 
@@ -185,11 +185,13 @@ class Linker:
                     yield Step(StepKind.FUNCTOR, dn.name, dn.loc, detail=f"run by {detail}", depth=level, how=how,
                                site=loc), dn, True
                 elif target.startswith("lambda"):
-                    yield Step(StepKind.FUNCTOR, target, loc, detail=f"run by {detail}", depth=level), None, False
+                    yield Step(StepKind.LAUNCH, target, loc, detail=detail, depth=level), None, False
             elif kind == EdgeKind.CALLS_LIBRARY:
                 yield Step(StepKind.LIBRARY, target, loc, detail=detail, depth=level, how=how), None, False
             elif kind == EdgeKind.REDISPATCHES_TO_OP and dn is not None:
                 yield from self._redispatch(dn, loc, level, detail, walk)
+            elif kind == EdgeKind.CALLS and dn is None and how == How.AMBIGUOUS and "lead to device" in (detail or ""):
+                walk.too_many[f"{target} ({detail})"] = None
             elif kind == EdgeKind.CALLS and dn is not None and dn.kind in _FUNCTION_NODES:
                 if not (dn.device_path or in_functor) or dn.kind == NodeKind.GLOBAL_KERNEL:
                     continue  # nothing device-bound below it; a __global__ is shown by its launch
@@ -206,7 +208,9 @@ class Linker:
 
     def _stub_steps(self, stub: _Node, loc: Location | None, level: int, walk: _Walk):
         yield Step(StepKind.STUB, stub.name, loc, depth=level, how=How.EXACT), None, False
-        for kind, _dst, file, line, how, target, detail, *n in self.edges(stub.id):
+        order = {EdgeKind.DECLARED_AT: 0, EdgeKind.DEFINED_AT: 1}
+        for kind, _dst, file, line, how, target, detail, *n in sorted(self.edges(stub.id),
+                                                                        key=lambda e: order.get(e[0], 2)):
             where = Location(file, line)
             if kind == EdgeKind.DECLARED_AT:
                 yield Step(StepKind.DECLARED, stub.name, where, depth=level), None, False

@@ -244,7 +244,7 @@ def server(db: Path | None = None) -> MCPServer:
         "Use first for any 'which kernel / where is the CUDA code of op X' question. "
         "Example: kernels_for(op='add.out', keys=['CUDA'])"))
     async def kernels_for(op: OpName, keys: Annotated[list[str] | None, Field(description="only these dispatch keys")] = None,
-                          depth: Annotated[int, Field(ge=0, le=10, description="helper calls followed")] = 3,
+                          depth: Annotated[int, Field(ge=0, le=20, description="levels of calls followed")] = 8,
                           brief: Brief = True, offset: Offset = 0, limit: Limit = None
                           ) -> Annotated[CallToolResult, KernelsForResult]:
         return _guard(lambda: tools.kernels_for(op, keys, depth, brief, offset, limit))
@@ -261,7 +261,7 @@ def server(db: Path | None = None) -> MCPServer:
         "The reverse: which (op, dispatch key) kernels reach a C++ function, DispatchStub or __global__ kernel. "
         "Use when you know a kernel and want the ops that run it. Example: ops_for(name='softplus_kernel')"))
     async def ops_for(name: Annotated[str, Field(description="function, stub or __global__ kernel name")],
-                      depth: Annotated[int, Field(ge=0, le=8, description="callers walked up")] = 4,
+                      depth: Annotated[int, Field(ge=0, le=20, description="levels of callers walked up")] = 10,
                       brief: Brief = True, offset: Offset = 0, limit: Limit = None) -> Annotated[CallToolResult, OpsForResult]:
         return _guard(lambda: tools.ops_for(name, depth, brief, offset, limit))
 

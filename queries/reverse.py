@@ -20,7 +20,6 @@ from .chain import device_of, is_cuda
 from .results import OpsFor, Reach, Truncation
 
 CALLERS_PER_NODE = 200  # edges followed up from one node
-FRONTIER = 2000  # nodes walked per level
 
 _UP = (EdgeKind.CALLS, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.USES_STUB, EdgeKind.REGISTERS,
        EdgeKind.CALLS_LIBRARY, EdgeKind.IMPLEMENTS, EdgeKind.REDISPATCHES_TO_OP)
@@ -35,7 +34,7 @@ _Entry = tuple[int, tuple[str, ...], str | None]
 @dataclass
 class _Cuts:
     callers: dict[str, None] = field(default_factory=dict)
-    frontier: dict[str, None] = field(default_factory=dict)
+    ambiguous: dict[str, None] = field(default_factory=dict)  # callers whose call may mean another definition
     deep: int = 0
 
     def truncations(self, depth: int) -> tuple[Truncation, ...]:
@@ -43,8 +42,9 @@ class _Cuts:
         if self.callers:
             cuts.append(Truncation(f"callers not followed beyond {CALLERS_PER_NODE} per node", CALLERS_PER_NODE,
                                    tuple(self.callers)))
-        if self.frontier:
-            cuts.append(Truncation(f"nodes not walked beyond {FRONTIER} per level", FRONTIER, tuple(self.frontier)))
+        if self.ambiguous:
+            cuts.append(Truncation("callers not followed: their call is ambiguous (it may mean another definition)",
+                                   0, tuple(self.ambiguous)))
         if self.deep:
             cuts.append(Truncation(f"walk stopped at --depth with {self.deep} nodes whose callers were not "
                                    "looked at", depth))
@@ -62,13 +62,13 @@ class Reverse:
         a qualified name exactly, or a last component."""
         stem = name.split("::")[-1]
         rows = self.conn.execute(
-            "SELECT n.id, n.name, n.file FROM nodes n LEFT JOIN definitions d ON d.id = n.ref AND n.kind IN (?, ?, ?) "
+            "SELECT n.id, n.name, n.file, n.kind FROM nodes n LEFT JOIN definitions d ON d.id = n.ref AND n.kind IN (?, ?, ?) "
             "WHERE (n.kind IN (?, ?, ?) AND (n.name = ? OR d.name = ?)) OR (n.kind IN (?, ?) AND n.name = ?) "
             "ORDER BY n.id",
             (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED,
              NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED, name, stem,
              NodeKind.STUB, NodeKind.LIBRARY, stem)).fetchall()
-        return [(i, n, f) for i, n, f in rows]
+        return [(i, n, f) for i, n, f, _k in rows]
 
     def _op_node(self, op: str) -> int:
         return self.conn.execute("SELECT id FROM nodes WHERE name = ? AND kind = ?", (op, NodeKind.OP)).fetchone()[0]
@@ -86,9 +86,11 @@ class Reverse:
 
     def reach(self, name: str, depth: int = 6) -> OpsFor:
         hits: dict[tuple[str, str], Reach] = {}
+        for op, key, kernel in self._generated_users(name.split("::")[-1]):
+            hits[(op, key)] = Reach(op, key, kernel, (f"generated ufunc kernel -> uses {name.split('::')[-1]}",))
         frontier: list[_Entry] = [(node, (n,), "CUDA" if f and is_cuda(f) else None)
                                   for node, n, f in self.starts(name)]
-        seen = {e[0] for e in frontier}
+        seen = {(e[0], e[2]) for e in frontier}
         cuts = _Cuts()
         for level in range(depth + 1):
             following: list[_Entry] = []
@@ -97,9 +99,7 @@ class Reverse:
                     cuts.deep += 1
                     continue
                 following.extend(self._up(node, path, device, hits, seen, cuts))
-            for node, path, _d in following[FRONTIER:]:
-                cuts.frontier[path[0]] = None
-            frontier = following[:FRONTIER]
+            frontier = following
             if not frontier:
                 break
         return OpsFor(name, tuple(sorted(hits.values(), key=lambda r: (r.op, r.key))), cuts.truncations(depth))
@@ -112,7 +112,8 @@ class Reverse:
         out: list[_Entry] = []
         for kind, src, how, detail, skind, sname, sref, sdetail in rows[:CALLERS_PER_NODE]:
             if how == How.AMBIGUOUS:
-                continue  # a caller that may mean another definition does not say it reaches this one
+                cuts.ambiguous[sname] = None  # a caller that may mean another definition does not say it reaches this one
+                continue
             hop_device = device
             if kind == EdgeKind.REGISTERS:
                 reg_device = (detail or "").split(" ")[0]
@@ -128,13 +129,13 @@ class Reverse:
                 if hop_device is None or device_of(key) in (hop_device, None):
                     hits.setdefault((op, key), Reach(op, key, kernel, path))
                     op_node = self._op_node(op)
-                    if op_node not in seen:  # ops whose kernels redispatch to this one reach it too
-                        seen.add(op_node)
+                    if (op_node, hop_device) not in seen:  # ops whose kernels redispatch to this one reach it too
+                        seen.add((op_node, hop_device))
                         out.append((op_node, (f"redispatch to {op}", *path), hop_device))
                 continue
-            if src in seen:
+            if (src, hop_device) in seen:
                 continue
-            seen.add(src)
+            seen.add((src, hop_device))
             label = f"uses {path[0]}" if kind == EdgeKind.USES_STUB else sname
             out.append((src, (sname, *path) if kind != EdgeKind.USES_STUB else (sname, label, *path[1:]), hop_device))
         return out

@@ -26,9 +26,14 @@ def test_structured_kernel_through_stub_to_cpu_kernels(mini_db: Path):
     [cpu] = data["keys"]
     assert cpu["definition"] == {"file": f"{NATIVE}/BinaryOps.cpp", "line": 14,
                                  "name": "at::native::structured_add_out::impl"}
+    # The stub where it is called (BinaryOps.cpp:17), declared (BinaryOps.h:4) and defined (BinaryOps.cpp:12),
+    # each capability's registration (cpu/BinaryOpsKernel.cpp:13) and the registered function (line 5).
     assert _steps(cpu["chain"]) == [
         ("stub", "add_stub", "BinaryOps.cpp", 17, None, None),
+        ("declared", "add_stub", "BinaryOps.h", 4, None, None),
+        ("defined", "add_stub", "BinaryOps.cpp", 12, None, None),
         ("registered", "add_kernel", "cpu/BinaryOpsKernel.cpp", 13, "CPU", "DEFAULT"),
+        ("definition", "at::native::(anonymous)::add_kernel", "cpu/BinaryOpsKernel.cpp", 5, "CPU", None),
         ("registered", "add_kernel", "cpu/BinaryOpsKernel.cpp", 13, "CPU", "AVX2"),
         ("registered", "nullptr", "cpu/BinaryOpsKernel.cpp", 13, "CPU", "AVX512"),
         ("launch", "lambda at line 8", "cpu/BinaryOpsKernel.cpp", 8, None, "cpu_kernel"),
@@ -40,7 +45,10 @@ def test_cuda_chain_reaches_the_global_kernel(mini_db: Path):
     [cuda] = _json(mini_db, "kernels-for", "sub.out", "--key", "CUDA")["keys"]
     assert _steps(cuda["chain"]) == [
         ("stub", "add_stub", "BinaryOps.cpp", 17, None, None),
+        ("declared", "add_stub", "BinaryOps.h", 4, None, None),
+        ("defined", "add_stub", "BinaryOps.cpp", 12, None, None),
         ("registered", "add_kernel_cuda_impl", "cuda/AddKernel.cu", 16, "CUDA", None),
+        ("definition", "at::native::add_kernel_cuda_impl", "cuda/AddKernel.cu", 10, "CUDA", None),
         ("launch", "add_kernel_cuda", "cuda/AddKernel.cu", 12, None, "<<<grid, block, 0, stream>>>"),
         ("global_kernel", "at::native::add_kernel_cuda", "cuda/AddKernel.cu", 5, None, None),
         ("dtypes", "add_cuda", "cuda/AddKernel.cu", 11, None, "AT_DISPATCH_FLOATING_TYPES(FLOATING_TYPES)"),
@@ -68,7 +76,8 @@ def test_ufunc_kernels_are_generated_with_their_source(mini_db: Path):
 
 def test_depth_zero_stays_in_the_kernel(mini_db: Path):
     [cpu] = _json(mini_db, "kernels-for", "sub.out", "--key", "CPU", "--depth", "0")["keys"]
-    assert [s["kind"] for s in cpu["chain"]] == ["stub", "registered", "registered", "registered"]
+    assert [s["kind"] for s in cpu["chain"]] == ["stub", "declared", "defined", "registered", "definition",
+                                                 "registered", "registered"]
 
 
 def test_pictures(mini_db: Path):
@@ -95,7 +104,7 @@ def test_ops_for_walks_up_from_a_kernel(mini_db: Path):
     hits = _json(mini_db, "ops-for", "add_kernel_cuda")
     assert hits == {"name": "add_kernel_cuda", "reached": [{"op": "sub.out", "key": "CUDA", "kernel": "add_out", "path": [
         "at::native::structured_add_out::impl", "uses add_stub", "at::native::add_kernel_cuda_impl",
-        "launches add_kernel_cuda"]}]}
+        "at::native::add_kernel_cuda"]}]}
     stub = _json(mini_db, "ops-for", "add_stub")["reached"]
     assert {(h["op"], h["key"]) for h in stub} == {
         ("add.Tensor", "CPU"), ("add_.Tensor", "CPU"), ("add.out", "CPU"), ("sub.out", "CPU"), ("sub.out", "CUDA")}

@@ -1,9 +1,10 @@
 """Results cut by a limit say so, in text and JSON; doctor lists failed extractions; info shows the stub macros.
 
 The fixture checkout gets, at run time, one C++ file that crosses every limit of the walks once:
-a stub called from 301 functions (ops-for's 300 functions per level), a function with 51 callers
-(50 callers per function), a name defined 4 times (walked up by calls only up to 3), and a helper
-name defined 7 times that add_kernel calls (kernels-for follows names with up to 6 definitions).
+a stub called from 301 functions (ops-for follows 200 callers per node), a name defined in 4
+namespaces and called unqualified from none of them (an ambiguous call: ops-for does not walk up
+it), and a helper defined in 7 namespaces that add_kernel calls unqualified (kernels-for follows
+the candidates of an ambiguous call up to 4, and names the call when some lead to device work).
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ def _limits_cpp() -> str:
              "DEFINE_DISPATCH(big_stub);", "void leaf_kernel_impl(TensorIteratorBase& iter) {}",
              "REGISTER_DISPATCH(big_stub, &leaf_kernel_impl);"]
     lines += [f"void stub_user_{i:03}(TensorIteratorBase& iter) {{ big_stub(kCPU, iter); }}" for i in range(301)]
-    lines += ["void lonely_leaf(int x) {}"] + [f"void lonely_caller_{i:02}() {{ lonely_leaf({i}); }}" for i in range(51)]
     lines += [f"namespace q{i} {{ void quad_helper(int x) {{}} }}" for i in range(4)]
-    lines += [f"namespace c{i} {{ void common_helper() {{}} }}" for i in range(7)]
+    lines += ["void quad_user(TensorIteratorBase& iter) { quad_helper(1); big_stub(kCPU, iter); }"]
+    lines += [f"namespace c{i} {{ void common_helper(TensorIteratorBase& iter) {{ big_stub(kCPU, iter); }} }}"
+              for i in range(7)]
     return "\n".join(lines + ["} // namespace at::native", ""])
 
 
@@ -41,7 +43,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(MINI, root)
     (root / NATIVE / "Limits.cpp").write_text(_limits_cpp())
     kernel = root / NATIVE / "cpu/BinaryOpsKernel.cpp"
-    kernel.write_text(kernel.read_text().replace("  AT_DISPATCH_ALL_TYPES_AND2", "  common_helper();\n  AT_DISPATCH_ALL_TYPES_AND2"))
+    kernel.write_text(kernel.read_text().replace("  AT_DISPATCH_ALL_TYPES_AND2", "  common_helper(iter);\n  AT_DISPATCH_ALL_TYPES_AND2"))
     out = root.parent / "ix.db"
     build(root, out, jobs=1)
     return out
@@ -53,22 +55,20 @@ def _json(db: Path, *args: str):
     return json.loads(result.stdout)
 
 
-def test_ops_for_says_when_a_level_was_cut(db: Path):
-    assert _json(db, "ops-for", "leaf_kernel_impl") == {"name": "leaf_kernel_impl", "reached": [], "truncated": True,
-                                                         "limits": [{"what": "functions not walked beyond 300 per level",
-                                                                     "limit": 300, "names": ["at::native::stub_user_300"]}]}
+def test_ops_for_says_when_callers_were_cut(db: Path):
+    found = _json(db, "ops-for", "leaf_kernel_impl")
+    assert found == {"name": "leaf_kernel_impl", "reached": [], "truncated": True,
+                     "limits": [{"what": "callers not followed beyond 200 per node", "limit": 200,
+                                 "names": ["big_stub"]}]}
     text = run("tg-query", "--db", str(db), "ops-for", "leaf_kernel_impl").stdout
     assert text == ("no op reaches it within the depth asked\n"
-                    "truncated: functions not walked beyond 300 per level (limit 300): at::native::stub_user_300\n")
+                    "truncated: callers not followed beyond 200 per node (limit 200): big_stub\n")
 
 
-def test_ops_for_callers_per_function_and_common_names(db: Path):
-    found = Index.open(db).ops_for("lonely_leaf")
-    assert [(t.what, t.limit, t.names) for t in found.truncated] == [
-        ("callers by name not followed beyond 50 per function", 50, ("at::native::lonely_leaf",))]
+def test_ops_for_does_not_walk_up_an_ambiguous_call(db: Path):
     common = _json(db, "ops-for", "quad_helper")
-    assert common["limits"] == [{"what": "callers by name not walked: names with more than 3 definitions",
-                                 "limit": 3, "names": ["quad_helper"]}]
+    assert common["limits"] == [{"what": "callers not followed: their call is ambiguous (it may mean another "
+                                         "definition)", "limit": 0, "names": ["at::native::quad_user"]}]
     lines = run("tg-query", "--db", str(db), "ops-for", "quad_helper", "--format", "jsonl").stdout.splitlines()
     assert json.loads(lines[-1]) == {"truncated": True, "limits": common["limits"]}
 
@@ -76,22 +76,22 @@ def test_ops_for_callers_per_function_and_common_names(db: Path):
 def test_ops_for_depth_and_a_whole_answer(db: Path):
     shallow = Index.open(db).ops_for("add_kernel_cuda", depth=0)
     assert [(h.op, h.key) for h in shallow] == [] and len(shallow) == 0
-    # the definition of add_kernel_cuda and the function that launches it
+    # the definition of the __global__ add_kernel_cuda, the one node it starts from
     assert [(t.what, t.limit) for t in shallow.truncated] == [
-        ("walk stopped at --depth with 2 functions whose callers were not looked at", 0)]
+        ("walk stopped at --depth with 1 nodes whose callers were not looked at", 0)]
     assert reach_text(shallow).splitlines()[-1] == \
-        "truncated: walk stopped at --depth with 2 functions whose callers were not looked at (limit 0)"
+        "truncated: walk stopped at --depth with 1 nodes whose callers were not looked at (limit 0)"
     whole = _json(db, "ops-for", "add_kernel_cuda")
     assert "truncated" not in whole and [h["op"] for h in whole["reached"]] == ["sub.out"]
 
 
-def test_kernels_for_says_which_helpers_and_depth_cut_the_chain(db: Path):
+def test_kernels_for_says_which_ambiguous_calls_and_depth_cut_the_chain(db: Path):
     [answer] = Index.open(db).kernels_for("sub.out", ("CPU",))
     [cpu] = kernels_for_data(answer)["keys"]
+    cut = ("ambiguous calls with more than 4 candidates, some leading to device work, not followed")
     assert (cpu["truncated"], cpu["limits"]) == (True, [
-        {"what": "helpers not followed: names with more than 6 definitions", "limit": 6, "names": ["common_helper"]}])
-    assert "      truncated: helpers not followed: names with more than 6 definitions (limit 6): common_helper\n" in \
-        kernels_for_text([answer])
+        {"what": cut, "limit": 4, "names": ["common_helper (7 (7 lead to device work))"]}])
+    assert f"      truncated: {cut} (limit 4): common_helper (7 (7 lead to device work))\n" in kernels_for_text([answer])
     [cpu0] = _json(db, "kernels-for", "sub.out", "--key", "CPU", "--depth", "0")["keys"]
     assert cpu0["limits"] == [{"what": "calls below --depth not followed", "limit": 0,
                                "names": ["at::native::(anonymous)::add_kernel"]}]

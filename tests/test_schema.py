@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tg_index.indexer import cxx, derivatives, native_yaml, python_api, rows
+from tg_index.indexer import cxx, derivatives, link, native_yaml, python_api, rows
 from tg_index.indexer.facts import Location
 from tg_index.schema import Base
 from tg_index.schema.version import TABLES
@@ -80,13 +80,18 @@ def test_rows_write_every_model_column_but_the_row_id(table: rows.Table):
 
 
 def test_every_table_has_a_writer_and_version_lists_them():
-    written = {t.name for t in _written_tables()} | {"op_tags", "files", "meta"}
+    written = {t.name for t in _written_tables()} | {"op_tags", "files", "meta"} | set(link.GRAPH_TABLES)
     assert written == set(Base.metadata.tables)
     assert TABLES == tuple(sorted(Base.metadata.tables))  # the constant the query side reads without SQLAlchemy
     assert set(rows.OP_TAGS_COLUMNS) == _model_columns("op_tags")
     assert rows.FILES_COLUMNS == tuple(c.name for c in Base.metadata.tables["files"].columns)
     file_tables = {t.name for t in Base.metadata.sorted_tables if "file_id" in t.c}
     assert file_tables == {t.name for t in (*rows.cxx_tables(), *rows.py_tables())}
+
+
+@pytest.mark.parametrize("table", link.GRAPH_TABLES)
+def test_the_link_stage_writes_every_graph_column(table: str):
+    assert set(link.GRAPH_TABLES[table]) == _model_columns(table)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -20,14 +20,18 @@ from .nodes import make_nodes
 from .resolve import Context, Resolver
 from .symbols import Symbol, Symbols, is_header, normalise_scope, parameter_names, scope_chain
 
-__all__ = ["EdgeKind", "How", "NodeKind", "LinkSummary", "link"]
+__all__ = ["GRAPH_TABLES", "EdgeKind", "How", "NodeKind", "LinkSummary", "link"]
 
-NODE_INSERT = ("INSERT INTO nodes (id, kind, name, file, line, end_line, ref, detail, device_path) "
-               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+# The columns the link stage writes, per graph table (the models in schema/models.py say the same).
+GRAPH_TABLES = {
+    "nodes": ("id", "kind", "name", "file", "line", "end_line", "ref", "detail", "device_path"),
+    "edges": ("id", "kind", "src", "dst", "file", "line", "how", "target", "detail"),
+}
+NODE_INSERT = f"INSERT INTO nodes ({', '.join(GRAPH_TABLES['nodes'])}) VALUES ({', '.join('?' * 9)})"
 # Edges whose source does device work itself (device_path seeds).
 _DEVICE_WORK = frozenset((EdgeKind.USES_STUB, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.CALLS_LIBRARY,
                           EdgeKind.DTYPES))
-EDGE_INSERT = "INSERT INTO edges (kind, src, dst, file, line, how, target, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+EDGE_INSERT = f"INSERT INTO edges ({', '.join(GRAPH_TABLES['edges'][1:])}) VALUES ({', '.join('?' * 8)})"
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,7 @@ def link(conn: sqlite3.Connection) -> LinkSummary:
         dtype_edges(conn, callers))
     edge_rows = list(edges)
     _mark_device_paths(nodes.rows, edge_rows)
+    _count_device_candidates(nodes.rows, edge_rows, resolver)
     _write(conn, nodes.rows, edge_rows)
     return LinkSummary(len(nodes.rows), len(edge_rows))
 
@@ -127,6 +132,17 @@ def _mark_device_paths(node_rows: list[list], edge_rows: list[tuple]) -> None:
             continue
         row[8] = 1
         todo.extend(callers.get(node, ()))
+
+
+def _count_device_candidates(node_rows: list[list], edge_rows: list, resolver: Resolver) -> None:
+    """An ambiguous call with too many candidates for an edge each says how many lead to device work
+    (detail "7 (2 lead to device work)"), so a walk can say what it did not follow."""
+    for i, row in enumerate(edge_rows):
+        if row[5] is How.AMBIGUOUS and row[2] is None and len(row) > 8:
+            device = sum(node_rows[n - 1][8] for n in row[8])
+            edge_rows[i] = (*row[:7], f"{row[7]} ({device} lead to device work)" if device else row[7])
+        elif len(row) > 8:
+            edge_rows[i] = row[:8]
 
 
 def _op_forms(conn: sqlite3.Connection) -> OpForms:

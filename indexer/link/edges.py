@@ -67,6 +67,8 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
             elif t.how is How.OP:
                 for op_node in (nodes.op[o] for o in t.op):
                     yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, callee, t.detail)
+            elif t.candidates:
+                yield (EdgeKind.CALLS, src.node, None, file, line, t.how, callee, t.detail, t.candidates)
             else:
                 yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, callee, t.detail)
 
@@ -91,10 +93,8 @@ def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers
             if null or not kernel:
                 yield (EdgeKind.REGISTERS, src, None, file, line, How.EXACT, "nullptr", where)
                 continue
-            ctx = contexts(file, None)
-            for t in resolver.resolve(ctx, kernel, kernel.rsplit("::", 1)[-1], -1, None):
-                how = How.REGISTERED if t.node is not None and t.how not in (How.AMBIGUOUS, How.UNIQUE) else t.how
-                yield (EdgeKind.REGISTERS, src, t.node, file, line, how, kernel, where)
+            for t in resolver.registered(contexts(file, None), kernel):
+                yield (EdgeKind.REGISTERS, src, t.node, file, line, t.how, kernel, where)
 
 
 def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,

@@ -33,6 +33,7 @@ class Target(NamedTuple):
     how: How
     detail: str | None = None
     op: tuple[str, ...] = ()  # the ops a How.OP call can mean
+    candidates: tuple[int, ...] = ()  # the nodes an ambiguous call with no edge per candidate can mean
 
 
 class Context(NamedTuple):
@@ -105,9 +106,23 @@ class Resolver:
                                                                                    or s.kind != "method")]
             if len(syms) == 1:
                 return [Target(syms[0].node, How.UNIQUE)]
+            if 1 < len(syms) <= AMBIGUOUS_FOLLOWED:
+                return [Target(s.node, How.AMBIGUOUS, str(len(syms))) for s in syms]
             if syms:
-                return [Target(None, How.AMBIGUOUS, str(len(syms)))]
+                return [Target(None, How.AMBIGUOUS, str(len(syms)), (), tuple(s.node for s in syms))]
         return [Target(None, How.NOT_IN_CHECKOUT)]
+
+    def registered(self, ctx: Context, kernel: str) -> list[Target]:
+        """The function a stub registration names: the one in the registering file first (registered
+        kernels are mostly file-local), else by the rules of any call."""
+        name = kernel.split("<", 1)[0].rsplit("::", 1)[-1]
+        here = [s for s in self.symbols.by_name.get(name, ()) if s.file == ctx.file and s.kind != "method"]
+        if "::" in kernel:
+            want = kernel.removeprefix("::").split("<", 1)[0]
+            here = [s for s in here if s.qualified_name.endswith(want)]
+        if len(here) == 1:
+            return [Target(here[0].node, How.REGISTERED)]
+        return self.resolve(ctx, kernel, name, -1, None)
 
     def _lookup(self, ctx: Context, cands: list[Symbol], qualifier: str, receiver: str | None,
                 receiver_type: str | None) -> tuple[list[Symbol], How] | None:
@@ -174,4 +189,4 @@ class Resolver:
         fits = fits or visible
         if len(fits) <= AMBIGUOUS_FOLLOWED:  # each candidate kept, marked: a walk may show them all
             return [Target(s.node, How.AMBIGUOUS, str(len(fits))) for s in fits]
-        return [Target(None, How.AMBIGUOUS, str(len(fits)))]
+        return [Target(None, How.AMBIGUOUS, str(len(fits)), (), tuple(s.node for s in fits))]
