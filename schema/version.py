@@ -6,13 +6,17 @@ SCHEMA_VERSION = 2  # 2: no file_id indexes (a build deletes stale rows in one p
 # that lacks one is rebuilt.
 TABLES = (
     "calls",
+    "classes",
     "definitions",
     "derivative_formulas",
     "derivatives",
     "dispatch",
     "files",
+    "includes",
+    "kernel_aliases",
     "launches",
     "library_calls",
+    "macros",
     "meta",
     "op_tags",
     "ops",
@@ -28,4 +32,5 @@ TABLES = (
     "tags",
     "type_dispatch",
     "ufunc_loops",
+    "usings",
 )

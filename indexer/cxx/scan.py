@@ -346,12 +346,18 @@ class Scanner:
         k = bisect.bisect_left(self._lines, offset)
         return self._lines[k - 1] + 1 if k else 0
 
-    def in_directive(self, offset: int) -> bool:
-        """Whether offset is on a preprocessor line (a `#` line and its continuations)."""
+    @property
+    def directives(self) -> list[tuple[int, int]]:
+        """(start, end) of every preprocessor line (a `#` line and its continuations), in order."""
         if self._directives is None:
             self._directives = self._read_directives()
-        k = bisect.bisect_right(self._directives, (offset, 1 << 62)) - 1
-        return k >= 0 and self._directives[k][0] <= offset < self._directives[k][1]
+        return self._directives
+
+    def in_directive(self, offset: int) -> bool:
+        """Whether offset is on a preprocessor line (a `#` line and its continuations)."""
+        directives = self.directives
+        k = bisect.bisect_right(directives, (offset, 1 << 62)) - 1
+        return k >= 0 and directives[k][0] <= offset < directives[k][1]
 
     def _read_directives(self) -> list[tuple[int, int]]:
         src = self.src

@@ -50,6 +50,12 @@ class SourceFile:
         self.dtypes: list = []
         self.libcalls: list = []
         self.registrations: list = []
+        self.includes: list = []
+        self.macro_facts: list = []  # MacroFact of every #define (self.local holds the function-like ones as Define)
+        self.usings: list = []
+        self.classes: list = []
+        self.kernel_aliases: list = []
+        self.guards: tuple[list[int], list] = ([1], [None])  # (first line of each stretch, its guard): directives.py
         self.library_blocks: list = []  # (node, its ancestors, macro, args, after, line) of TORCH_LIBRARY* sites
         self.member_calls: list = []  # (offset, call node, object, field) of m.impl / m.def / m.fallback
 

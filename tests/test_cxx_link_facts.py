@@ -1,0 +1,78 @@
+"""The per-file C++ facts the link stage reads: includes, #defines, guards, argument counts,
+receiver types, usings, classes and kernel aliases (one fixture per construct, tests/fixtures/cxx/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tg_index.indexer import cxx
+from tg_index.indexer.cxx import IncludeFact, MacroFact
+
+FIXTURES = Path(__file__).parent / "fixtures" / "cxx"
+
+
+def run(name: str, path: str) -> cxx.CxxFacts:
+    facts = cxx.extract((FIXTURES / name).read_bytes(), path)
+    assert facts.failure is None
+    return facts
+
+
+def test_includes_as_written_in_every_branch():
+    f = run("directives.h", "aten/src/ATen/native/directives.h")
+    assert f.includes == (
+        IncludeFact("ATen/Tensor.h", 4, True),
+        IncludeFact("ATen/native/BinaryOps.h", 5, False),
+        IncludeFact("hip/hip_runtime.h", 8, True),
+    )
+
+
+def test_every_define_object_and_function_like():
+    f = run("directives.h", "aten/src/ATen/native/directives.h")
+    assert f.macros == (
+        MacroFact("ATEN_FIXTURE_DIRECTIVES_H", None, "", 3),
+        MacroFact("KERNEL_NAME", None, "add_kernel", 10),
+        MacroFact("TWICE", "(a, b)", "((a) + (b)) * 2", 11),
+        MacroFact("VARIADIC", "(...)", "f(__VA_ARGS__)", 14),
+        MacroFact("EMPTY", "()", "", 15),
+    )
+
+
+def test_a_long_macro_body_is_cut_and_says_so():
+    body = " + ".join(f"x{k}" for k in range(2000))
+    f = cxx.extract(f"#define LONG(x) {body}\n#define SHORT 1\n".encode(), "a.h")
+    long, short = f.macros
+    assert (long.name, long.params, len(long.body), long.truncated) == ("LONG", "(x)", 4000, True)
+    assert long.body == body[:4000]
+    assert short == MacroFact("SHORT", None, "1", 2, False)
+
+
+def test_guards_of_definitions():
+    f = run("directives.h", "aten/src/ATen/native/directives.h")
+    assert [(d.name, d.line, d.guard) for d in f.definitions] == [
+        ("conv_cudnn", 21, "AT_CUDNN_ENABLED()"),
+        ("conv_cudnn", 23, "!(AT_CUDNN_ENABLED())"),
+        ("rocm_only", 27, "defined(USE_ROCM)"),
+        ("new_cuda", 29, "!(defined(USE_ROCM)) && CUDA_VERSION >= 11000"),
+        ("never", 31, "!(defined(USE_ROCM)) && CUDA_VERSION >= 11000 && 0"),
+        ("old_cuda", 34, "!(defined(USE_ROCM)) && !(CUDA_VERSION >= 11000)"),
+        ("everywhere", 37, None),
+    ]
+
+
+def test_an_ifndef_that_does_not_span_the_file_is_a_guard():
+    src = b"#ifndef HAVE_X\n#define HAVE_X\nvoid a() {}\n#endif\n#include <b.h>\nvoid b() {}\n"
+    f = cxx.extract(src, "a.cpp")
+    assert [(d.name, d.guard) for d in f.definitions] == [("a", "!defined(HAVE_X)"), ("b", None)]
+    src = b"#pragma once\n#if !defined(X_H)\n#define X_H\n#ifdef A\nvoid a() {}\n#endif\n#endif\n"
+    assert [(d.name, d.guard) for d in cxx.extract(src, "a.h").definitions] == [("a", "defined(A)")]
+
+
+def test_directives_in_a_damaged_file():
+    """Braces the parser cannot match do not hide preprocessor lines: they are read from the text."""
+    src = (b"#include \"a.h\"\nnamespace at {\nvoid broken( {\n#if USE_X\n#include <x.h>\n#define BAD(a) a +\n"
+           b"#endif\n}\n#ifdef Y\nvoid fine() {}\n#endif\n")
+    f = cxx.extract(src, "aten/src/ATen/native/broken.cpp")
+    assert f.parse_errors > 0
+    assert f.includes == (IncludeFact("a.h", 1, False), IncludeFact("x.h", 5, True))
+    assert f.macros == (MacroFact("BAD", "(a)", "a +", 6),)
+    assert [(d.name, d.guard) for d in f.definitions if d.name == "fine"] == [("fine", "defined(Y)")]
