@@ -76,3 +76,32 @@ def test_directives_in_a_damaged_file():
     assert f.includes == (IncludeFact("a.h", 1, False), IncludeFact("x.h", 5, True))
     assert f.macros == (MacroFact("BAD", "(a)", "a +", 6),)
     assert [(d.name, d.guard) for d in f.definitions if d.name == "fine"] == [("fine", "defined(Y)")]
+
+
+def test_parameter_counts_of_definitions():
+    f = run("arity.cu", "aten/src/ATen/native/cuda/arity.cu")
+    assert [(d.name, d.min_args, d.max_args) for d in f.definitions] == [
+        ("none", 0, 0),
+        ("defaults", 1, 3),
+        ("c_variadic", 1, -1),
+        ("pack", 1, -1),
+        ("operator()", 2, 2),
+        ("add_kernel", 2, 3),
+        ("add_out", 2, 3),
+        ("calls", 1, 1),
+    ]
+
+
+def test_argument_counts_of_calls():
+    f = run("arity.cu", "aten/src/ATen/native/cuda/arity.cu")
+    assert [(c.callee, c.argc) for c in f.calls if c.caller == "at::native::calls"] == [
+        ("none", 0), ("defaults", 2), ("pack", 4), ("add_kernel<float>", 3), ("self.sizes", 0),
+    ]
+
+
+def test_parameter_counts_read_from_the_text():
+    """A kernel tree-sitter cannot shape (a preprocessor line in its declaration) is read from the
+    text, and so are its parameters."""
+    src = b"template <typename T>\n__global__ void\n#if USE_BOUNDS\n__launch_bounds__(128)\n#endif\nk(T* p, int n = 2) {}\n"
+    (d,) = cxx.extract(src, "aten/src/ATen/native/cuda/k.cu").definitions
+    assert (d.name, d.kind, d.line, d.min_args, d.max_args, d.guard) == ("k", "global_kernel", 2, 1, 2, None)

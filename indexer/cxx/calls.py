@@ -9,6 +9,7 @@ stub uses are recorded only inside function bodies.
 from __future__ import annotations
 
 from ..vocab import StubUseHow
+from .arity import call_argc
 from .callees import DEVICE_ARG, MEMBER_FIELDS, WRITTEN_CALLEES, callee_info, last_component
 from .dtypes import dtype_dispatch
 from .facts import CallFact, LibraryCallFact, StubUseFact
@@ -44,7 +45,7 @@ def calls(f: SourceFile) -> None:
                 info = callee_info(info[0], language, wrappers, declared_stubs)
         line = fn.start_point[0] + 1
         caller = caller_at(fs)
-        out.append(CallFact(caller, info[0], info[1], line))
+        out.append(CallFact(caller, info[0], info[1], line, call_argc(f, fn)))
         if info[6]:  # special
             _special_call(f, fn, info, caller, line, wrappers)
 
