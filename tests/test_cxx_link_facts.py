@@ -105,3 +105,29 @@ def test_parameter_counts_read_from_the_text():
     src = b"template <typename T>\n__global__ void\n#if USE_BOUNDS\n__launch_bounds__(128)\n#endif\nk(T* p, int n = 2) {}\n"
     (d,) = cxx.extract(src, "aten/src/ATen/native/cuda/k.cu").definitions
     assert (d.name, d.kind, d.line, d.min_args, d.max_args, d.guard) == ("k", "global_kernel", 2, 1, 2, None)
+
+
+def test_receiver_types_of_member_calls():
+    f = run("receivers.cpp", "aten/src/ATen/native/receivers.cpp")
+    assert [(c.line, c.callee, c.receiver_type) for c in f.calls] == [
+        (4, "iter.dtype", "TensorIteratorBase"),
+        (5, "self.sizes", "Tensor"),
+        (6, "maybe->has_value", "optional<Tensor>"),
+        (7, "self.contiguous", "Tensor"),
+        (8, "inferred.sizes", None),  # auto
+        (10, "b.store", "Vectorized<scalar_t>"),
+        (12, "t.dim", "Tensor"),
+        (14, "later.f", None),  # declared after the call
+        (16, "later.f", "TensorIterator"),
+        (17, "this->helper", None),
+        (18, "self.sizes", "Tensor"),
+        (18, "self.sizes().size", None),
+        (21, "iter.dtype", None),  # another function's parameter
+    ]
+
+
+def test_receiver_types_in_a_damaged_function():
+    src = b"void f(const Tensor& self) {\n  self.sizes(;\n  Tensor x = self;\n  x.dim();\n}\n"
+    f = cxx.extract(src, "aten/src/ATen/native/broken.cpp")
+    assert f.parse_errors > 0
+    assert [(c.callee, c.receiver_type) for c in f.calls if c.callee == "x.dim"] == [("x.dim", "Tensor")]

@@ -6,7 +6,7 @@ variadic (`...` or a parameter pack); `f(void)` takes none. A call's argc: the a
 
 from __future__ import annotations
 
-from .scan import nospace
+from .scan import nospace, skip_space
 
 _PARAMETERS = ("parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration")
 
@@ -61,14 +61,26 @@ def _has_default(param: str) -> bool:
     return False
 
 
-def call_argc(f, fn) -> int:
-    """The arguments written at the call whose function node is fn (comments not counted)."""
-    args = fn.next_named_sibling
-    if args is None or args.type != "argument_list":
-        args = fn.parent.child_by_field_name("arguments") if fn.parent is not None else None
+def argument_lists(f) -> dict[int, object]:
+    """The argument_list nodes of the file's calls by their start offset (calls.scm's call.args)."""
+    return {a.start_byte: a for a in f.get("call.args")}
+
+
+def call_argc(f, fn, lists: dict[int, object]) -> int:
+    """The arguments written at the call whose function node is fn (comments not counted): its
+    argument list starts at the `(` after fn; else (a `<<<...>>>` or a comment between) the call
+    node's own list."""
+    end = fn.end_byte
+    src = f.src
+    if end < len(src) and src[end] != 0x28:
+        end = skip_space(src, end)
+    args = lists.get(end)
+    if args is None:
+        parent = fn.parent
+        args = parent.child_by_field_name("arguments") if parent is not None else None
         if args is None or args.type != "argument_list":
             return 0
     n = args.named_child_count
-    if n and f.src.find(b"/", args.start_byte, args.end_byte) >= 0:
+    if n and src.find(b"/", args.start_byte, args.end_byte) >= 0:
         n = sum(1 for c in args.named_children if c.type != "comment")
     return n

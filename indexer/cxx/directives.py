@@ -71,14 +71,19 @@ def _directive_lines(f: SourceFile) -> list[tuple[str, str, int, int]]:
     """(directive word, the rest with comments stripped and continuations joined, first line, last line)."""
     out = []
     src = f.orig
+    line, at = 1, 0  # the line of offset `at`: newlines counted between directives, in C
     for start, end in f.orig_scan.directives:  # the file as written: prepare.py may blank a comment's end
         raw = src[start:end]
-        text = join_continuations(strip_comments(dec(raw)))
+        line += src.count(b"\n", at, start)
+        at = start
+        text = dec(raw)
+        if "/" in text:
+            text = strip_comments(text)
+        if "\\" in text:
+            text = join_continuations(text)
         m = _DIRECTIVE.match(text)
-        if m is None:
-            continue
-        line = f.line_of(start)
-        out.append((m.group(1), m.group(2), line, line + raw.count(b"\n")))
+        if m is not None:
+            out.append((m.group(1), m.group(2), line, line + raw.count(b"\n")))
     return out
 
 

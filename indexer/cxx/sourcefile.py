@@ -93,6 +93,16 @@ class SourceFile:
             k = self._parents[k]
         return None
 
+    def function_start_at(self, offset: int) -> int:
+        """Where the innermost function around offset starts (len(src) outside every function)."""
+        k = bisect.bisect_right(self._starts, offset) - 1
+        while k >= 0:
+            s, e, _ = self.ranges[k]
+            if s <= offset < e:
+                return s
+            k = self._parents[k]
+        return len(self.src)
+
     def namespaces_at(self, offset: int) -> list[str]:
         """The namespaces around offset by the file's braces (comments, strings and preprocessor lines skipped)."""
         from .scopes import split_scope, text_namespaces
