@@ -131,3 +131,62 @@ def test_receiver_types_in_a_damaged_function():
     f = cxx.extract(src, "aten/src/ATen/native/broken.cpp")
     assert f.parse_errors > 0
     assert [(c.callee, c.receiver_type) for c in f.calls if c.callee == "x.dim"] == [("x.dim", "Tensor")]
+
+
+def test_usings_at_every_scope():
+    f = run("usings.cpp", "aten/src/ATen/native/usings.cpp")
+    U = cxx.UsingFact
+    assert f.usings == (
+        U("directive", "at::native", None, "", 2),
+        U("declaration", "at::cuda::getCurrentCUDAStream", None, "at::native", 4),
+        U("alias", "at::cuda::blas", "blas", "at::native", 5),
+        U("alias", "std::vector<c10::Scalar>", "scalar_list", "at::native", 6),
+        U("alias", "Vectorized<T>", "Vec", "at::native", 8),
+        U("directive", "c10", None, "at::native::(anonymous)", 10),
+        U("declaration", "Base::Base", None, "at::native::Helper", 13),
+        U("directive", "at::vec", None, "at::native::add_kernel", 16),
+        U("alias", "at::opmath_type<float>", "opmath_t", "at::native::add_kernel", 17),
+    )
+
+
+def test_classes_and_functors():
+    f = run("classes.cu", "aten/src/ATen/native/cuda/classes.cu")
+    C = cxx.ClassFact
+    assert f.classes == (
+        C("AddFunctor", "at::native::AddFunctor", "struct", 4, 8, (), True, True),
+        C("AddFunctor<bool>", "at::native::AddFunctor<bool>", "struct", 10, 12, (), True, True),
+        C("Accumulator", "at::native::Accumulator", "class", 13, 16, ("Base<float>", "Counted"), False, False),
+        C("Bits", "at::native::(anonymous)::Bits", "union", 18, 18, (), False, False),
+        C("Local", "Local", "struct", 22, 25, (), False, True),
+    )
+    # the functor's operator() is a definition under the class's qualified name
+    assert [(d.qualified_name, d.kind, d.line) for d in f.definitions] == [
+        ("at::native::AddFunctor::AddFunctor", "method", 5),
+        ("at::native::AddFunctor::operator()", "device_function", 6),
+        ("at::native::launch", "function", 21),
+        ("Local::operator()", "method", 24),
+    ]
+
+
+def test_kernel_aliases_that_are_called_or_launched():
+    f = run("kernel_aliases.cu", "aten/src/ATen/native/cuda/kernel_aliases.cu")
+    K = cxx.KernelAliasFact
+    assert f.kernel_aliases == (
+        K("table", ("add_kernel_impl", "sub_kernel_impl"), None, 4),
+        K("kernel", ("fast_kernel", "slow_kernel"), "at::native::run", 6),
+        K("fn", ("fallback_impl",), "at::native::run", 8),
+        K("fn", ("first_impl",), "at::native::run", 10),
+        K("fn", ("at::native::second_impl",), "at::native::run", 11),
+    )
+
+
+def test_link_facts_of_a_damaged_file():
+    """Parse damage in one function leaves the usings, classes and aliases around it."""
+    src = (b"namespace at::native {\nusing namespace at::vec;\nvoid broken() { x = (; }\n"
+           b"struct Op { int operator()(int a) const { return a; } };\n"
+           b"void run(bool c) {\n  auto k = c ? k1 : k2;\n  k<<<1, 1>>>();\n}\n}\n")
+    f = cxx.extract(src, "aten/src/ATen/native/cuda/broken.cu")
+    assert f.parse_errors > 0
+    assert f.usings == (cxx.UsingFact("directive", "at::vec", None, "at::native", 2),)
+    assert f.classes == (cxx.ClassFact("Op", "at::native::Op", "struct", 4, 4, (), False, True),)
+    assert f.kernel_aliases == (cxx.KernelAliasFact("k", ("k1", "k2"), "at::native::run", 6),)

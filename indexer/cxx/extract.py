@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import calls, definitions, directives, registrations, sites
+from . import aliases, calls, classes, definitions, directives, registrations, sites, usings
 from .expansions import macro_definitions
 from .facts import CxxFacts, LaunchFact
 from .launches import kernel_name, text_launches
@@ -48,6 +48,10 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     chevron_launches(f)
     definitions.unshaped_kernels(f)
     registrations.registrations(f)
+    if expand:  # the link facts of a snippet's expansion are not the file's
+        usings.usings(f)
+        classes.classes(f)
+        aliases.kernel_aliases(f)
     if expand and f.local and b"{" in f.src:
         _add(f, macro_definitions(f, lambda snippet: _extract(snippet, path, macros, language, expand=False)))
     return _facts(f)
