@@ -169,6 +169,11 @@ def cxx_tables() -> tuple[Table, ...]:
         of("type_dispatch", cxx.DtypeDispatchFact),
         of("library_calls", cxx.LibraryCallFact),
         of("registrations", cxx.RegistrationFact),
+        of("includes", cxx.IncludeFact),
+        of("macros", cxx.MacroFact),
+        of("usings", cxx.UsingFact),
+        of("classes", cxx.ClassFact),
+        of("kernel_aliases", cxx.KernelAliasFact),
     )
 
 

@@ -181,6 +181,9 @@ class Definition(Base):
     is_template: Mapped[int] = mapped_column(Integer, comment="1 for a template definition (template <...> before it)")
     qualifiers: Mapped[str] = mapped_column(String, comment="JSON list: __global__, __device__, static, inline ...")
     macro: Mapped[str | None] = mapped_column(String, comment="TORCH_META_FUNC2, TORCH_IMPL_FUNC ... for structured kernels")
+    guard: Mapped[str | None] = mapped_column(Text, comment="the #if conditions around the definition, outermost first, joined with ' && ': AT_CUDNN_ENABLED(); !(AT_CUDNN_ENABLED()) in the #else; defined(USE_ROCM); !(A) && B for #elif B; NULL outside every #if (include guards do not count)")
+    min_args: Mapped[int] = mapped_column(Integer, comment="parameters without a default value")
+    max_args: Mapped[int] = mapped_column(Integer, comment="all parameters; -1 when variadic (... or a parameter pack)")
 
 
 class Stub(Base):
@@ -225,6 +228,8 @@ class Call(Base):
     callee: Mapped[str] = mapped_column(String, comment="as written, spaces removed: at::cuda::blas::gemm<scalar_t>")
     callee_name: Mapped[str] = mapped_column(String, index=True, comment="last component without template arguments: gemm")
     line: Mapped[int] = mapped_column(Integer)
+    argc: Mapped[int] = mapped_column(Integer, comment="number of arguments written at the call: 0 for f()")
+    receiver_type: Mapped[str | None] = mapped_column(String, comment="x.f() / x->f() where x is a parameter, local or range-for variable of the caller declared before the call: its type without cv, &, * and at::/c10:: (template arguments kept): TensorIteratorBase, Vectorized<scalar_t>; NULL otherwise and for auto")
 
 
 class Launch(Base):
@@ -288,6 +293,77 @@ class Registration(Base):
     function: Mapped[str | None] = mapped_column(String, index=True, comment="the C++ function registered")
     line: Mapped[int] = mapped_column(Integer)
     via: Mapped[str | None] = mapped_column(String, comment="the file-local macro used, when one was")
+
+
+class Include(Base):
+    """#include "x" / #include <x> (and #include_next) as written, in every #if branch."""
+
+    __tablename__ = "includes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String, comment="the including file")
+    target: Mapped[str] = mapped_column(String, index=True, comment="as written between the quotes or brackets: ATen/native/BinaryOps.h; a macro name for a computed include")
+    line: Mapped[int] = mapped_column(Integer)
+    system: Mapped[int] = mapped_column(Integer, comment="1 for <x>, 0 for \"x\" (and computed includes)")
+
+
+class Macro(Base):
+    """Every #define of every C/C++/CUDA file: the cross-file macro table."""
+
+    __tablename__ = "macros"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String, index=True, comment="the macro's name")
+    params: Mapped[str | None] = mapped_column(String, comment="function-like: the parameters as written, whitespace folded: (a, b), (), (...); NULL for an object-like macro")
+    body: Mapped[str] = mapped_column(Text, comment="the replacement, comments stripped, line continuations joined, whitespace folded; the first 4000 characters")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the #define")
+    truncated: Mapped[int] = mapped_column(Integer, comment="1 when the body is longer than 4000 characters and cut there")
+
+
+class Using(Base):
+    """using-directives, using-declarations, namespace aliases and alias declarations."""
+
+    __tablename__ = "usings"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String)
+    kind: Mapped[str] = mapped_column(String, comment="directive (using namespace X;), declaration (using X::y;) or alias (namespace F = X; using Foo = T;)")
+    name: Mapped[str] = mapped_column(String, index=True, comment="what is named, as written, spaces removed: at::native (directive, namespace alias), at::native::foo (declaration), the aliased type")
+    alias: Mapped[str | None] = mapped_column(String, comment="the new name of an alias: F, Foo; NULL for directives and declarations")
+    scope: Mapped[str] = mapped_column(String, comment="where it applies: the enclosing namespaces and classes as in qualified names (at::native; '' at file level), or the qualified name of the enclosing function")
+    line: Mapped[int] = mapped_column(Integer)
+
+
+class CxxClass(Base):
+    """class, struct and union definitions with a body (functors included)."""
+
+    __tablename__ = "classes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String, index=True, comment="AddFunctor")
+    qualified_name: Mapped[str] = mapped_column(String, index=True, comment="at::native::(anonymous)::AddFunctor (as definitions.qualified_name)")
+    kind: Mapped[str] = mapped_column(String, comment="class, struct or union")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the class, struct or union keyword")
+    end_line: Mapped[int] = mapped_column(Integer, comment="line of the closing brace")
+    bases: Mapped[str] = mapped_column(Text, comment="JSON list of the base classes as written, access specifiers dropped")
+    is_template: Mapped[int] = mapped_column(Integer, comment="1 for a class template (or a partial/explicit specialisation)")
+    has_call_operator: Mapped[int] = mapped_column(Integer, comment="1 when the body declares or defines operator(): a functor")
+
+
+class KernelAlias(Base):
+    """A variable or array holding kernels or function pointers that the code then calls or launches
+    (auto kernel = c ? k1<float> : k2<float>; static const fn_t kernels[] = {a, b};)."""
+
+    __tablename__ = "kernel_aliases"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String, index=True, comment="the variable or array: kernel, kernels")
+    targets: Mapped[str] = mapped_column(Text, comment="JSON list of the names assigned, template arguments and & dropped: [\"k1\", \"k2\"]")
+    caller: Mapped[str | None] = mapped_column(String, index=True, comment="the enclosing function; NULL at namespace scope")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the declaration or assignment")
 
 
 # ---- Python facts (stdlib ast, indexer/python_api.py), from the files of python_api.PY_SOURCES.

@@ -6,14 +6,18 @@ SCHEMA_VERSION = 3  # 2: no file_id indexes (a build deletes stale rows in one p
 # that lacks one is rebuilt.
 TABLES = (
     "calls",
+    "classes",
     "definitions",
     "derivative_formulas",
     "derivatives",
     "dispatch",
     "edges",
     "files",
+    "includes",
+    "kernel_aliases",
     "launches",
     "library_calls",
+    "macros",
     "meta",
     "nodes",
     "op_tags",
@@ -30,4 +34,5 @@ TABLES = (
     "tags",
     "type_dispatch",
     "ufunc_loops",
+    "usings",
 )

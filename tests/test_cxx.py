@@ -79,17 +79,22 @@ def test_compile_context():
     assert cxx.compile_context("aten/src/ATen/native/mps/operations/BinaryOps.mm") == "mps"
 
 
+def _definition(*fields, arity: tuple[int, int] = (0, 0)) -> DefinitionFact:
+    return DefinitionFact(*fields, min_args=arity[0], max_args=arity[1])
+
+
 def test_definitions(macros):
     f = run("definitions.cpp", "aten/src/ATen/native/Defs.cpp", macros)
     assert f.definitions == (
-        DefinitionFact("helper", "at::native::(anonymous)::helper", "function", "helper(int x)", 5, 5, False, ()),
-        DefinitionFact("twice", "at::native::twice", "function", "twice(T v)", 10, 12, True, ()),
-        DefinitionFact("add", "at::native::Accumulator::add", "method", "add(int v)", 15, 15, False, ()),
-        DefinitionFact("Accumulator_reset", "at::native::Accumulator_reset", "function", "Accumulator_reset(Accumulator& a)", 19, 19, False, ()),
+        DefinitionFact("helper", "at::native::(anonymous)::helper", "function", "helper(int x)", 5, 5, False, (), min_args=1, max_args=1),
+        DefinitionFact("twice", "at::native::twice", "function", "twice(T v)", 10, 12, True, (), min_args=1, max_args=1),
+        DefinitionFact("add", "at::native::Accumulator::add", "method", "add(int v)", 15, 15, False, (), min_args=1, max_args=1),
+        DefinitionFact("Accumulator_reset", "at::native::Accumulator_reset", "function", "Accumulator_reset(Accumulator& a)", 19, 19, False, (),
+                      min_args=1, max_args=1),
         DefinitionFact("size", "at::Widget::size", "method", "Widget::size() const", 23, 23, False, ()),
     )
     assert f.parse_errors == 0
-    assert cxx.CallFact("at::native::twice", "helper", "helper", 11) in f.calls
+    assert cxx.CallFact("at::native::twice", "helper", "helper", 11, 1) in f.calls
 
 
 def test_structured_kernels(macros):
@@ -248,24 +253,24 @@ def test_parse_errors_around_a_macro_keep_the_rest(macros):
 
 def test_definitions_written_through_file_local_macros(macros):
     f = run("macro_definitions.cpp", "aten/src/ATen/native/UnaryOps.cpp", macros)
-    D = DefinitionFact
+    D = _definition
     assert f.definitions == (
         D("acos", "at::meta::structured_acos::meta", "meta_func", "TORCH_META_FUNC(acos) (const Tensor& self)",
-          11, 11, False, (), "CREATE_UNARY_META"),
+          11, 11, False, (), "CREATE_UNARY_META", arity=(1, 1)),
         D("asin", "at::meta::structured_asin::meta", "meta_func", "TORCH_META_FUNC(asin) (const Tensor& self)",
-          12, 12, False, (), "CREATE_UNARY_META"),
+          12, 12, False, (), "CREATE_UNARY_META", arity=(1, 1)),
         D("eq.Tensor", "at::meta::structured_eq_Tensor::meta", "meta_func",
-          "TORCH_META_FUNC2(eq, Tensor)(const Tensor& self, const Tensor& other)", 19, 19, False, (), "CREATE_COMPARISON_META"),
+          "TORCH_META_FUNC2(eq, Tensor)(const Tensor& self, const Tensor& other)", 19, 19, False, (), "CREATE_COMPARISON_META", arity=(2, 2)),
         D("acos_out", "at::native::structured_acos_out::impl", "impl_func",
-          "TORCH_IMPL_FUNC(acos_out) (const Tensor& self, const Tensor& result)", 40, 40, False, (), "CREATE_UNARY_IMPL"),
+          "TORCH_IMPL_FUNC(acos_out) (const Tensor& self, const Tensor& result)", 40, 40, False, (), "CREATE_UNARY_IMPL", arity=(2, 2)),
         # a comment inside the #define's body hides it from tree-sitter; the text still has it
         D("ceil_out", "at::native::structured_ceil_out::impl", "impl_func",
-          "TORCH_IMPL_FUNC(ceil_out) (const Tensor& self, const Tensor& result)", 41, 42, False, (), "CREATE_UNARY_IMPL_NO_OP"),
+          "TORCH_IMPL_FUNC(ceil_out) (const Tensor& self, const Tensor& result)", 41, 42, False, (), "CREATE_UNARY_IMPL_NO_OP", arity=(2, 2)),
         # a macro that expands to other macros of the file; ## pastes names
         D("foreach_tensor_exp_cuda", "at::native::foreach_tensor_exp_cuda", "function",
-          "foreach_tensor_exp_cuda(TensorList tensors)", 50, 50, False, (), "FOREACH_OPS"),
+          "foreach_tensor_exp_cuda(TensorList tensors)", 50, 50, False, (), "FOREACH_OPS", arity=(1, 1)),
         D("foreach_tensor_log_cuda", "at::native::foreach_tensor_log_cuda", "function",
-          "foreach_tensor_log_cuda(TensorList tensors)", 50, 50, False, (), "FOREACH_OPS"),
+          "foreach_tensor_log_cuda(TensorList tensors)", 50, 50, False, (), "FOREACH_OPS", arity=(1, 1)),
         # a use inside a body is not a definition
         D("not_expanded_in_a_body", "at::native::not_expanded_in_a_body", "function", "not_expanded_in_a_body()",
           52, 54, False, ()),
@@ -275,25 +280,25 @@ def test_definitions_written_through_file_local_macros(macros):
         StubUseFact("ceil_stub", "at::native::structured_ceil_out::impl", 41, "call"),
     )
     assert cxx.CallFact("at::native::foreach_tensor_log_cuda", "all_types_complex_bool_half_bfloat16<log_functor>",
-                        "all_types_complex_bool_half_bfloat16", 50) in f.calls
-    assert cxx.CallFact("at::meta::structured_acos::meta", "build_unary_op", "build_unary_op", 11) in f.calls
+                        "all_types_complex_bool_half_bfloat16", 50, 1) in f.calls
+    assert cxx.CallFact("at::meta::structured_acos::meta", "build_unary_op", "build_unary_op", 11, 2) in f.calls
 
 
 def test_attribute_macros_do_not_break_definitions(macros):
     f = run("attributes.h", "aten/src/ATen/native/ufunc/add.h", macros)
     assert f.language == "cpp" and f.parse_errors == 0
-    D = DefinitionFact
+    D = _definition
     assert f.definitions == (
         D("add", "at::native::ufunc::add", "device_function", "add(T self, T other, T alpha)", 8, 10, True,
-          ("C10_HOST_DEVICE", "C10_ALWAYS_INLINE")),
+          ("C10_HOST_DEVICE", "C10_ALWAYS_INLINE"), arity=(3, 3)),
         D("add", "at::native::ufunc::add", "function",
-          "add(Vectorized<T> self, Vectorized<T> other, Vectorized<T> alpha)", 13, 15, True, ("C10_ALWAYS_INLINE",)),
+          "add(Vectorized<T> self, Vectorized<T> other, Vectorized<T> alpha)", 13, 15, True, ("C10_ALWAYS_INLINE",), arity=(3, 3)),
         D("WelfordData", "at::native::ufunc::WelfordData::WelfordData", "device_function", "WelfordData()", 19, 19, False,
           ("C10_HOST_DEVICE",)),
         # the line is the first token after the blanked macros, as for C10_LAUNCH_BOUNDS_1(...) __global__
         D("WelfordData", "at::native::ufunc::WelfordData::WelfordData", "device_function", "WelfordData(float m)", 21, 21,
-          False, ("C10_HOST_DEVICE", "explicit")),
-        D("slow_path", "at::native::ufunc::slow_path", "function", "slow_path(const Tensor& self)", 24, 26, False, ()),
+          False, ("C10_HOST_DEVICE", "explicit"), arity=(1, 1)),
+        D("slow_path", "at::native::ufunc::slow_path", "function", "slow_path(const Tensor& self)", 24, 26, False, (), arity=(1, 1)),
     )
 
 

@@ -7,6 +7,7 @@ The package's files name its ideas, in the order a file goes through them:
   line continuations; brackets and bodies) every text pass uses;
 - preprocessor.py, conditions.py: #defines, #if nesting and expansion; #if
   expressions evaluated three-valued (true, false, unknown);
+- directives.py: the file's #includes, #defines and the #if guard of each line;
 - stubs.py: the DispatchStub macro family of the checkout's DispatchStub.h;
 - prepare.py: the offset-keeping rewrites of the source before parsing;
 - trees.py: tree-sitter (languages, the combined query of indexer/scm/, parse damage);
@@ -14,7 +15,7 @@ The package's files name its ideas, in the order a file goes through them:
   the phases live in definitions.py, sites.py, calls.py, launches.py, dtypes.py,
   registrations.py and expansions.py (callees.py, scopes.py and arguments.py
   are what they share);
-- facts.py: the frozen fact classes.
+- facts.py: the frozen fact classes (kinds.py: the vocabularies of the link facts).
 
 Conventions (documented here once, relied on by the linker):
 
@@ -41,14 +42,19 @@ from pathlib import Path
 from .extract import extract
 from .facts import (
     CallFact,
+    ClassFact,
     CxxFacts,
     DefinitionFact,
     DtypeDispatchFact,
+    IncludeFact,
+    KernelAliasFact,
     LaunchFact,
     LibraryCallFact,
+    MacroFact,
     RegistrationFact,
     StubFact,
     StubUseFact,
+    UsingFact,
 )
 from .prepare import blank_attributes as _blank_attributes
 from .prepare import comment_out_tables as _comment_out_tables
@@ -58,17 +64,22 @@ from .trees import tools as _tools
 
 __all__ = [
     "CallFact",
+    "ClassFact",
     "CxxFacts",
     "DEFAULT_STUB_MACROS",
     "DefinitionFact",
     "DtypeDispatchFact",
+    "IncludeFact",
+    "KernelAliasFact",
     "LaunchFact",
     "LibraryCallFact",
+    "MacroFact",
     "RegistrationFact",
     "StubExpansion",
     "StubFact",
     "StubMacros",
     "StubUseFact",
+    "UsingFact",
     "compile_context",
     "extract",
     "extractor_hash",

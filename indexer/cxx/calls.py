@@ -9,10 +9,12 @@ stub uses are recorded only inside function bodies.
 from __future__ import annotations
 
 from ..vocab import StubUseHow
+from .arity import argument_lists, call_argc
 from .callees import DEVICE_ARG, MEMBER_FIELDS, WRITTEN_CALLEES, callee_info, last_component
 from .dtypes import dtype_dispatch
 from .facts import CallFact, LibraryCallFact, StubUseFact
 from .launches import helper_launch
+from .receivers import member_object, receiver_types
 from .scan import dec, nospace
 from .sites import identifier_nodes, stub_name_spans
 from .sourcefile import SourceFile
@@ -29,6 +31,8 @@ def calls(f: SourceFile) -> None:
     if written is None or len(written) > 200_000:
         written = WRITTEN_CALLEES[f.language] = {}
     orig, language, caller_at, out = f.orig, f.language, f.caller_at, f.calls
+    pending: list[tuple[int, str, int]] = []  # member calls on a plain name: (index in out, the name, offset)
+    lists = argument_lists(f)
     for fn in f.get("call.fn"):
         fs, fe = fn.start_byte, fn.end_byte
         if fe - fs > 200:  # a long chain (`py::class_<...>(...).def(...)...`)
@@ -44,9 +48,12 @@ def calls(f: SourceFile) -> None:
                 info = callee_info(info[0], language, wrappers, declared_stubs)
         line = fn.start_point[0] + 1
         caller = caller_at(fs)
-        out.append(CallFact(caller, info[0], info[1], line))
+        out.append(CallFact(caller, info[0], info[1], line, call_argc(f, fn, lists)))
+        if caller is not None and (obj := member_object(info[0])) is not None:
+            pending.append((len(out) - 1, obj, fs))
         if info[6]:  # special
             _special_call(f, fn, info, caller, line, wrappers)
+    receiver_types(f, pending)
 
 
 def _special_call(f: SourceFile, fn, info: tuple, caller: str | None, line: int, wrappers) -> None:

@@ -16,6 +16,7 @@ import re
 
 from .. import naming
 from ..vocab import DefinitionKind
+from .arity import declarator_arity, text_arity
 from .facts import DefinitionFact
 from .scan import dec, norm, nospace, skip_space
 from .scopes import function_declarator, scope_prefix, split_scope
@@ -77,6 +78,7 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
         kind = DefinitionKind.METHOD
     else:
         kind = DefinitionKind.FUNCTION
+    min_args, max_args = declarator_arity(fd)
     return DefinitionFact(
         name=pieces[-1].split("<", 1)[0] if not pieces[-1].startswith("operator") else pieces[-1],
         qualified_name="::".join(scope + pieces),
@@ -86,6 +88,8 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
         end_line=node.end_point[0] + 1,
         is_template=is_template,
         qualifiers=quals,
+        min_args=min_args,
+        max_args=max_args,
     )
 
 
@@ -130,6 +134,7 @@ def structured(f: SourceFile, n, ancestors: tuple, macro: str, args: list[str], 
         start, end, end_line = n.start_byte, body_end, f.line_of(body_end - 1)
         scope, _, _ = scope_prefix(n, f)
     qualified = "::".join(scope + [cls, method])
+    min_args, max_args = text_arity(parsed[0]) if parsed else (0, 0)
     f.definitions.append(
         DefinitionFact(
             name=name,
@@ -141,6 +146,8 @@ def structured(f: SourceFile, n, ancestors: tuple, macro: str, args: list[str], 
             is_template=False,
             qualifiers=(),
             macro=macro,
+            min_args=min_args,
+            max_args=max_args,
         )
     )
     f.ranges.append((start, end, qualified))
@@ -219,6 +226,7 @@ def _text_kernel(f: SourceFile, tok) -> tuple[DefinitionFact | None, int]:
     scope, _, _ = scope_prefix(tok, f)
     written = nospace(dec(word))
     head = src[max(0, tok.start_byte - 400) : tok.start_byte]
+    min_args, max_args = text_arity(parsed[0])
     return DefinitionFact(
         name=split_scope(written)[-1],
         qualified_name="::".join(scope + split_scope(written)),
@@ -228,4 +236,6 @@ def _text_kernel(f: SourceFile, tok) -> tuple[DefinitionFact | None, int]:
         end_line=f.line_of(end - 1),
         is_template=_TEMPLATE_HEAD.search(head) is not None,
         qualifiers=("__global__",),
+        min_args=min_args,
+        max_args=max_args,
     ), end

@@ -10,7 +10,9 @@ make its calls special, the registrations read the library blocks and m.impl cal
 
 from __future__ import annotations
 
-from . import calls, definitions, registrations, sites
+from dataclasses import replace
+
+from . import aliases, calls, classes, definitions, directives, registrations, sites, usings
 from .expansions import macro_definitions
 from .facts import CxxFacts, LaunchFact
 from .launches import kernel_name, text_launches
@@ -34,6 +36,8 @@ def extract(source: bytes, path: str, macros: StubMacros = DEFAULT_STUB_MACROS) 
 
 def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand: bool = True) -> CxxFacts:
     f = _parsed(source, path, macros, language)
+    if expand:  # a snippet of expanded macro uses has no preprocessor lines of its own
+        directives.directives(f)
     local_macros(f)
     definitions.parsed_definitions(f)
     sites.macro_sites(f)
@@ -44,6 +48,10 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     chevron_launches(f)
     definitions.unshaped_kernels(f)
     registrations.registrations(f)
+    if expand:  # the link facts of a snippet's expansion are not the file's
+        usings.usings(f)
+        classes.classes(f)
+        aliases.kernel_aliases(f)
     if expand and f.local and b"{" in f.src:
         _add(f, macro_definitions(f, lambda snippet: _extract(snippet, path, macros, language, expand=False)))
     return _facts(f)
@@ -121,11 +129,22 @@ def _add(f: SourceFile, got: CxxFacts | None) -> None:
         f.libcalls.extend(got.library_calls)
 
 
+def _guarded(f: SourceFile, defs: list) -> list:
+    """The definitions with the #if guard of their first line."""
+    if len(f.guards[0]) == 1:
+        return defs
+    out = []
+    for d in defs:
+        guard = directives.guard_at(f, d.line)
+        out.append(d if guard is None else replace(d, guard=guard))
+    return out
+
+
 def _facts(f: SourceFile) -> CxxFacts:
     return CxxFacts(
         path=f.path,
         language=f.language,
-        definitions=tuple(sorted(f.definitions, key=lambda d: (d.line, d.qualified_name))),
+        definitions=tuple(sorted(_guarded(f, f.definitions), key=lambda d: (d.line, d.qualified_name))),
         stubs=tuple(sorted(f.stubs, key=lambda x: x.line)),
         stub_uses=tuple(sorted(dict.fromkeys(f.stub_uses), key=lambda x: x.line)),
         calls=tuple(f.calls),
@@ -133,5 +152,10 @@ def _facts(f: SourceFile) -> CxxFacts:
         dtype_dispatches=tuple(sorted(f.dtypes, key=lambda x: x.line)),
         library_calls=tuple(sorted(f.libcalls, key=lambda x: x.line)),
         registrations=tuple(sorted(f.registrations, key=lambda x: x.line)),
+        includes=tuple(f.includes),
+        macros=tuple(f.macro_facts),
+        usings=tuple(sorted(f.usings, key=lambda x: x.line)),
+        classes=tuple(sorted(f.classes, key=lambda x: (x.line, x.qualified_name))),
+        kernel_aliases=tuple(sorted(f.kernel_aliases, key=lambda x: (x.line, x.name))),
         parse_errors=f.parse_errors,
     )

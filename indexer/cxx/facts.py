@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..vocab import DefinitionKind, RegistrationKind, StubKind, StubUseHow
+from .kinds import ClassKind, UsingKind
 
 @dataclass(frozen=True)
 class DefinitionFact:
@@ -24,6 +25,9 @@ class DefinitionFact:
     is_template: bool
     qualifiers: tuple[str, ...]  # ("__global__",), ("static", "__device__", "__forceinline__")
     macro: str | None = None  # TORCH_META_FUNC2, TORCH_IMPL_FUNC, ... for structured kernels
+    guard: str | None = None  # the #if conditions around it, innermost last: "!(AT_CUDNN_ENABLED())" (directives.py)
+    min_args: int = 0  # the parameters without a default
+    max_args: int = 0  # all parameters; -1 when variadic (`...` or a parameter pack)
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ class CallFact(NamedTuple):
     callee: str  # as written, whitespace removed: "at::cuda::blas::gemm<scalar_t>", "iter.dtype"
     callee_name: str  # last component, no template arguments: "gemm", "dtype"
     line: int
+    argc: int = 0  # the arguments written at the call: 0 for f()
+    receiver_type: str | None = None  # x.f() / x->f(): x's declared type in the caller ("TensorIteratorBase")
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,61 @@ class RegistrationFact:
 
 
 @dataclass(frozen=True)
+class IncludeFact:
+    """An `#include "x"` / `#include <x>` (or #include_next) as written, in any #if branch."""
+
+    target: str  # "ATen/native/BinaryOps.h"; a macro name when the include is computed
+    line: int
+    system: bool  # <x>
+
+
+@dataclass(frozen=True)
+class MacroFact:
+    """A #define of the file: the cross-file macro table's row."""
+
+    name: str
+    params: str | None  # None: object-like; "(a, b)", "()", "(...)" as written, whitespace folded
+    body: str  # comments stripped, continuations joined, whitespace folded; at most MACRO_BODY_LIMIT characters
+    line: int
+    truncated: bool = False  # the body was longer than MACRO_BODY_LIMIT and is cut there
+
+
+@dataclass(frozen=True)
+class UsingFact:
+    """A using-directive, using-declaration, namespace alias or alias declaration."""
+
+    kind: UsingKind  # directive | declaration | alias
+    name: str  # what is named: "at::native" (directive, namespace alias), "at::native::foo", the aliased type
+    alias: str | None  # the new name of an alias: "F" of `namespace F = ...`, "Foo" of `using Foo = ...`
+    scope: str  # the enclosing namespaces as in qualified names ("" at file level), or the enclosing function
+    line: int
+
+
+@dataclass(frozen=True)
+class ClassFact:
+    """A class, struct or union definition with a body."""
+
+    name: str  # "AddFunctor"
+    qualified_name: str  # "at::native::(anonymous)::AddFunctor"
+    kind: ClassKind  # class | struct | union
+    line: int
+    end_line: int
+    bases: tuple[str, ...]  # as written, access specifiers dropped: ("TensorIteratorBase",)
+    is_template: bool
+    has_call_operator: bool  # declares or defines operator() in its body
+
+
+@dataclass(frozen=True)
+class KernelAliasFact:
+    """A variable or array that holds kernels or function pointers and is called or launched later."""
+
+    name: str  # the variable: "kernel", "kernels"
+    targets: tuple[str, ...]  # the names written, template arguments and & dropped: ("k1", "k2")
+    caller: str | None  # the enclosing function; None at namespace scope
+    line: int
+
+
+@dataclass(frozen=True)
 class CxxFacts:
     path: str
     language: str  # cpp | cuda
@@ -123,5 +184,10 @@ class CxxFacts:
     dtype_dispatches: tuple[DtypeDispatchFact, ...] = ()
     library_calls: tuple[LibraryCallFact, ...] = ()
     registrations: tuple[RegistrationFact, ...] = ()
+    includes: tuple[IncludeFact, ...] = ()
+    macros: tuple[MacroFact, ...] = ()
+    usings: tuple[UsingFact, ...] = ()
+    classes: tuple[ClassFact, ...] = ()
+    kernel_aliases: tuple[KernelAliasFact, ...] = ()
     parse_errors: int = 0  # ERROR + MISSING nodes (+1 if extraction itself failed)
     failure: str | None = None  # "ExceptionType: message" when extraction stopped early (a bug to report)

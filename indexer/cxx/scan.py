@@ -346,19 +346,30 @@ class Scanner:
         k = bisect.bisect_left(self._lines, offset)
         return self._lines[k - 1] + 1 if k else 0
 
-    def in_directive(self, offset: int) -> bool:
-        """Whether offset is on a preprocessor line (a `#` line and its continuations)."""
+    @property
+    def directives(self) -> list[tuple[int, int]]:
+        """(start, end) of every preprocessor line (a `#` line and its continuations), in order."""
         if self._directives is None:
             self._directives = self._read_directives()
-        k = bisect.bisect_right(self._directives, (offset, 1 << 62)) - 1
-        return k >= 0 and self._directives[k][0] <= offset < self._directives[k][1]
+        return self._directives
+
+    def in_directive(self, offset: int) -> bool:
+        """Whether offset is on a preprocessor line (a `#` line and its continuations)."""
+        directives = self.directives
+        k = bisect.bisect_right(directives, (offset, 1 << 62)) - 1
+        return k >= 0 and directives[k][0] <= offset < directives[k][1]
 
     def _read_directives(self) -> list[tuple[int, int]]:
         src = self.src
         out: list[tuple[int, int]] = []
         end = -1
+        # A `#` that starts a line can be in a literal only inside a block comment, a raw string, or
+        # after a line that ends with a backslash: without those, the literal spans are not needed.
+        quick = b"/*" not in src and b'R"' not in src
         for m in _DIRECTIVE_START.finditer(src):
-            if m.start() < end or self.in_literal(m.end() - 1):
+            if m.start() < end:
+                continue
+            if not (quick and not _after_continuation(src, m.start())) and self.in_literal(m.end() - 1):
                 continue
             end = logical_line_end(src, m.end())
             out.append((m.start(), end))
@@ -370,6 +381,14 @@ class Scanner:
 
 
 _DIRECTIVE_START = re.compile(rb"^[ \t]*#", re.M)
+
+
+def _after_continuation(src: bytes, line_start: int) -> bool:
+    """Whether the line before the one starting at line_start ends with a backslash."""
+    k = line_start - 2
+    if k >= 0 and src[k] == 0x0D:
+        k -= 1
+    return k >= 0 and src[k] == 0x5C
 
 
 def logical_line_end(src: bytes, i: int) -> int:

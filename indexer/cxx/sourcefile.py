@@ -50,6 +50,12 @@ class SourceFile:
         self.dtypes: list = []
         self.libcalls: list = []
         self.registrations: list = []
+        self.includes: list = []
+        self.macro_facts: list = []  # MacroFact of every #define (self.local holds the function-like ones as Define)
+        self.usings: list = []
+        self.classes: list = []
+        self.kernel_aliases: list = []
+        self.guards: tuple[list[int], list] = ([1], [None])  # (first line of each stretch, its guard): directives.py
         self.library_blocks: list = []  # (node, its ancestors, macro, args, after, line) of TORCH_LIBRARY* sites
         self.member_calls: list = []  # (offset, call node, object, field) of m.impl / m.def / m.fallback
 
@@ -86,6 +92,16 @@ class SourceFile:
                 return name
             k = self._parents[k]
         return None
+
+    def function_start_at(self, offset: int) -> int:
+        """Where the innermost function around offset starts (len(src) outside every function)."""
+        k = bisect.bisect_right(self._starts, offset) - 1
+        while k >= 0:
+            s, e, _ = self.ranges[k]
+            if s <= offset < e:
+                return s
+            k = self._parents[k]
+        return len(self.src)
 
     def namespaces_at(self, offset: int) -> list[str]:
         """The namespaces around offset by the file's braces (comments, strings and preprocessor lines skipped)."""

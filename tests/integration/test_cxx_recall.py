@@ -242,3 +242,40 @@ def test_extraction_never_failed(tree):
     assert facts, f"no files extracted from the {version} tree"
     failed = sorted(f"{path}: {f.failure}" for path, f in facts.items() if f.failure)
     assert not failed, f"{len(failed)} files failed to extract:\n" + "\n".join(failed[:50])
+
+
+# #include and #define lines: by the same independent scan (comments and literals blanked,
+# a #define's continuation lines dropped), every one is a fact, at its line, and no fact is
+# anything else.
+_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include(?:_next)?\b", re.M)
+_DEFINE_LINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+
+
+def _directive_scan(text: str) -> tuple[set[int], set[tuple[int, str]]]:
+    s = _strip(text)
+    includes = {s.count("\n", 0, m.start()) + 1 for m in _INCLUDE_LINE.finditer(s)}
+    defines = {(s.count("\n", 0, m.start()) + 1, m.group(1)) for m in _DEFINE_LINE.finditer(s)}
+    return includes, defines
+
+
+def test_includes_and_defines(tree):
+    version, root, facts = tree
+    wrong: list[str] = []
+    totals = [0, 0]
+    for rel, f in facts.items():
+        text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        if "#" not in text:
+            continue
+        includes, defines = _directive_scan(text)
+        totals[0] += len(includes)
+        totals[1] += len(defines)
+        got_includes = {i.line for i in f.includes}
+        got_defines = {(m.line, m.name) for m in f.macros}
+        wrong += [f"{rel}:{x} include not extracted" for x in sorted(includes - got_includes)]
+        wrong += [f"{rel}:{x} include not in the scan" for x in sorted(got_includes - includes)]
+        wrong += [f"{rel}:{x[0]} #define {x[1]} not extracted" for x in sorted(defines - got_defines)]
+        wrong += [f"{rel}:{x[0]} #define {x[1]} not in the scan" for x in sorted(got_defines - defines)]
+        if len(f.includes) != len(got_includes) or len(f.macros) != len(got_defines):
+            wrong.append(f"{rel}: a directive extracted twice")
+    print(f"\n[{version}] {totals[0]} #include and {totals[1]} #define lines scanned")
+    assert not wrong, f"{len(wrong)} directives differ from the scan:\n" + "\n".join(wrong[:50])

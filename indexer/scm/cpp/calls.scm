@@ -12,3 +12,6 @@
   function: [(identifier) (qualified_identifier)]
   arguments: (argument_list . (_) @call.device_arg
     (#match? @call.device_arg "e\\W*v\\W*i\\W*c\\W*e|k\\W*[CMXHP]")))
+
+; The argument lists of calls, by where they start: a call's argc (arity.py).
+(call_expression arguments: (argument_list) @call.args)

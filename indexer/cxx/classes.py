@@ -1,0 +1,54 @@
+"""Class, struct and union definitions with a body: name, qualified name, bases, whether a
+template, and whether the body has an operator() (a functor, whose operator() is the device
+code a launch helper runs; that operator() is a DefinitionFact `...::AddFunctor::operator()`)."""
+
+from __future__ import annotations
+
+from .facts import ClassFact
+from .kinds import ClassKind
+from .scan import dec, nospace
+from .scopes import function_declarator, scope_prefix
+from .sourcefile import SourceFile
+
+_KINDS = {"class_specifier": ClassKind.CLASS, "struct_specifier": ClassKind.STRUCT, "union_specifier": ClassKind.UNION}
+_MEMBERS = ("function_definition", "field_declaration", "declaration")
+_NOT_BASES = ("access_specifier", "comment")
+
+
+def classes(f: SourceFile) -> None:
+    """Phase: one ClassFact per class/struct/union with a body."""
+    for node in f.get("class"):
+        name_node = node.child_by_field_name("name")
+        name = nospace(dec(name_node.text)) if name_node is not None else "(anonymous)"
+        # a local class keeps its class path only, as the definitions in it do (scopes.py)
+        local = f.caller_at(node.start_byte) is not None
+        scope, is_template, _ = scope_prefix(node, None if local else f)
+        bases: tuple[str, ...] = ()
+        clause = next((c for c in node.named_children if c.type == "base_class_clause"), None)
+        if clause is not None:
+            bases = tuple(nospace(dec(c.text)) for c in clause.named_children if c.type not in _NOT_BASES)
+        body = node.child_by_field_name("body")
+        f.classes.append(ClassFact(
+            name=name,
+            qualified_name="::".join(scope + [name]),
+            kind=_KINDS[node.type],
+            line=node.start_point[0] + 1,
+            end_line=node.end_point[0] + 1,
+            bases=bases,
+            is_template=is_template or "<" in name,
+            has_call_operator=body is not None and _has_call_operator(body),
+        ))
+
+
+def _has_call_operator(body) -> bool:
+    for c in body.named_children:
+        while c.type == "template_declaration" and c.named_child_count:
+            c = c.named_children[-1]
+        if c.type not in _MEMBERS:
+            continue
+        decl = c.child_by_field_name("declarator")
+        fd = function_declarator(decl) if decl is not None else None
+        inner = fd.child_by_field_name("declarator") if fd is not None else None
+        if inner is not None and nospace(dec(inner.text)) == "operator()":
+            return True
+    return False

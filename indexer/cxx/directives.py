@@ -1,0 +1,141 @@
+"""Preprocessor lines of one file: its #includes, its #defines (the rows of the cross-file macro
+table the link stage builds) and the #if branches around every line (a definition's guard).
+
+Read from the text, one pass over the file's preprocessor lines (Scanner.directives: a `#` that
+starts a line outside comments and literals, with its continuation lines), so a directive in any
+#if branch, `#if 0` included, is seen as written.
+
+Guards: each open #if branch gives one condition, outermost first, joined with " && ":
+`#if A` -> "A", `#ifdef X` -> "defined(X)", `#ifndef X` -> "!defined(X)", a later branch
+negates the ones before it in its chain (`#elif B` after `#if A` -> "!(A) && B", `#else` ->
+"!(A) && !(B)"). The include guard (the file's first directive `#ifndef X` or `#if !defined(X)`,
+then `#define X`, closed by the file's last directive) is not a condition; `#pragma once` is none.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from .facts import IncludeFact, MacroFact
+from .scan import dec, join_continuations, norm, strip_comments
+from .sourcefile import SourceFile
+
+MACRO_BODY_LIMIT = 4000  # characters of a #define body kept in MacroFact.body
+
+_DIRECTIVE = re.compile(r"\s*#\s*(\w*)(.*)", re.S)
+_INCLUDE = re.compile(r'\s*(?:"([^"]*)"|<([^>]*)>)')
+_DEFINE = re.compile(r"\s*(\w+)(\([^)]*\))?(.*)", re.S)
+_NOT_DEFINED = re.compile(r"!\s*defined\s*(?:\(\s*(\w+)\s*\)|\s+(\w+))\s*")
+_INCLUDES = ("include", "include_next")
+_OPENS = ("if", "ifdef", "ifndef")
+_LATER = ("elif", "elifdef", "elifndef", "else")
+
+
+def directives(f: SourceFile) -> None:
+    """Phase: the file's includes and #defines, and the guard of each stretch of lines (f.guards)."""
+    lines = _directive_lines(f)
+    guard_index = _include_guard(lines)
+    stack: list[tuple[list[str], str, bool]] = []  # per open #if: (conditions before, this branch's, is the include guard)
+    starts: list[int] = [1]
+    guards: list[str | None] = [None]
+    for k, (word, rest, line, last) in enumerate(lines):
+        if word in _INCLUDES:
+            m = _INCLUDE.match(rest)
+            target = (m.group(1) if m.group(1) is not None else m.group(2)) if m else norm(rest)
+            f.includes.append(IncludeFact(target, line, bool(m and m.group(2) is not None)))
+        elif word == "define":
+            _define(f, rest, line)
+        elif word in _OPENS:
+            stack.append(([], _condition(word, rest), k == guard_index))
+        elif word in _LATER and stack:
+            before, cond, is_guard = stack.pop()
+            stack.append((before + [cond], "" if word == "else" else _condition(word[2:] or "if", rest), is_guard))
+        elif word == "endif" and stack:
+            stack.pop()
+        else:
+            continue
+        if word in _OPENS or word in _LATER or word == "endif":
+            starts.append(last + 1)
+            guards.append(_guard(stack))
+    f.guards = (starts, guards)
+
+
+def guard_at(f: SourceFile, line: int) -> str | None:
+    """The guard of a line (see the module docstring): None outside every #if."""
+    starts, guards = f.guards
+    return guards[bisect.bisect_right(starts, line) - 1]
+
+
+def _directive_lines(f: SourceFile) -> list[tuple[str, str, int, int]]:
+    """(directive word, the rest with comments stripped and continuations joined, first line, last line)."""
+    out = []
+    src = f.orig
+    line, at = 1, 0  # the line of offset `at`: newlines counted between directives, in C
+    for start, end in f.orig_scan.directives:  # the file as written: prepare.py may blank a comment's end
+        raw = src[start:end]
+        line += src.count(b"\n", at, start)
+        at = start
+        text = dec(raw)
+        if "/" in text:
+            text = strip_comments(text)
+        if "\\" in text:
+            text = join_continuations(text)
+        m = _DIRECTIVE.match(text)
+        if m is not None:
+            out.append((m.group(1), m.group(2), line, line + raw.count(b"\n")))
+    return out
+
+
+def _include_guard(lines: list[tuple[str, str, int, int]]) -> int | None:
+    """The index of the include guard's #ifndef / #if !defined, if the file has one (only
+    #pragma lines before it)."""
+    first = next((k for k, line in enumerate(lines) if line[0] != "pragma"), len(lines))
+    if len(lines) - first < 3:
+        return None
+    word, rest, _, _ = lines[first]
+    if word == "ifndef":
+        name = rest.split()[0] if rest.split() else ""
+    elif word == "if" and (m := _NOT_DEFINED.fullmatch(rest.strip())) is not None:
+        name = m.group(1) or m.group(2)
+    else:
+        return None
+    second, after, _, _ = lines[first + 1]
+    if second != "define" or after.split()[:1] != [name]:
+        return None
+    depth = 0
+    for k in range(first, len(lines)):
+        w = lines[k][0]
+        depth += (w in _OPENS) - (w == "endif")
+        if depth == 0:
+            return first if k == len(lines) - 1 else None
+    return None
+
+
+def _condition(word: str, rest: str) -> str:
+    text = norm(rest)
+    if word == "if":
+        return text
+    name = text.split()[0] if text else ""
+    return f"defined({name})" if word == "ifdef" else f"!defined({name})"
+
+
+def _guard(stack: list[tuple[list[str], str, bool]]) -> str | None:
+    parts: list[str] = []
+    for before, cond, is_guard in stack:
+        if is_guard:
+            continue
+        parts.extend(f"!({c})" for c in before)
+        if cond:
+            parts.append(cond)
+    return " && ".join(parts) if parts else None
+
+
+def _define(f: SourceFile, rest: str, line: int) -> None:
+    m = _DEFINE.match(rest)
+    if m is None:
+        return
+    name, params, body = m.group(1), m.group(2), norm(m.group(3))
+    if params is not None:
+        params = "(" + ", ".join(norm(p) for p in params[1:-1].split(",") if p.strip()) + ")"
+    f.macro_facts.append(MacroFact(name, params, body[:MACRO_BODY_LIMIT], line, len(body) > MACRO_BODY_LIMIT))

@@ -1,0 +1,20 @@
+; Names declared with a type (parameters, locals, range-for variables), and the declarations
+; (@decl): the receiver types of member calls (`x.f()`, `x->f()`) are read from them. A name's
+; declaration is the innermost @decl around it (receivers.py).
+(parameter_declaration
+  declarator: [(identifier) @decl.name
+               (reference_declarator (identifier) @decl.name)
+               (pointer_declarator declarator: (identifier) @decl.name)]) @decl
+(optional_parameter_declaration
+  declarator: [(identifier) @decl.name
+               (reference_declarator (identifier) @decl.name)
+               (pointer_declarator declarator: (identifier) @decl.name)]) @decl
+(declaration
+  declarator: [(identifier) @decl.name
+               (init_declarator declarator: [(identifier) @decl.name
+                                             (reference_declarator (identifier) @decl.name)
+                                             (pointer_declarator declarator: (identifier) @decl.name)])]) @decl
+(for_range_loop
+  declarator: [(identifier) @decl.name
+               (reference_declarator (identifier) @decl.name)
+               (pointer_declarator declarator: (identifier) @decl.name)]) @decl
