@@ -28,6 +28,7 @@ _AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas liv
 _FUNCTION_NODES = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
 _COMPOSITE = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 _RUNTIME_OF_COMPOSITE = ("CPU", "CUDA")
+_SEVERAL = (How.AMBIGUOUS, How.OVERLOAD_SET)  # calls with an edge per candidate
 
 
 def meta_function(cpp_namespace: str, struct: str) -> str:
@@ -190,12 +191,12 @@ class Linker:
                 yield Step(StepKind.LIBRARY, target, loc, detail=detail, depth=level, how=how), None, False
             elif kind == EdgeKind.REDISPATCHES_TO_OP and dn is not None:
                 yield from self._redispatch(dn, loc, level, detail, walk)
-            elif kind == EdgeKind.CALLS and dn is None and how == How.AMBIGUOUS and "lead to device" in (detail or ""):
+            elif kind == EdgeKind.CALLS and dn is None and how in _SEVERAL and "lead to device" in (detail or ""):
                 walk.too_many[f"{target} ({detail})"] = None
             elif kind == EdgeKind.CALLS and dn is not None and dn.kind in _FUNCTION_NODES:
                 if not (dn.device_path or in_functor) or dn.kind == NodeKind.GLOBAL_KERNEL:
                     continue  # nothing device-bound below it; a __global__ is shown by its launch
-                if how == How.AMBIGUOUS:
+                if how in _SEVERAL:
                     ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
                     continue
                 yield Step(StepKind.CALL, dn.name, dn.loc, depth=level, how=how, site=loc), dn, False

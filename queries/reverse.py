@@ -111,7 +111,7 @@ class Reverse:
             cuts.callers[path[0]] = None
         out: list[_Entry] = []
         for kind, src, how, detail, skind, sname, sref, sdetail in rows[:CALLERS_PER_NODE]:
-            if how == How.AMBIGUOUS:
+            if how in (How.AMBIGUOUS, How.OVERLOAD_SET):
                 cuts.ambiguous[sname] = None  # a caller that may mean another definition does not say it reaches this one
                 continue
             hop_device = device

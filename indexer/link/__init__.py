@@ -47,10 +47,13 @@ def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
 class Contexts:
     """The lookup context of a caller (memoised per file and scope)."""
 
-    def __init__(self, symbols: Symbols, includes: IncludeGraph, usings: dict[str, tuple[str, ...]]):
+    def __init__(self, symbols: Symbols, includes: IncludeGraph, usings: dict[str, tuple[str, ...]],
+                 aliases: dict[str, str], local_aliases: dict[tuple[str, str], dict[str, str]]):
         self.symbols = symbols
         self.includes = includes
         self.usings = usings
+        self.aliases = aliases  # namespace and class level: alias -> aliased type
+        self.local_aliases = local_aliases  # (file, function) -> its own aliases
         self._memo: dict[tuple[str, str], Context] = {}
 
     def __call__(self, file: str, caller: Symbol | None) -> Context:
@@ -64,7 +67,8 @@ class Contexts:
                 file, chain, self.usings.get(file, ()),
                 lambda f, file=file: f == file or f in closure(file) or (is_header(f) and not self.includes.direct),
                 lambda f, file=file: f in closure(file),
-                parameter_names(caller.signature) if caller is not None else frozenset())
+                parameter_names(caller.signature) if caller is not None else frozenset(),
+                {**self.aliases, **self.local_aliases.get((file, qualified), {})})
         return ctx
 
 
@@ -77,14 +81,18 @@ def link(conn: sqlite3.Connection) -> LinkSummary:
     nodes = make_nodes(conn, guards)
     inline = frozenset(r[0] for r in conn.execute("SELECT qualified_name FROM inline_namespaces")) \
         if "inline_namespaces" in tables else frozenset()
+    arity = ", min_args, max_args" if "min_args" in def_columns else ", -1, -1"
     symbols = Symbols(((i, nodes.definition[i], *rest) for i, *rest in conn.execute(
-        "SELECT id, name, qualified_name, kind, file, line, end_line, qualifiers, signature FROM definitions ORDER BY id")),
-        inline)
-    resolver = Resolver(symbols, _op_forms(conn), *_names(conn, tables))
+        "SELECT id, name, qualified_name, kind, file, line, end_line, qualifiers, signature" + arity +
+        " FROM definitions ORDER BY id")), inline)
+    macros, types, bases = _names(conn, tables)
+    _structured_bases(conn, bases)
+    namespaces = frozenset(s.split("::", 1)[0] for s in symbols.scopes() if s)
+    resolver = Resolver(symbols, _op_forms(conn), macros, types, bases, namespaces, _scope_usings(conn, tables, inline))
     includes = IncludeGraph(
         (r[0] for r in conn.execute("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
         conn.execute("SELECT file, target FROM includes ORDER BY id") if "includes" in tables else ())
-    contexts = Contexts(symbols, includes, _usings(conn, tables, inline))
+    contexts = Contexts(symbols, includes, _usings(conn, tables, inline), *_aliases(conn, tables))
     callers = Callers(symbols)
     call_columns = _columns(conn, "calls")
     extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
@@ -138,7 +146,7 @@ def _count_device_candidates(node_rows: list[list], edge_rows: list, resolver: R
     """An ambiguous call with too many candidates for an edge each says how many lead to device work
     (detail "7 (2 lead to device work)"), so a walk can say what it did not follow."""
     for i, row in enumerate(edge_rows):
-        if row[5] is How.AMBIGUOUS and row[2] is None and len(row) > 8:
+        if row[5] in (How.AMBIGUOUS, How.OVERLOAD_SET) and row[2] is None and len(row) > 8:
             device = sum(node_rows[n - 1][8] for n in row[8])
             edge_rows[i] = (*row[:7], f"{row[7]} ({device} lead to device work)" if device else row[7])
         elif len(row) > 8:
@@ -169,8 +177,50 @@ def _names(conn: sqlite3.Connection, tables: set[str]) -> tuple[set[str], set[st
             if found:
                 bases[name] = bases.get(name, ()) + found
     if "usings" in tables:
-        types |= {r[0] for r in conn.execute("SELECT name FROM usings WHERE kind = 'alias' AND name NOT LIKE '%::%'")}
+        types |= {r[0] for r in conn.execute("SELECT alias FROM usings WHERE kind = 'alias' AND alias IS NOT NULL")}
     return macros, types, bases
+
+
+def _aliases(conn: sqlite3.Connection, tables: set[str]) -> tuple[dict[str, str], dict[tuple[str, str], dict[str, str]]]:
+    """Type aliases: those at namespace or class level (one table for the checkout: a name aliased twice
+    keeps its first), and each function's own."""
+    glob: dict[str, str] = {}
+    local: dict[tuple[str, str], dict[str, str]] = {}
+    if "usings" not in tables:
+        return glob, local
+    functions = {(f, q) for f, q in conn.execute("SELECT DISTINCT file, qualified_name FROM definitions")}
+    for file, alias, name, scope in conn.execute(
+            "SELECT file, alias, name, scope FROM usings WHERE kind = 'alias' AND alias IS NOT NULL ORDER BY id"):
+        if (file, scope) in functions:
+            local.setdefault((file, scope), {})[alias] = name
+        else:
+            glob.setdefault(alias, name)
+    return glob, local
+
+
+def _structured_bases(conn: sqlite3.Connection, bases: dict[str, tuple[str, ...]]) -> None:
+    """The classes torchgen generates for structured kernels: structured_<op> (the meta struct) derives
+    from the op's structured_inherits (MetaBase by default), structured_<kernel> (the impl) from it."""
+    for base, overload, inherits in conn.execute(
+            "SELECT base, overload, structured_inherits FROM ops WHERE structured = 1"):
+        meta = naming.meta_struct(base, overload)
+        bases.setdefault(meta, (inherits or "MetaBase",))
+    for kernel, base_op in conn.execute(
+            "SELECT d.kernel, o.base || CASE WHEN o.overload = '' THEN '' ELSE '_' || o.overload END FROM dispatch d "
+            "JOIN ops o ON o.id = d.op_id WHERE d.structured = 1 AND d.origin != 'meta'"):
+        bases.setdefault(naming.impl_struct(kernel), ("structured_" + base_op,))
+
+
+def _scope_usings(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]) -> dict[str, frozenset[str]]:
+    """Using-directives written at namespace scope in headers: every file that includes the header sees
+    the namespace's names there (`namespace at { using namespace c10; }`), so they count for the namespace."""
+    out: dict[str, set[str]] = {}
+    if "usings" in tables:
+        for file, name, scope in conn.execute("SELECT file, name, scope FROM usings WHERE kind = 'directive'"):
+            if is_header(file) and scope not in ("",) and "(" not in scope:
+                target = normalise_scope(name.removeprefix("::").split("::"), inline)
+                out.setdefault(normalise_scope(scope.split("::"), inline), set()).add(target)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def _usings(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]) -> dict[str, tuple[str, ...]]:

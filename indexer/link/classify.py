@@ -35,6 +35,10 @@ _VENDOR = re.compile(
     r"qnnpack|xnnpack|sleef|Sleef|nnpack|cpuinfo|pocketfft|ducc0|tensorpipe|gloo|ncclx?|at::cuda::blas)::|"
     r"^(xnn|pytorch_qnnp|qnnp|nnp|Sleef|ducc|cpuinfo)_\w+$")
 _STANDARD = re.compile(r"^(::)?(std|cuda::std|__gnu_cxx|__cxxabiv1|detail_std)::")
+# Compiler intrinsics: x86 (_mm_*, _mm256_*, _mm512_*, _cvtsh_ss, _bit_scan...) and Arm NEON / SVE (vld1q_f32, svadd_f32_x).
+_INTRINSIC = re.compile(r"_mm\d*_\w+|_(cvt|bit|tzcnt|lzcnt|pdep|pext|popcnt|rdtsc|xgetbv)\w*|"
+                        r"v[a-z0-9]+q?(_n|_lane|_laneq|_high)?_(f|s|u|p|bf)(8|16|32|64)(_[a-z0-9]+)?|"
+                        r"sv[a-z0-9]+_(f|s|u|bf|b)(8|16|32|64)\w*")
 _MACRO_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 _TYPE_NAME = re.compile(r"\w+_t|[A-Z]|u?int(8|16|32|64)_t|float\d?|double\d?|half\d?|int\d?|uint\d?|char\d?|"
                         r"short\d?|long\d?|longlong\d?|ulonglong\d?|bool|signed|unsigned|void")
@@ -157,7 +161,7 @@ def named_class(qualifier: str, last: str, receiver: str | None, macros: set[str
     if _VENDOR.search(written):
         return How.VENDOR
     if receiver is None and not qualifier:
-        if name in LANGUAGE or name.startswith("__"):
+        if name in LANGUAGE or name.startswith("__") or _INTRINSIC.fullmatch(name):
             return How.STANDARD
         if name in macros or _MACRO_NAME.fullmatch(name):
             return How.MACRO
@@ -165,6 +169,4 @@ def named_class(qualifier: str, last: str, receiver: str | None, macros: set[str
             return How.TYPE
         if name in STANDARD_NAMES:
             return How.STANDARD
-    elif name in types:
-        return How.TYPE
     return None

@@ -47,6 +47,7 @@ class How(StrEnum):
     RECEIVER = "receiver-type"  # a member call on a parameter or local whose declared type names the class
     OVERLOAD = "overload"  # overloads told apart by argument count
     SPECIALISATIONS = "specialisations"  # a template call with dependent arguments: every explicit specialisation
+    OVERLOAD_SET = "overload-set"  # one name in one scope, overloaded by type (or a class template's specialisations)
     UNIQUE = "unique-name"  # no lookup rule decided, and the checkout has exactly one definition of the name
     REGISTERED = "registered"  # a stub registration's kernel, looked up from the registering file
     YAML = "yaml"  # the dispatch table says so (has-kernel, meta, backward)

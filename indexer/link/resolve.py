@@ -18,6 +18,7 @@ The rules, in order (the first that decides wins):
 from __future__ import annotations
 
 from collections.abc import Callable
+import re
 from typing import NamedTuple
 
 from .classify import OpForms, named_class, op_called, template_args, written_parts
@@ -45,7 +46,37 @@ class Context(NamedTuple):
     visible: Callable[[str], bool]  # is a file's local definition visible from here (own file, includes)
     includes: Callable[[str], bool]  # is the file in the caller's include closure
     params: frozenset[str] = frozenset()  # the caller's parameter names (a call through one is indirect)
-    in_class: str | None = None  # the caller's class scope (normalised) when it is a method
+    aliases: dict[str, str] | None = None  # type aliases visible in the caller (its own `using X = ...` too)
+
+
+_CONSTRUCTED = re.compile(r"(?:[\w:]+::)?([A-Z]\w*)(?:<[^()]*>)?\(")  # `TensorOptions().dtype(...)`: a T made in place
+_STD_TYPES = re.compile(r"(?:std::)?(?:vector|string|string_view|array|tuple|pair|optional|unordered_map|map|set|"
+                        r"unordered_set|deque|list|unique_ptr|shared_ptr|function|atomic|mutex|thread|ostream|"
+                        r"stringstream|ostringstream|istringstream|bitset)\b")
+_ALL_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
+
+
+def _unalias(name: str, aliases: dict[str, str]) -> str:
+    """`Vec` -> `Vectorized<scalar_t>`, `IntArrayRef` -> `ArrayRef<int64_t>`: the first component through
+    the visible type aliases (a few steps; an alias of an alias is followed)."""
+    for _ in range(3):
+        head, sep, rest = name.partition("::")
+        bare = head.split("<", 1)[0]
+        target = aliases.get(bare)
+        if target is None or target == bare:
+            break
+        name = target + (sep + rest if sep else "")
+    return name
+
+
+def _untemplated(qualified: str) -> str:
+    """`at::vec::Vectorized<float>::loadu` -> `at::vec::Vectorized::loadu` (every template argument list)."""
+    while "<" in qualified:
+        stripped = _ALL_TEMPLATE_ARGS.sub("", qualified)
+        if stripped == qualified:
+            break
+        qualified = stripped
+    return qualified
 
 
 _THROUGH_PARAMETER = [Target(None, How.VIRTUAL, "a call through a parameter (a functor, lambda or function pointer)")]
@@ -53,13 +84,16 @@ _THROUGH_PARAMETER = [Target(None, How.VIRTUAL, "a call through a parameter (a f
 
 class Resolver:
     def __init__(self, symbols: Symbols, ops: OpForms, macros: set[str], types: set[str],
-                 bases: dict[str, tuple[str, ...]]):
+                 bases: dict[str, tuple[str, ...]], namespaces: frozenset[str] = frozenset(),
+                 scope_usings: dict[str, frozenset[str]] | None = None):
         self.symbols = symbols
         self.ops = ops
         self.macros = macros
         self.types = types
         self.bases = bases  # class name -> base class names (last components)
         self._memo: dict[tuple, list[Target]] = {}
+        self.scope_usings = scope_usings or {}  # namespace -> namespaces its headers' using-directives bring in
+        self.namespaces = namespaces  # the first component of every scope the checkout defines something in
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None) -> list[Target]:
@@ -76,6 +110,17 @@ class Resolver:
                  receiver_type: str | None) -> list[Target]:
         qualifier, last, receiver = written_parts(callee)
         qualifier = qualifier.removeprefix("::")
+        if ctx.aliases:
+            receiver_type = _unalias(receiver_type, ctx.aliases) if receiver_type else receiver_type
+            if receiver_type:
+                receiver_type = re.sub(r"^(?:::)?(?:at|c10)::", "", receiver_type)
+            qualifier = _unalias(qualifier, ctx.aliases) if qualifier else qualifier
+        if receiver is not None and receiver_type is None:
+            made = _CONSTRUCTED.match(receiver)
+            if made and made.group(1) in self.types:
+                receiver_type = made.group(1)
+        if receiver_type is not None and (receiver_type.startswith("std::") or _STD_TYPES.match(receiver_type)):
+            return [Target(None, How.STANDARD, "a method of a standard library type")]
         cands = self.symbols.by_name.get(callee_name)
         if receiver is None and qualifier.startswith(("std::", "cuda::std")) or qualifier == "std":
             return [Target(None, How.STANDARD)]
@@ -101,15 +146,22 @@ class Resolver:
         how = named_class(qualifier, last, receiver, self.macros, self.types)
         if how is not None:
             return [Target(None, how)]
+        outside = self._outside(qualifier or (receiver_type or ""))
+        if outside is not None:
+            return [Target(None, How.VENDOR, f"{outside}:: is no namespace or class of the checkout")]
         if cands:
             syms = [s for s in cands if (not s.local or ctx.visible(s.file)) and (receiver is not None or qualifier
                                                                                    or s.kind != "method")]
+            if receiver is not None:
+                methods = [s for s in syms if s.kind == "method"]
+                if methods and len({s.scope for s in methods}) == 1:  # one class has a method of this name
+                    return self._choose(ctx, methods, How.UNIQUE, last, argc)
+            if len(syms) > 1 and len({_untemplated(s.qualified_name) for s in syms}) == 1:
+                return self._many(syms, How.OVERLOAD_SET)
             if len(syms) == 1:
                 return [Target(syms[0].node, How.UNIQUE)]
-            if 1 < len(syms) <= AMBIGUOUS_FOLLOWED:
-                return [Target(s.node, How.AMBIGUOUS, str(len(syms))) for s in syms]
             if syms:
-                return [Target(None, How.AMBIGUOUS, str(len(syms)), (), tuple(s.node for s in syms))]
+                return self._many(syms, How.AMBIGUOUS)
         return [Target(None, How.NOT_IN_CHECKOUT)]
 
     def registered(self, ctx: Context, kernel: str) -> list[Target]:
@@ -128,8 +180,16 @@ class Resolver:
                 receiver_type: str | None) -> tuple[list[Symbol], How] | None:
         """The candidates C++ lookup finds first, and the rule that found them; None if none."""
         if receiver is not None:
-            if receiver == "this" or receiver_type is None:
+            if receiver == "this":
+                got = [s for s in cands if s.scope == ctx.chain[0]]
+                return (got, How.RECEIVER) if got else None
+            if receiver_type is None:
                 return None
+            written = _untemplated(receiver_type).rstrip("*& ")
+            if "::" in written:  # a nested class names its outer one: AttentionKernel<...>::Params
+                got = [s for s in cands if s.scope == written or s.scope.endswith("::" + written)]
+                if got:
+                    return got, How.RECEIVER
             classes = self._class_and_bases(receiver_type)
             got = [s for s in cands if s.scope.rsplit("::", 1)[-1] in classes]
             return (got, How.RECEIVER) if got else None
@@ -141,13 +201,37 @@ class Resolver:
                 got = [s for s in cands if s.scope == want]
                 if got:
                     return got, (How.EXACT if not scope else How.SAME_NAMESPACE)
-            return None
+                brought = self.scope_usings.get(want)
+                got = [s for s in cands if s.scope in brought] if brought else None
+                if got:
+                    return got, How.USING
+            # No scope of the caller names Q (a namespace it reaches through a using, an alias's class):
+            # the definitions under a scope ending in Q.
+            got = [s for s in cands if s.scope == q or s.scope.endswith("::" + q)]
+            return (got, How.UNIQUE) if got else None
         for scope in ctx.chain:
             got = [s for s in cands if s.scope == scope]
             if got:
                 return got, How.SAME_NAMESPACE
+            brought = self.scope_usings.get(scope)
+            got = [s for s in cands if s.scope in brought] if brought else None
+            if got:
+                return got, How.USING
+            if scope is ctx.chain[0] and scope:  # a method's class: its bases are searched too
+                classes = self._class_and_bases(scope.rsplit("::", 1)[-1]) - {scope.rsplit("::", 1)[-1]}
+                got = [s for s in cands if s.kind == "method" and s.scope.rsplit("::", 1)[-1] in classes]
+                if got:
+                    return got, How.SAME_NAMESPACE
         got = [s for s in cands if s.scope in ctx.usings]
         return (got, How.USING) if got else None
+
+    def _outside(self, qualified: str) -> str | None:
+        """The first component of a qualified name when the checkout defines nothing under it (a library's
+        namespace: benchmark::, cute::, fe::), else None."""
+        first = qualified.split("<", 1)[0].split("::", 1)[0]
+        if "::" not in qualified.split("<", 1)[0] or not first or first in self.namespaces or first in self.types:
+            return None
+        return first
 
     def _class_and_bases(self, type_name: str) -> set[str]:
         name = type_name.split("<", 1)[0].rsplit("::", 1)[-1]
@@ -187,6 +271,13 @@ class Resolver:
         if len(fits) == 1:
             return [Target(fits[0].node, How.OVERLOAD)]
         fits = fits or visible
+        if len({_untemplated(s.qualified_name) for s in fits}) == 1:
+            return self._many(fits, How.OVERLOAD_SET)
+        return self._many(fits, How.AMBIGUOUS)
+
+    @staticmethod
+    def _many(fits: list[Symbol], how: How) -> list[Target]:
+        """Several candidates: an edge each up to AMBIGUOUS_FOLLOWED, else one edge that counts them."""
         if len(fits) <= AMBIGUOUS_FOLLOWED:  # each candidate kept, marked: a walk may show them all
-            return [Target(s.node, How.AMBIGUOUS, str(len(fits))) for s in fits]
-        return [Target(None, How.AMBIGUOUS, str(len(fits)), (), tuple(s.node for s in fits))]
+            return [Target(s.node, how, str(len(fits))) for s in fits]
+        return [Target(None, how, str(len(fits)), (), tuple(s.node for s in fits))]

@@ -162,12 +162,13 @@ class Symbols:
         self.by_name: dict[str, list[Symbol]] = {}
         self.by_file: dict[str, list[Symbol]] = {}
         self.by_qualified: dict[str, list[Symbol]] = {}
-        for def_id, node, name, qualified, kind, file, line, end_line, qualifiers, signature in rows:
+        for def_id, node, name, qualified, kind, file, line, end_line, qualifiers, signature, lo, hi in rows:
             parts = split_scope(qualified)
             scope = normalise_scope(parts[:-1], inline)
             quals = json.loads(qualifiers)
             local = ANONYMOUS in parts or ("static" in quals and kind in ("function", "device_function"))
-            lo, hi = arity(signature)
+            if lo == -1 and hi == -1:
+                lo, hi = arity(signature)
             sym = Symbol(def_id, node, name, qualified, kind, file, line, end_line, scope, local,
                          specialisation(qualified), lo, hi, signature)
             self.by_name.setdefault(name, []).append(sym)
@@ -175,3 +176,6 @@ class Symbols:
             self.by_qualified.setdefault(qualified, []).append(sym)
         for syms in self.by_file.values():
             syms.sort(key=lambda s: (s.line, -s.end_line))
+
+    def scopes(self) -> set[str]:
+        return {s.scope for syms in self.by_name.values() for s in syms}

@@ -1,0 +1,58 @@
+"""doctor's account of name resolution: how the call sites written under a folder (aten/src/ATen/native
+by default) ended in the graph, each share, and the names left ambiguous or unresolved with their reason.
+
+A call site is one written call (a file, a line, a callee as written, in one function); a template call
+reaching several specialisations, or an ambiguous one with an edge per candidate, is still one site.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from ..indexer.link.kinds import EdgeKind, How
+
+NATIVE = "aten/src/ATen/native/"
+
+# The four outcomes doctor reports, by the edges' `how`.
+ONE_DEFINITION = (How.EXACT, How.SAME_FILE, How.INCLUDE, How.SAME_NAMESPACE, How.USING, How.RECEIVER,
+                  How.OVERLOAD, How.UNIQUE, How.REGISTERED)
+NAMED_CLASS = (How.OP, How.TENSOR_METHOD, How.VENDOR, How.STANDARD, How.MACRO, How.TYPE)
+SEVERAL = (How.SPECIALISATIONS, How.OVERLOAD_SET)  # one template or overload set; the types pick among them
+UNRESOLVED = (How.AMBIGUOUS, How.NOT_IN_CHECKOUT, How.VIRTUAL)
+_CALL_KINDS = (EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP, EdgeKind.CALLS_LIBRARY)
+
+
+@dataclass(frozen=True)
+class CallShares:
+    """How the call sites under `folder` resolved."""
+
+    folder: str
+    sites: int
+    by_how: tuple[tuple[str, int], ...]  # every `how`, most sites first
+    one_definition: int
+    named_class: int
+    several: int
+    unresolved: int
+    top_unresolved: tuple[tuple[str, str, int], ...]  # (how, callee as written, sites), most first
+
+    def share(self, count: int) -> float:
+        return count / self.sites if self.sites else 0.0
+
+
+def call_shares(conn: sqlite3.Connection, folder: str = NATIVE, show: int = 20) -> CallShares:
+    sites = ("SELECT DISTINCT src, file, line, target, how FROM edges WHERE kind IN (?, ?, ?) "
+             "AND substr(file, 1, ?) = ?")
+    args = (*_CALL_KINDS, len(folder), folder)
+    by_how = conn.execute(f"SELECT how, count(*) FROM ({sites}) GROUP BY how ORDER BY 2 DESC, 1", args).fetchall()
+    counts = dict(by_how)
+    top = conn.execute(
+        f"SELECT how, target, count(*) FROM ({sites}) WHERE how IN ({', '.join('?' * len(UNRESOLVED))}) "
+        f"GROUP BY how, target ORDER BY 3 DESC, 1, 2 LIMIT ?", (*args, *UNRESOLVED, show)).fetchall()
+    total = sum(counts.values())
+
+    def part(hows) -> int:
+        return sum(counts.get(h, 0) for h in hows)
+
+    return CallShares(folder, total, tuple(by_how), part(ONE_DEFINITION), part(NAMED_CLASS), part(SEVERAL),
+                      part(UNRESOLVED), tuple(top))
