@@ -68,7 +68,7 @@ class Contexts:
                 lambda f, file=file: f == file or f in closure(file) or (is_header(f) and not self.includes.direct),
                 lambda f, file=file: f in closure(file),
                 parameter_names(caller.signature) if caller is not None else frozenset(),
-                {**self.aliases, **self.local_aliases.get((file, qualified), {})})
+                self.local_aliases.get((file, qualified)))
         return ctx
 
 
@@ -92,7 +92,9 @@ def link(conn: sqlite3.Connection) -> LinkSummary:
     includes = IncludeGraph(
         (r[0] for r in conn.execute("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
         conn.execute("SELECT file, target FROM includes ORDER BY id") if "includes" in tables else ())
-    contexts = Contexts(symbols, includes, _usings(conn, tables, inline), *_aliases(conn, tables))
+    global_aliases, local_aliases = _aliases(conn, tables)
+    resolver.aliases = global_aliases
+    contexts = Contexts(symbols, includes, _usings(conn, tables, inline), global_aliases, local_aliases)
     callers = Callers(symbols)
     call_columns = _columns(conn, "calls")
     extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
@@ -199,16 +201,24 @@ def _aliases(conn: sqlite3.Connection, tables: set[str]) -> tuple[dict[str, str]
 
 
 def _structured_bases(conn: sqlite3.Connection, bases: dict[str, tuple[str, ...]]) -> None:
-    """The classes torchgen generates for structured kernels: structured_<op> (the meta struct) derives
-    from the op's structured_inherits (MetaBase by default), structured_<kernel> (the impl) from it."""
-    for base, overload, inherits in conn.execute(
-            "SELECT base, overload, structured_inherits FROM ops WHERE structured = 1"):
-        meta = naming.meta_struct(base, overload)
-        bases.setdefault(meta, (inherits or "MetaBase",))
-    for kernel, base_op in conn.execute(
-            "SELECT d.kernel, o.base || CASE WHEN o.overload = '' THEN '' ELSE '_' || o.overload END FROM dispatch d "
-            "JOIN ops o ON o.id = d.op_id WHERE d.structured = 1 AND d.origin != 'meta'"):
-        bases.setdefault(naming.impl_struct(kernel), ("structured_" + base_op,))
+    """The classes torchgen generates for structured kernels: the meta struct structured_<op> of each op
+    of a structured group derives from the group's structured_inherits (MetaBase by default), and the impl
+    struct structured_<kernel> of the group's kernels from the meta struct of the group's functional op."""
+    inherits = {name: i or "MetaBase" for name, i in conn.execute(
+        "SELECT name, structured_inherits FROM ops WHERE structured = 1")}
+    functional: dict[str, str] = {}
+    for name, base, overload, delegate, kind in conn.execute(
+            "SELECT name, base, overload, structured_delegate, kind FROM ops WHERE structured = 1 OR "
+            "structured_delegate IS NOT NULL ORDER BY id"):
+        group = name if name in inherits else delegate
+        if group in inherits:
+            bases.setdefault(naming.meta_struct(base, overload), (inherits[group],))
+            if kind == "functional":
+                functional.setdefault(group, naming.meta_struct(base, overload))
+    for kernel, op in conn.execute("SELECT kernel, op FROM dispatch WHERE structured = 1 AND origin != 'meta'"):
+        meta = functional.get(op) or (naming.meta_struct(*naming.split_op(op)) if op in inherits else None)
+        if meta is not None:
+            bases.setdefault(naming.impl_struct(kernel), (meta,))
 
 
 def _scope_usings(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]) -> dict[str, frozenset[str]]:

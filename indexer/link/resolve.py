@@ -46,7 +46,7 @@ class Context(NamedTuple):
     visible: Callable[[str], bool]  # is a file's local definition visible from here (own file, includes)
     includes: Callable[[str], bool]  # is the file in the caller's include closure
     params: frozenset[str] = frozenset()  # the caller's parameter names (a call through one is indirect)
-    aliases: dict[str, str] | None = None  # type aliases visible in the caller (its own `using X = ...` too)
+    aliases: dict[str, str] | None = None  # the caller's own type aliases (`using Vec = Vectorized<scalar_t>;`)
 
 
 _CONSTRUCTED = re.compile(r"(?:[\w:]+::)?([A-Z]\w*)(?:<[^()]*>)?\(")  # `TensorOptions().dtype(...)`: a T made in place
@@ -56,13 +56,14 @@ _STD_TYPES = re.compile(r"(?:std::)?(?:vector|string|string_view|array|tuple|pai
 _ALL_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 
 
-def _unalias(name: str, aliases: dict[str, str]) -> str:
+def _unalias(name: str, aliases: tuple[dict[str, str] | None, dict[str, str]]) -> str:
     """`Vec` -> `Vectorized<scalar_t>`, `IntArrayRef` -> `ArrayRef<int64_t>`: the first component through
     the visible type aliases (a few steps; an alias of an alias is followed)."""
     for _ in range(3):
         head, sep, rest = name.partition("::")
         bare = head.split("<", 1)[0]
-        target = aliases.get(bare)
+        local, shared = aliases
+        target = (local.get(bare) if local else None) or shared.get(bare)
         if target is None or target == bare:
             break
         name = target + (sep + rest if sep else "")
@@ -92,6 +93,7 @@ class Resolver:
         self.types = types
         self.bases = bases  # class name -> base class names (last components)
         self._memo: dict[tuple, list[Target]] = {}
+        self.aliases: dict[str, str] = {}  # type aliases at namespace or class level, checkout-wide
         self.scope_usings = scope_usings or {}  # namespace -> namespaces its headers' using-directives bring in
         self.namespaces = namespaces  # the first component of every scope the checkout defines something in
 
@@ -100,7 +102,7 @@ class Resolver:
         """The targets of a call (memoised: a file calls the same names from the same scope again and again)."""
         if callee_name in ctx.params and callee.split("<", 1)[0] == callee_name:
             return _THROUGH_PARAMETER
-        key = (ctx.file, ctx.chain[0], callee, argc, receiver_type)
+        key = (ctx.file, ctx.chain[0], callee, argc, receiver_type, id(ctx.aliases) if ctx.aliases else 0)
         got = self._memo.get(key)
         if got is None:
             got = self._memo[key] = self._resolve(ctx, callee, callee_name, argc, receiver_type)
@@ -146,6 +148,9 @@ class Resolver:
         how = named_class(qualifier, last, receiver, self.macros, self.types)
         if how is not None:
             return [Target(None, how)]
+        if receiver is None and not qualifier and ctx.chain[0].rsplit("::", 1)[-1].startswith("structured_") \
+                and ctx.chain[0].rsplit("::", 1)[-1] in self.bases:
+            return [Target(None, How.GENERATED, "a member of the class torchgen generates for the structured kernel")]
         outside = self._outside(qualifier or (receiver_type or ""))
         if outside is not None:
             return [Target(None, How.VENDOR, f"{outside}:: is no namespace or class of the checkout")]
