@@ -62,7 +62,7 @@ def test_ufunc_kernels_are_generated_with_their_source(mini_db: Path):
     ]
     assert meta["definition"]["name"] == "at::meta::structured_add_Tensor::meta"
     assert data["meta"] == {"kind": "meta_func", "name": "at::meta::structured_add_Tensor::meta",
-                            "file": f"{NATIVE}/BinaryOps.cpp", "line": 4}
+                            "file": f"{NATIVE}/BinaryOps.cpp", "line": 4, "depth": 0}
     assert [f["formula"] for f in data["backward"][0]["formulas"]][0] == "handle_r_to_c(self.scalar_type(), grad)"
 
 
