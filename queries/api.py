@@ -83,6 +83,7 @@ class Index:
         self.guard = sql_guard if sql_guard is not None else guard.Guard(conn, path)
         self._linker: Linker | None = None
         self._version: str | None = None  # the checkout's version.txt, as the build read it
+        self._backward: dict[str, tuple[Backward, ...]] = {}  # op -> backward_of (the database does not change)
 
     def linker(self) -> Linker:
         """One Linker per open index: what it looks up is cached, the database does not change."""
@@ -201,9 +202,8 @@ class Index:
     def _kernels_for_op(self, op_name: str, keys: tuple[str, ...], depth: int) -> KernelsFor:
         linker = self.linker()
         op_bases = linker.op_bases()
-        func, file, line, structured, delegate, base = self.conn.execute(
-            "SELECT func, file, line, structured, structured_delegate, base FROM ops WHERE name = ?",
-            (op_name,)).fetchone()
+        func, file, line, structured, delegate = self.conn.execute(
+            "SELECT func, file, line, structured, structured_delegate FROM ops WHERE name = ?", (op_name,)).fetchone()
         rows = []
         meta = None
         for k, kern, origin, ns, via, f, ln, is_structured in self.conn.execute(
@@ -218,21 +218,25 @@ class Index:
             rows.append(self._key_chain(linker, op_bases, func, k, kern, origin, ns, via, Location(f, ln),
                                         bool(is_structured), depth, op_name))
         rows.sort(key=lambda r: key_rank(r.key))  # stable: keys outside KEY_ORDER keep the yaml's order
-        backward = self.backward_of(op_name, base)
+        backward = self.backward_of(op_name)
         formulas = [fm.formula for b in backward if b.applies_as != BackwardUse.OUT for fm in b.formulas]
         return KernelsFor(op_name, func, Location(file, line), bool(structured), delegate, shared_chains(rows),
                           backward, meta, tuple(linker.formula_calls(formulas, op_bases)))
 
     @_reads
-    def backward_of(self, op_name: str, base: str | None = None) -> tuple[Backward, ...]:
+    def backward_of(self, op_name: str) -> tuple[Backward, ...]:
         """The derivatives.yaml entries the op's autograd kernel uses: its own, or the one tools/autograd lends it
         (in-place and out= forms take the functional form's; see queries/backward.py), each labelled."""
-        if base is None:
-            base = naming.split_op(op_name)[0]
-        if self._version is None:
-            row = self.conn.execute("SELECT value FROM meta WHERE key = 'pytorch_version'").fetchone()
-            self._version = row[0] if row else "unknown"
-        return backward_of(self.conn, op_name, base, self._version)
+        if op_name not in self._backward:
+            found = self.conn.execute("SELECT base FROM ops WHERE name = ?", (op_name,)).fetchone()
+            if found is None:
+                raise TgIndexError(self._unknown(op_name))
+            base = found[0]
+            if self._version is None:
+                row = self.conn.execute("SELECT value FROM meta WHERE key = 'pytorch_version'").fetchone()
+                self._version = row[0] if row else "unknown"
+            self._backward[op_name] = backward_of(self.conn, op_name, base, self._version)
+        return self._backward[op_name]
 
     def _key_chain(self, linker: Linker, op_bases: set[str], func: str, key: str, kernel: str, origin: str,
                    ns: str, via: str | None, where: Location, structured: bool, depth: int,

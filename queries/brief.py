@@ -108,8 +108,9 @@ def kernels_for_brief(answer: KernelsFor) -> dict[str, Any]:
     """One op, brief: its entry, its meta function, one item per key (a key sharing an earlier key's chain
     only names it: `same_as`), and where its backward is and from which op."""
     keys: list[dict[str, Any]] = []
+    present = {k.key for k in answer.keys}  # a page (MCP) may hold a key without the one it shares a chain with
     for k in answer.keys:
-        keys.append(key_brief(k) if k.same_as is None else
+        keys.append(key_brief(k) if k.same_as not in present else
                     {"key": k.key, "kernel": k.kernel, "origin": k.origin,
                      "definition": None if k.definition is None else _loc(k.definition.file, k.definition.line),
                      "same_as": k.same_as})

@@ -159,13 +159,15 @@ def kernels_for_text(answers: list[KernelsFor]) -> str:
         out.append(f"  {a.location}" + (f"  {'  '.join(flags)}" if flags else ""))
         if a.meta is not None:
             out.append(f"  meta  {a.meta.name}  {_where(a.meta.file, a.meta.line)}")
+        shown: set[str | None] = set()
         for k in a.keys:
             note = f"[via {k.via}]" if k.via else _ORIGIN_NOTE.get(k.origin, "")
             where = str(k.definition) if k.definition else f"(yaml {k.location})"
             kernel = f"{k.cpp_namespace}::{k.kernel}" + (f" {note}" if note else "")
-            if k.same_as:
+            if k.same_as in shown:  # a page (MCP) may hold the key without the one it shares a chain with
                 out.append(f"  {k.key:<14} same kernel and chain as {k.same_as}")
                 continue
+            shown.add(k.key)
             out.append(f"  {k.key:<14} {kernel}  {where}")
             if k.note:
                 out.append(f"      note: {k.note}")
