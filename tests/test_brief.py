@@ -76,3 +76,18 @@ def test_ops_for_brief_groups_keys_per_op_and_kernel(mini_db: Path):
         "sub.out                                  CUDA                       add_out\n")
     assert json.loads(query(mini_db, "ops-for", "add_kernel_cuda", "--brief", "--json")) == [
         {"op": "sub.out", "kernel": "add_out", "keys": ["CUDA"]}]
+
+
+def test_a_page_without_the_key_a_chain_is_shared_with_shows_the_key_whole(mini_db: Path):
+    """MCP pages an answer by keys: SparseCUDA's line stands alone when SparseCPU is on another page."""
+    from dataclasses import replace
+
+    from tg_index.queries import brief
+    from tg_index.queries.api import Index
+    from tg_index.queries.render import kernels_for_text
+
+    [answer] = Index.open(mini_db).kernels_for("add.Tensor")
+    page = replace(answer, keys=tuple(k for k in answer.keys if k.key == "SparseCUDA"))
+    assert page.keys[0].same_as == "SparseCPU"
+    assert brief.brief("kernels_for", [page])[1].splitlines()[1] == "  SparseCUDA: add_sparse BinaryOps.cpp:20"
+    assert "  SparseCUDA     at::native::add_sparse  aten/src/ATen/native/BinaryOps.cpp:20\n" in kernels_for_text([page])
