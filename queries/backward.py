@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from ..indexer.errors import TgIndexError
 from ..indexer.facts import Location
@@ -46,8 +46,8 @@ FOREACH = "_foreach_"
 NEWEST = (99, 0)  # a checkout without a readable version.txt gets the newest rules known
 
 
-class BackwardUse:
-    """How an op uses an entry that is not its own (Backward.applies_as)."""
+class BackwardUse(StrEnum):
+    """How an op uses a derivatives.yaml entry (Backward.applies_as; the value is the string in JSON)."""
 
     EXACT = "exact"  # the op's own entry
     INPLACE = "in-place"
