@@ -28,11 +28,12 @@ from ..indexer.paths import DB_ENV, default_db
 from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind, StubUseHow
 from ..schema.version import SCHEMA_VERSION
 from . import guard
-from .chain import GENERATED, Linker, device_of
+from .backward import BackwardUse, backward_of
+from .chain import GENERATED, Linker
 from .match import at_boundary, prefix_glob, shown, suffix_args, suffix_clause, user_glob
 from .results import (META_STEP, Backward, Formula, Health, HopKind, KeyHealth, KernelInfo, KernelsFor, KeyKernel,
                       OpInfo, OpsFor, OpSummary, PartialFile, Reach, Step, StubInfo, StubSite, Symbol, Trace, TraceOp,
-                      TypeSet, Unresolved, Use, to_data)
+                      TypeSet, Unresolved, Use, key_rank, to_data)
 from .reverse import Reverse
 from .trace import PyLinker
 
@@ -45,6 +46,21 @@ def ufunc_cpu_kernel(base: str) -> str:
     return f"{base}_kernel"
 
 _UFUNC_SOURCES = "aten/src/ATen/native/ufunc/"  # where the ufunc:: functions of ufunc_inner_loop ops live
+
+
+def shared_chains(rows: list[KeyKernel]) -> tuple[KeyKernel, ...]:
+    """Each key whose kernel, definition and chain equal an earlier key's gets `same_as` that key (its data stays
+    whole; text and brief show the chain once)."""
+    first: dict[tuple, str] = {}
+    out = []
+    for row in rows:
+        same = (row.cpp_namespace, row.kernel, row.qualified_name, row.definition, row.note, row.chain, row.truncated)
+        if same in first:
+            row = replace(row, same_as=first[same])
+        else:
+            first[same] = row.key
+        out.append(row)
+    return tuple(out)
 
 
 def _reads(method: _F) -> _F:
@@ -66,6 +82,8 @@ class Index:
         self.path = path
         self.guard = sql_guard if sql_guard is not None else guard.Guard(conn, path)
         self._linker: Linker | None = None
+        self._version: str | None = None  # the checkout's version.txt, as the build read it
+        self._backward: dict[str, tuple[Backward, ...]] = {}  # op -> backward_of (the database does not change)
 
     def linker(self) -> Linker:
         """One Linker per open index: what it looks up is cached, the database does not change."""
@@ -188,7 +206,6 @@ class Index:
             "SELECT func, file, line, structured, structured_delegate FROM ops WHERE name = ?", (op_name,)).fetchone()
         rows = []
         meta = None
-        seen: dict[tuple, str] = {}
         for k, kern, origin, ns, via, f, ln, is_structured in self.conn.execute(
                 "SELECT key, kernel, origin, cpp_namespace, via, file, line, structured FROM dispatch "
                 "WHERE op = ? ORDER BY id", (op_name,)).fetchall():
@@ -198,19 +215,28 @@ class Index:
                     meta = Step(META_STEP, found.qualified_name, found.loc)
             if keys and k not in keys:
                 continue
-            row = self._key_chain(linker, op_bases, func, k, kern, origin, ns, via, Location(f, ln),
-                                  bool(is_structured), depth, op_name)
-            # Keys served by the same definition on the same device share one chain: shown once.
-            same = (row.qualified_name, row.definition, device_of(k))
-            if row.definition is not None and same in seen:
-                row = replace(row, chain=(), truncated=(), note=f"same chain as {seen[same]}")
-            elif row.definition is not None:
-                seen[same] = k
-            rows.append(row)
-        backward = self.backward(op_name)
-        formulas = [fm.formula for b in backward for fm in b.formulas]
-        return KernelsFor(op_name, func, Location(file, line), bool(structured), delegate, tuple(rows),
+            rows.append(self._key_chain(linker, op_bases, func, k, kern, origin, ns, via, Location(f, ln),
+                                        bool(is_structured), depth, op_name))
+        rows.sort(key=lambda r: key_rank(r.key))  # stable: keys outside KEY_ORDER keep the yaml's order
+        backward = self.backward_of(op_name)
+        formulas = [fm.formula for b in backward if b.applies_as != BackwardUse.OUT for fm in b.formulas]
+        return KernelsFor(op_name, func, Location(file, line), bool(structured), delegate, shared_chains(rows),
                           backward, meta, tuple(linker.formula_calls(formulas, op_bases)))
+
+    @_reads
+    def backward_of(self, op_name: str) -> tuple[Backward, ...]:
+        """The derivatives.yaml entries the op's autograd kernel uses: its own, or the one tools/autograd lends it
+        (in-place and out= forms take the functional form's; see queries/backward.py), each labelled."""
+        if op_name not in self._backward:
+            found = self.conn.execute("SELECT base FROM ops WHERE name = ?", (op_name,)).fetchone()
+            if found is None:
+                raise TgIndexError(self._unknown(op_name))
+            base = found[0]
+            if self._version is None:
+                row = self.conn.execute("SELECT value FROM meta WHERE key = 'pytorch_version'").fetchone()
+                self._version = row[0] if row else "unknown"
+            self._backward[op_name] = backward_of(self.conn, op_name, base, self._version)
+        return self._backward[op_name]
 
     def _key_chain(self, linker: Linker, op_bases: set[str], func: str, key: str, kernel: str, origin: str,
                    ns: str, via: str | None, where: Location, structured: bool, depth: int,

@@ -4,7 +4,9 @@ An agent asks the short question first: what each dispatch key runs, where it
 is defined, which stubs, registered kernels, __global__ kernels or library
 calls lie below it and for which dtypes, without the chain's every step.
 Each brief answer is data (for --json and MCP) and text made from that data.
-Lists longer than LIST_CAP are cut and say how many more there were.
+A kernels-for line reads `KEYS: kernel file:line -> stub -> registered -> device function -> launched
+__global__ <<<>>> or library call | dtypes SET`: keys sharing a chain share the line, locations are file
+names only (the data keeps the whole path), and a list cut at LIST_CAP says `(+N more)`.
 """
 
 from __future__ import annotations
@@ -15,10 +17,19 @@ from typing import Any
 from ..indexer.vocab import StepKind
 from .api import KernelsFor, Reach, Trace
 
-LIST_CAP = 2  # names shown per list in a brief text line; "+N" says how many more there are
-DTYPES_CAP = 1  # dtype sets shown per key (the kernel's own first)
-NATIVE = "aten/src/ATen/native/"  # the folder most locations are in: the text form states it once
-_SCALAR_TYPE = re.compile(r"\b(?:at::ScalarType::|ScalarType::|k(?=[A-Z]))")
+LIST_CAP = 2  # stubs and registered kernels shown per key line; "(+N more)" says how many more there are
+END_CAP = 1  # device functions, launches and library calls shown per key line (the end of the chain)
+NATIVE = "aten/src/ATen/native/"  # the folder most locations are in: trace's text form states it once
+_SCALAR_TYPE = re.compile(r"\b(?:at::|c10::)?(?:ScalarType::|k(?=[A-Z]))")
+# AT_DISPATCH groups and ufunc_inner_loop names, as people say them; a type not named here is lowercased.
+_SHORT = {"ALL_TYPES": "all", "ALL_TYPES_AND_COMPLEX": "all+complex", "AllAndComplex": "all+complex", "All": "all",
+          "FLOATING_TYPES": "float", "FLOATING_AND_COMPLEX_TYPES": "float+complex", "COMPLEX_TYPES": "complex",
+          "INTEGRAL_TYPES": "int", "QINT_TYPES": "qint", "REDUCED_FLOATING_TYPES": "half+bf16",
+          "FLOATING_TYPES_AND_HALF": "float+half", "FLOAT8_TYPES": "fp8", "BAREBONES_UNSIGNED_TYPES": "uint",
+          "Half": "half", "BFloat16": "bf16", "ComplexHalf": "chalf", "Float": "float32", "Double": "float64"}
+_WORD_ORDER = ("all", "float", "int", "complex", "bool", "half", "bf16", "chalf")  # then the others, as met
+_COVERED = {"all": ("float", "int", "float32", "float64"), "float": ("float32", "float64")}
+_NOT_DTYPES = re.compile(r"LAYOUTS|INDEX_TYPES")  # AT_DISPATCH over layouts or index types: no data dtype set
 
 
 def _loc(file: str | None, line: int | None) -> dict[str, Any] | None:
@@ -29,11 +40,32 @@ def _names(steps: list[Any], kind: StepKind, name=lambda s: s.name) -> list[str]
     return list(dict.fromkeys(name(s) for s in steps if s.kind == kind))
 
 
-def _dtype_set(step: Any) -> str:
-    """AT_DISPATCH_X_AND2(ALL_TYPES, at::ScalarType::Half, kBFloat16) -> 'ALL_TYPES,Half,BFloat16'."""
+def _dtype_types(step: Any) -> list[str]:
+    """AT_DISPATCH_X_AND2(ALL_TYPES, at::ScalarType::Half, kBFloat16) -> ['ALL_TYPES', 'Half', 'BFloat16']."""
     detail = step.detail or ""
     inner = detail[detail.find("(") + 1:detail.rfind(")")] if "(" in detail else detail
-    return ",".join(_SCALAR_TYPE.sub("", t.strip()) for t in inner.split(",") if t.strip())
+    return [_SCALAR_TYPE.sub("", t.strip()).removeprefix("AT_") for t in inner.split(",") if t.strip()]
+
+
+def _dtype_set(step: Any) -> str:
+    """One AT_DISPATCH set as data: 'ALL_TYPES,Half,BFloat16'."""
+    return ",".join(_dtype_types(step))
+
+
+def dtype_union(steps: list[Any]) -> str:
+    """The data dtypes the chain dispatches over, shortened and joined: 'all+complex+bool+bf16+half'."""
+    words: dict[str, None] = {}
+    for step in steps:
+        types = _dtype_types(step) if step.kind == StepKind.DTYPES else []
+        if types and not _NOT_DTYPES.search(types[0]):
+            for t in types:
+                words.update(dict.fromkeys(_SHORT.get(t, t.lower()).split("+")))
+    for wide, narrow in _COVERED.items():
+        if wide in words:
+            for n in narrow:
+                words.pop(n, None)
+    known = [w for w in _WORD_ORDER if w in words]
+    return "+".join(known + [w for w in words if w not in _WORD_ORDER])
 
 
 def _library(step: Any) -> str:
@@ -41,14 +73,11 @@ def _library(step: Any) -> str:
 
 
 def _launches(steps: list[Any]) -> list[str]:
-    """The __global__ kernels launched; else the launch helpers used (gpu_kernel, parallel_for ...)."""
-    kernels = _names(steps, StepKind.GLOBAL_KERNEL, lambda s: s.name.split("::")[-1])
+    """The __global__ kernels launched (`name <<<>>>`); else the launch helpers used (gpu_kernel, parallel_for ...)."""
+    kernels = _names(steps, StepKind.GLOBAL_KERNEL, lambda s: s.name.split("::")[-1] + " <<<>>>")
     if kernels:
         return kernels
     return _names(steps, StepKind.LAUNCH, lambda s: s.detail if s.detail and "<<<" not in s.detail else s.name)
-
-
-SAME_CHAIN = "same chain as "  # the API's note on a key whose chain it shows once, under an earlier key
 
 
 def key_brief(k: Any) -> dict[str, Any]:
@@ -62,78 +91,95 @@ def key_brief(k: Any) -> dict[str, Any]:
         item["note"] = k.note
     item["stubs"] = _names(steps, StepKind.STUB)
     item["registered"] = _names(steps, StepKind.REGISTERED)
+    item["device_functions"] = _names(steps, StepKind.UFUNC, lambda s: "ufunc::" + s.name.split("::")[-1])
     item["launches"] = _launches(steps)
     item["library"] = _names(steps, StepKind.LIBRARY, _library)
     item["dtypes"] = _names(steps, StepKind.DTYPES, _dtype_set)
+    item["dtype_union"] = dtype_union(steps)
     return item
 
 
-def _same_as(k: Any, item: dict[str, Any], earlier: list[dict[str, Any]]) -> str | None:
-    """The earlier key whose line this one would repeat: the one the API shows this key's chain under, or
-    one with the same kernel, definition and everything below it."""
-    if k.note and k.note.startswith(SAME_CHAIN) and k.definition is not None:
-        return k.note[len(SAME_CHAIN):]
-    body = {f: v for f, v in item.items() if f != "key"}
-    for other in earlier:
-        if "same_as" not in other and other["definition"] is not None and \
-                {f: v for f, v in other.items() if f != "key"} == body:
-            return other["key"]
-    return None
+def _backward_brief(b: Any) -> dict[str, Any]:
+    data = _loc(b.location.file, b.location.line) or {}
+    return {**data, "from_op": b.from_op, "applies_as": b.applies_as}
 
 
 def kernels_for_brief(answer: KernelsFor) -> dict[str, Any]:
-    """One op, brief: its entry, its meta function, one item per key, and where its backward is."""
+    """One op, brief: its entry, its meta function, one item per key (a key sharing an earlier key's chain
+    only names it: `same_as`), and where its backward is and from which op."""
     keys: list[dict[str, Any]] = []
+    present = {k.key for k in answer.keys}  # a page (MCP) may hold a key without the one it shares a chain with
     for k in answer.keys:
-        item = key_brief(k)
-        same = _same_as(k, item, keys)
-        keys.append(item if same is None else
-                    {"key": k.key, "kernel": k.kernel, "origin": k.origin, "definition": item["definition"],
-                     "same_as": same})
+        keys.append(key_brief(k) if k.same_as not in present else
+                    {"key": k.key, "kernel": k.kernel, "origin": k.origin,
+                     "definition": None if k.definition is None else _loc(k.definition.file, k.definition.line),
+                     "same_as": k.same_as})
     return {"op": answer.op, "location": _loc(answer.location.file, answer.location.line),
             "structured": answer.structured, "structured_delegate": answer.structured_delegate,
             "meta": None if answer.meta is None else _loc(answer.meta.file, answer.meta.line),
-            "keys": keys, "backward": [_loc(b.location.file, b.location.line) for b in answer.backward]}
+            "keys": keys, "backward": [_backward_brief(b) for b in answer.backward]}
 
 
 def _where(loc: dict[str, Any] | None) -> str:
+    """A location in trace's brief text: relative to NATIVE."""
     if loc is None:
         return ""
     file = loc["file"][len(NATIVE):] if loc["file"].startswith(NATIVE) else loc["file"]
     return f"{file}:{loc['line']}"
 
 
-def _capped(label: str, names: list[str], cap: int = LIST_CAP) -> str:
-    if not names:
-        return ""
-    more = f" +{len(names) - cap}" if len(names) > cap else ""
-    return f"  {label} {', '.join(names[:cap])}{more}"
+def _short(loc: dict[str, Any] | None) -> str:
+    """A location in kernels-for's brief text: the file's name and the line."""
+    return "" if loc is None else f"{loc['file'].rsplit('/', 1)[-1]}:{loc['line']}"
 
 
-def key_brief_text(item: dict[str, Any]) -> str:
+def _capped(names: list[str], cap: int = LIST_CAP) -> list[str]:
+    """The first `cap` names, the last of them saying `(+N more)` when the list was cut."""
+    return names[:cap - 1] + [f"{names[cap - 1]} (+{len(names) - cap} more)"] if len(names) > cap else names
+
+
+def key_brief_text(item: dict[str, Any], keys: list[str], dtypes_of: dict[str, str]) -> str:
+    """`  CPU, CUDA: kernel file:line -> stub -> registered -> device function -> launch | dtypes SET`; a set that
+    an earlier line shows reads `dtypes as KEY` (dtypes_of: set -> the first key that showed it)."""
     note = item.get("note") or ""
-    where = _where(item["definition"]) or ("[generated]" if "generated" in note else f"[{note}]")
-    if "same_as" in item:
-        return f"  {item['key']} = {item['same_as']}"
-    line = f"  {item['key']}  {item['kernel']}  {where}" + (f"  via {item['via']}" if "via" in item else "")
-    line += _capped("stub", item["stubs"]) + _capped("->", item["registered"])
-    line += _capped("launch", item["launches"]) + _capped("lib", item["library"])
-    return line + _capped("dtypes", item["dtypes"], DTYPES_CAP)
+    where = _short(item["definition"]) or ("[generated]" if "generated" in note else f"[{note}]")
+    head = f"  {', '.join(keys)}: {item['kernel']} {where}" + (f" via {item['via']}" if "via" in item else "")
+    below = (_capped(item["stubs"]) + _capped(item["registered"]) + _capped(item["device_functions"], END_CAP)
+             + _capped(item["launches"], END_CAP) + _capped(item["library"], END_CAP))
+    line = head + "".join(f" -> {n}" for n in below)
+    union = item["dtype_union"]
+    if not union:
+        return line
+    if union in dtypes_of:
+        return line + f" | dtypes as {dtypes_of[union]}"
+    dtypes_of[union] = keys[0]
+    return line + f" | dtypes {union}"
+
+
+def _backward_text(b: dict[str, Any]) -> str:
+    lent = "" if b["applies_as"] == "exact" else f" from {b['from_op']} ({b['applies_as']}" + (
+        ": no grad_fn)" if b["applies_as"] == "out=" else ")")
+    return _short(b) + lent
 
 
 def kernels_for_brief_text(items: list[dict[str, Any]]) -> str:
     out = []
     for a in items:
-        flags = "  structured" if a["structured"] else ""
+        flags = " structured" if a["structured"] else ""
         if a["structured_delegate"]:
-            flags += f"  delegate {a['structured_delegate']}"
-        meta = f"  meta {_where(a['meta'])}" if a["meta"] else ""
-        backward = f"  backward {', '.join(_where(b) for b in a['backward'])}" if a["backward"] else ""
-        out.append(f"{a['op']}  {_where(a['location'])}{flags}{meta}{backward}")
-        out.extend(key_brief_text(k) for k in a["keys"])
+            flags += f" delegate {a['structured_delegate']}"
+        shown = {(k["definition"] or {}).get("line") and _short(k["definition"]) for k in a["keys"]}
+        meta = f" meta {_short(a['meta'])}" if a["meta"] and _short(a["meta"]) not in shown else ""
+        backward = f" backward {', '.join(_backward_text(b) for b in a['backward'])}" if a["backward"] else ""
+        out.append(f"{a['op']} {_short(a['location'])}{flags}{meta}{backward}")
+        groups: dict[str, list[str]] = {}
+        for k in a["keys"]:
+            groups.setdefault(k.get("same_as", k["key"]), []).append(k["key"])
+        dtypes_of: dict[str, str] = {}
+        out.extend(key_brief_text(k, groups[k["key"]], dtypes_of) for k in a["keys"] if "same_as" not in k)
         if not a["keys"]:
             out.append("  (no kernels for the keys asked)")
-    return "\n".join(out) + f"\n(short paths are under {NATIVE})\n"
+    return "\n".join(out) + "\n"
 
 
 # -- trace ------------------------------------------------------------------------------------------
@@ -159,7 +205,8 @@ def trace_brief_text(data: dict[str, Any]) -> str:
         out.append("  path: " + " -> ".join(p.split(".")[-1] for p in data["path"]))
     for o in data["ops"]:
         via = f"  via {', '.join(o['reached_by'])}" if o["reached_by"] else ""
-        out.append(f"  op {o['op']}{via}" + _capped("decomp", o["decompositions"]))
+        decomps = _capped(o["decompositions"])
+        out.append(f"  op {o['op']}{via}" + (f"  decomp {', '.join(decomps)}" if decomps else ""))
         for ov in o["overloads"]:
             keys = ", ".join(f"{key}:{kernel}" for key, kernel in ov["keys"].items())
             out.append(f"    {ov['op']}  {_where(ov['location'])}  {keys}")

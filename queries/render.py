@@ -9,6 +9,7 @@ from typing import Any, Iterable
 
 from ..indexer.facts import Location
 from ..indexer.vocab import Origin, StepKind
+from .backward import BackwardUse
 from .results import (META_STEP, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, OpInfo, OpsFor, OpSummary,
                       Step, StubInfo, StubSite, Symbol, Trace, TraceOp, Truncation, Use, to_data, truncation_data)
 
@@ -72,6 +73,8 @@ def _table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
 
 
 def backward_lines(backward: tuple[Backward, ...]) -> list[str]:
+    """Each entry with its formulas; an entry lent by another op says from which and how it applies. An out= form
+    shows only the entry's place: tools/autograd records no grad_fn for it, so its formulas never run."""
     lines = []
     for b in backward:
         head = f"  backward  {b.location}"
@@ -79,7 +82,11 @@ def backward_lines(backward: tuple[Backward, ...]) -> list[str]:
             head += f"  [{b.dispatch_key}]"
         if b.output_differentiability is not None:
             head += f"  output_differentiability={list(b.output_differentiability)}"
+        if b.note:
+            head += f"  from {b.from_op} ({b.note})"
         lines.append(head)
+        if b.applies_as == BackwardUse.OUT:
+            continue
         for f in b.formulas:
             mark = "" if f.kind == "input" else "  (forward)"
             lines.append(f"    {', '.join(f.names)}: {f.formula}{mark}  {f.location}")
@@ -87,17 +94,19 @@ def backward_lines(backward: tuple[Backward, ...]) -> list[str]:
 
 
 def _step_data(step: Step) -> dict[str, Any]:
-    data = {"kind": step.kind, "name": step.name, "file": step.file, "line": step.line}
-    for extra in ("device", "detail"):
+    """A step as JSON: kind, name, file, line and depth always; device, detail and how when set."""
+    data = {"kind": step.kind, "name": step.name, "file": step.file, "line": step.line, "depth": step.depth}
+    for extra in ("device", "detail", "how"):
         if getattr(step, extra) is not None:
             data[extra] = getattr(step, extra)
-    if step.depth:
-        data["depth"] = step.depth
+    if step.site is not None:
+        data["site"] = {"file": step.site.file, "line": step.site.line}
     return data
 
 
 def kernels_for_data(answer: KernelsFor) -> dict[str, Any]:
-    """The JSON of one op: compact, every step once, None fields of steps left out."""
+    """The JSON of one op: every key with its whole chain (a key sharing an earlier key's chain says `same_as`),
+    None fields of steps left out."""
     keys = []
     for k in answer.keys:
         item = {"key": k.key, "kernel": k.kernel, "origin": k.origin, "cpp_namespace": k.cpp_namespace,
@@ -108,6 +117,8 @@ def kernels_for_data(answer: KernelsFor) -> dict[str, Any]:
             item["via"] = k.via
         if k.note:
             item["note"] = k.note
+        if k.same_as:
+            item["same_as"] = k.same_as
         item.update(truncation_data(k.truncated))
         keys.append(item)
     return {"op": answer.op, "func": answer.func, "location": to_data(answer.location),
@@ -135,7 +146,8 @@ def _step_text(step: Step) -> str:
     if step.kind in (StepKind.LAUNCH, StepKind.LIBRARY) and step.detail:
         name = f"{step.name} ({step.detail})"
     head = f"{label} {where} {name}" if where else f"{label} {name}"
-    return f"{head}  {_where(step.file, step.line)}".rstrip()
+    site = f"  (at {_where(step.site.file, step.site.line)})" if step.site is not None else ""
+    return f"{head}  {_where(step.file, step.line)}{site}".rstrip()
 
 
 def kernels_for_text(answers: list[KernelsFor]) -> str:
@@ -150,10 +162,15 @@ def kernels_for_text(answers: list[KernelsFor]) -> str:
         out.append(f"  {a.location}" + (f"  {'  '.join(flags)}" if flags else ""))
         if a.meta is not None:
             out.append(f"  meta  {a.meta.name}  {_where(a.meta.file, a.meta.line)}")
+        shown: set[str | None] = set()
         for k in a.keys:
             note = f"[via {k.via}]" if k.via else _ORIGIN_NOTE.get(k.origin, "")
             where = str(k.definition) if k.definition else f"(yaml {k.location})"
             kernel = f"{k.cpp_namespace}::{k.kernel}" + (f" {note}" if note else "")
+            if k.same_as in shown:  # a page (MCP) may hold the key without the one it shares a chain with
+                out.append(f"  {k.key:<14} same kernel and chain as {k.same_as}")
+                continue
+            shown.add(k.key)
             out.append(f"  {k.key:<14} {kernel}  {where}")
             if k.note:
                 out.append(f"      note: {k.note}")

@@ -50,6 +50,18 @@ class Truncation:
 
 # -- the C++ chain ----------------------------------------------------------------------------------
 
+# The order in which an answer shows dispatch keys: the ones users meet first (CPU, CUDA, Meta), the other
+# devices, then the composite keys from the most specific to the most general; every other key follows in the
+# order native_functions.yaml writes it. Text, JSON, brief, dot, mermaid and MCP all show keys in this order.
+KEY_ORDER = ("CPU", "CUDA", "Meta", "MPS", "XPU", "HIP",
+             "CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd",
+             "CompositeImplicitAutogradNestedTensor")
+
+
+def key_rank(key: str) -> int:
+    """A key's place in KEY_ORDER; every other key after them (a stable sort keeps the yaml's order)."""
+    return KEY_ORDER.index(key) if key in KEY_ORDER else len(KEY_ORDER)
+
 
 @dataclass(frozen=True)
 class Step:
@@ -58,8 +70,8 @@ class Step:
     loc: Location | None  # None: no place in the sources (an op named by a backward formula)
     device: str | None = None
     detail: str | None = None  # arch, dtype list, library family, launch helper ...
-    depth: int = 0
-    how: str | None = None  # how the edge to this step was resolved (indexer/link/kinds.py How)
+    depth: int = 0  # levels of calls below the kernel's own body (0)
+    how: str | None = None  # how the edge to this step was resolved (indexer/link/kinds.py How; None: not said)
     site: Location | None = None  # where it is called or launched from, when loc is its definition
 
     @property
@@ -95,6 +107,7 @@ class KeyKernel:
     note: str | None = None  # why there is no definition, or how many candidates there were
     chain: tuple[Step, ...] = ()
     truncated: tuple[Truncation, ...] = ()  # what the chain did not follow, and by which limit
+    same_as: str | None = None  # an earlier key with the same definition and the same chain (text shows it once)
 
 
 @dataclass(frozen=True)
@@ -114,6 +127,9 @@ class Backward:
     saved_results: tuple[str, ...]
     formulas: tuple[Formula, ...]
     location: Location
+    from_op: str | None = None  # the op whose entry this is, when tools/autograd lends it to another op
+    applies_as: str | None = None  # how it is lent (a BackwardUse): in-place, out=, generated, foreach, view_copy
+    note: str | None = None  # what tools/autograd does with it (out=: no grad_fn is recorded)
 
 
 @dataclass(frozen=True)
@@ -348,9 +364,12 @@ def to_data(value: Any) -> Any:
     """Dataclasses -> JSON-ready data; a location becomes {"file", "line"}."""
     if isinstance(value, list | tuple):
         return [to_data(v) for v in value]
-    if isinstance(value, Step):  # a step's place is flat in its data: "file" and "line"
-        return {"kind": value.kind, "name": value.name, "file": value.file, "line": value.line,
+    if isinstance(value, Step):  # a step's place is flat in its data: "file" and "line"; "how" when it is known
+        data = {"kind": value.kind, "name": value.name, "file": value.file, "line": value.line,
                 "device": value.device, "detail": value.detail, "depth": value.depth}
+        if value.site is not None:
+            data["site"] = {"file": value.site.file, "line": value.site.line}
+        return data if value.how is None else {**data, "how": value.how}
     if hasattr(value, "__dataclass_fields__"):
         return {k: to_data(getattr(value, k)) for k in value.__dataclass_fields__}
     return value
@@ -361,7 +380,7 @@ def truncation_data(cuts: tuple[Truncation, ...]) -> dict[str, Any]:
     return {"truncated": True, "limits": to_data(cuts)} if cuts else {}
 
 
-__all__ = ["Backward", "Decomp", "Definition", "Formula", "Health", "Hop", "HopKind", "KernelInfo", "KernelsFor",
-           "KeyHealth", "KeyKernel", "Location", "META_STEP", "OpInfo", "OpRef", "OpSummary", "OpsFor", "PartialFile",
-           "PyTrace", "Reach", "Step", "StubInfo", "StubSite", "Symbol", "Trace", "TraceOp", "Truncation", "TypeSet",
-           "Unresolved", "Use", "to_data", "truncation_data"]
+__all__ = ["Backward", "Decomp", "Definition", "Formula", "Health", "Hop", "HopKind", "KEY_ORDER", "KernelInfo",
+           "KernelsFor", "KeyHealth", "KeyKernel", "Location", "META_STEP", "OpInfo", "OpRef", "OpSummary", "OpsFor",
+           "PartialFile", "PyTrace", "Reach", "Step", "StubInfo", "StubSite", "Symbol", "Trace", "TraceOp",
+           "Truncation", "TypeSet", "Unresolved", "Use", "key_rank", "to_data", "truncation_data"]

@@ -70,7 +70,7 @@ def test_ufunc_kernels_are_generated_with_their_source(mini_db: Path):
     ]
     assert meta["definition"]["name"] == "at::meta::structured_add_Tensor::meta"
     assert data["meta"] == {"kind": "meta_func", "name": "at::meta::structured_add_Tensor::meta",
-                            "file": f"{NATIVE}/BinaryOps.cpp", "line": 4}
+                            "file": f"{NATIVE}/BinaryOps.cpp", "line": 4, "depth": 0}
     assert [f["formula"] for f in data["backward"][0]["formulas"]][0] == "handle_r_to_c(self.scalar_type(), grad)"
 
 
@@ -110,3 +110,76 @@ def test_ops_for_walks_up_from_a_kernel(mini_db: Path):
         ("add.Tensor", "CPU"), ("add_.Tensor", "CPU"), ("add.out", "CPU"), ("sub.out", "CPU"), ("sub.out", "CUDA")}
     result = run("tg-query", "--db", str(mini_db), "ops-for", "nothing_here")
     assert result.stderr == "error: no function, stub or kernel named 'nothing_here'\n"
+
+
+# -- the answer's shape: key order, shared chains, depth and how, backward of in-place and out= forms ------------
+
+
+def test_keys_come_in_key_order_and_a_shared_chain_is_printed_once(mini_db: Path):
+    data = _json(mini_db, "kernels-for", "add.Tensor")
+    # native_functions.yaml:2 writes SparseCPU, SparseCUDA; the delegate rows (CPU, CUDA, MPS) and Meta come after
+    assert [(k["key"], k.get("same_as")) for k in data["keys"]] == [
+        ("CPU", None), ("CUDA", None), ("Meta", None), ("MPS", None), ("SparseCPU", None), ("SparseCUDA", "SparseCPU")]
+    sparse_cpu, sparse_cuda = data["keys"][4:]
+    assert sparse_cuda["chain"] == sparse_cpu["chain"] and sparse_cuda["definition"] == sparse_cpu["definition"]
+    text = run("tg-query", "--db", str(mini_db), "kernels-for", "add.Tensor").stdout.splitlines()
+    assert text[text.index("  SparseCPU      at::native::add_sparse  aten/src/ATen/native/BinaryOps.cpp:20") + 1] == \
+        "  SparseCUDA     same kernel and chain as SparseCPU"
+    # the same definition with chains that differ by device (the stub's registrations) is no shared chain
+    assert [k.get("same_as") for k in _json(mini_db, "kernels-for", "sub.out")["keys"]] == [None, None]
+
+
+def test_every_json_step_has_its_depth_and_how_when_known(mini_db: Path):
+    from tg_index.indexer.facts import Location
+    from tg_index.queries.render import _step_data
+    from tg_index.queries.results import Step, to_data
+
+    [cuda] = _json(mini_db, "kernels-for", "sub.out", "--key", "CUDA")["keys"]
+    # the stub's use and registration are in the kernel's body; the launch is one helper call below
+    assert [(s["kind"], s["depth"]) for s in cuda["chain"]] == [
+        ("stub", 0), ("registered", 0), ("launch", 1), ("global_kernel", 1), ("dtypes", 1)]
+    assert all("how" not in s for s in cuda["chain"])
+    step = Step("call", "at::native::helper", Location("aten/src/ATen/native/A.cpp", 3), depth=1, how="include")
+    assert _step_data(step) == {"kind": "call", "name": "at::native::helper", "file": "aten/src/ATen/native/A.cpp",
+                                "line": 3, "depth": 1, "how": "include"}
+    assert to_data(step)["how"] == "include"
+    assert "how" not in to_data(Step("call", "f", None))
+
+
+def _backward(db: Path, op: str) -> list[tuple]:
+    return [(b["op"], b["dispatch_key"], b["from_op"], b["applies_as"], b["location"]["line"])
+            for b in _json(db, "kernels-for", op)["backward"]]
+
+
+def test_inplace_and_out_forms_get_the_functional_entry_labelled(mini_db: Path):
+    # tests/fixtures/mini/tools/autograd/derivatives.yaml:2 add.Tensor, :11 mul.Scalar (Default :13,
+    # AutogradNestedTensor :15); add_.Tensor, add.out and mul_.Scalar have no entry of their own
+    assert _backward(mini_db, "add.Tensor") == [("add.Tensor", None, "add.Tensor", "exact", 2)]
+    assert _backward(mini_db, "add_.Tensor") == [("add.Tensor", None, "add.Tensor", "in-place", 2)]
+    assert _backward(mini_db, "add.out") == [("add.Tensor", None, "add.Tensor", "out=", 2)]
+    assert _backward(mini_db, "mul_.Scalar") == [("mul.Scalar", "Default", "mul.Scalar", "in-place", 13),
+                                                 ("mul.Scalar", "AutogradNestedTensor", "mul.Scalar", "in-place", 15)]
+    # an autogen'd out= variant gets none (torchgen/api/autograd.py:609); no sub entry at all for sub.out
+    assert _backward(mini_db, "mul.Scalar_out") == []
+    assert _backward(mini_db, "sub.out") == []
+    inplace = run("tg-query", "--db", str(mini_db), "kernels-for", "add_.Tensor").stdout
+    assert ("  backward  tools/autograd/derivatives.yaml:2  from add.Tensor (the functional form; tools/autograd "
+            "applies it to the in-place form)\n    self: handle_r_to_c(self.scalar_type(), grad)  "
+            "tools/autograd/derivatives.yaml:3\n") in inplace
+    out = run("tg-query", "--db", str(mini_db), "kernels-for", "add.out").stdout
+    # out=: the entry is named, its formulas are not shown (they never run) and no calls are listed
+    assert out.endswith("  backward  tools/autograd/derivatives.yaml:2  from add.Tensor (the functional form's entry, "
+                        "matched by signature; gen_variable_type records no grad_fn for out= functions: it raises "
+                        "when an input or out= requires grad, and refuses forward AD)\n")
+
+
+def test_backward_family_names():
+    """core_name and family_bases: the names whose entries tools/autograd may lend (torchgen/model.py:2529)."""
+    from tg_index.queries.backward import core_name, family_bases
+
+    assert [core_name(b) for b in ("add_", "__iadd__", "__and__", "native_batch_norm_functional", "relu")] == [
+        "add", "add", "and", "native_batch_norm", "relu"]
+    assert family_bases("_foreach_add_") == (
+        "___foreach_add__", "__add__", "__i_foreach_add__", "__iadd__", "_foreach_add", "_foreach_add_",
+        "_foreach_add_functional", "add", "add_", "add_functional")
+    assert "select" in family_bases("select_copy")

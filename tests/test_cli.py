@@ -40,10 +40,11 @@ def test_index_then_kernels_for_json(mini: Path, tmp_path: Path):
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["op"] == "add.out"
+    # keys in KEY_ORDER (CPU, CUDA, Meta, MPS, ...), then the rest in the yaml's order
     assert [(k["key"], k["kernel"], k["origin"]) for k in data["keys"]] == [
-        ("SparseCPU", "add_out_sparse_cpu", "yaml"), ("SparseMeta", "add_out_sparse_cpu", "yaml"),
-        ("MPS", "add_out_mps", "yaml"), ("CPU", "ufunc_add_CPU", "ufunc"), ("CUDA", "ufunc_add_CUDA", "ufunc"),
-        ("Meta", "structured_add_Tensor", "meta"),
+        ("CPU", "ufunc_add_CPU", "ufunc"), ("CUDA", "ufunc_add_CUDA", "ufunc"), ("Meta", "structured_add_Tensor", "meta"),
+        ("MPS", "add_out_mps", "yaml"), ("SparseCPU", "add_out_sparse_cpu", "yaml"),
+        ("SparseMeta", "add_out_sparse_cpu", "yaml"),
     ]
 
 

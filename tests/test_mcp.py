@@ -123,8 +123,8 @@ def test_kernels_for_matches_the_cli(answers, real_db):
     assert brief["answers"] == listed(cli_json(real_db, "kernels-for", "add.out", "--brief"))
     assert answers["kf_brief"].content[0].text == cli_text(real_db, "kernels-for", "add.out", "--brief")
     assert [k["key"] for k in brief["answers"][0]["keys"]] == [
-        "SparseCPU", "SparseMeta", "SparseCUDA", "SparseCsrCPU", "SparseCsrMeta", "SparseCsrCUDA", "MkldnnCPU",
-        "MPS", "CPU", "CUDA", "Meta"]
+        "CPU", "CUDA", "Meta", "MPS", "SparseCPU", "SparseMeta", "SparseCUDA", "SparseCsrCPU", "SparseCsrMeta",
+        "SparseCsrCUDA", "MkldnnCPU"]
     full = whole(answers["kf_full"])
     assert full["answers"] == listed(cli_json(real_db, "kernels-for", "add.out", "--key", "CUDA", "--key", "CPU"))
     bare = whole(answers["kf_bare_brief"])

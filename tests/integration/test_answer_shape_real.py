@@ -1,0 +1,122 @@
+"""kernels-for's answer shape on real PyTorch trees: key order, shared chains, the brief form's size,
+and the backward of in-place and out= forms, against the checkout's own tools/autograd.
+
+Expected lines were read in the sources: 2.6.0 tools/autograd/derivatives.yaml:229 `add.Tensor`, :234
+`add.Scalar`, :369 `bernoulli_.Tensor`, :572 `diagonal`; 1.13.1 derivatives.yaml:212 `add.Tensor`, :339
+`bernoulli_.Tensor`, :533 `diagonal`; 2.6.0 native_functions.yaml:575 `add.out`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from tg_index.queries import brief
+from tg_index.queries.render import kernels_for_text
+
+from ..conftest import real_tree
+
+pytestmark = pytest.mark.integration
+
+# The checkout's matching, run from its root: every op -> the ops whose derivatives.yaml entries its autograd
+# kernel uses (torchgen/api/autograd.py match_differentiability_info over tools/autograd/load_derivatives.py).
+_ORACLE = """
+from tools.autograd.load_derivatives import load_derivatives
+from torchgen.api.autograd import match_differentiability_info
+from torchgen.gen import parse_native_yaml
+nf, tags = "aten/src/ATen/native/native_functions.yaml", "aten/src/ATen/native/tags.yaml"
+infos, _ = load_derivatives("tools/autograd/derivatives.yaml", nf, tags)
+for r in match_differentiability_info(parse_native_yaml(nf, tags).native_functions, infos):
+    names = sorted({str(i.func.func.name) for i in r.info.values()}) if r.info else []
+    print(str(r.func.func.name), ",".join(names) or "-")
+"""
+
+
+def _oracle(version: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": ".", "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", _ORACLE], cwd=real_tree(version), capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return dict(line.split() for line in done.stdout.splitlines())
+
+
+def test_add_out_brief_is_at_most_a_kilobyte_with_every_key(ix):
+    [answer] = ix.kernels_for("add.out")
+    data, text = brief.brief("kernels_for", [answer])
+    assert len(text.encode()) <= 1024
+    assert [k["key"] for k in data[0]["keys"]] == [
+        "CPU", "CUDA", "Meta", "MPS", "SparseCPU", "SparseMeta", "SparseCUDA", "SparseCsrCPU", "SparseCsrMeta",
+        "SparseCsrCUDA", "MkldnnCPU"]
+    lines = text.splitlines()
+    assert lines[:6] == [
+        "add.out native_functions.yaml:575 structured backward derivatives.yaml:229 from add.Tensor (out=: no grad_fn)",
+        "  CPU: ufunc_add_CPU [generated] -> add_stub -> add_kernel [generated] -> ufunc::add "
+        "| dtypes all+complex+bool+half+bf16+chalf",
+        "  CUDA: ufunc_add_CUDA [generated] -> ufunc::add | dtypes as CPU",
+        "  Meta: structured_add_Tensor BinaryOps.cpp:151",
+        "  MPS: add_out_mps BinaryOps.mm:416",
+        "  SparseCPU, SparseMeta: add_out_sparse_cpu SparseTensorMath.cpp:556 -> parallel_for | dtypes as CPU",
+    ]
+    # every key is on some line, each line has at most one location
+    assert all(any(k in line.split(":")[0] for line in lines) for k in [k["key"] for k in data[0]["keys"]])
+
+
+def test_shared_chains_are_printed_once_and_kept_in_the_data(ix):
+    [answer] = ix.kernels_for("add.out")
+    keys = {k.key: k for k in answer.keys}
+    assert keys["SparseMeta"].same_as == "SparseCPU" and keys["SparseCsrMeta"].same_as == "SparseCsrCPU"
+    assert keys["SparseMeta"].chain == keys["SparseCPU"].chain and keys["SparseMeta"].chain
+    text = kernels_for_text([answer])
+    assert "\n  SparseMeta     same kernel and chain as SparseCPU\n" in text
+    assert text.count("at::native::add_out_sparse_cpu  ") == 1  # the kernel's line, once
+
+
+BACKWARD_2_6 = [
+    ("add.Tensor", "add.Tensor", "exact", 229), ("add_.Tensor", "add.Tensor", "in-place", 229),
+    ("add.out", "add.Tensor", "out=", 229), ("add_.Scalar", "add.Scalar", "in-place", 234),
+    ("bernoulli.Tensor", "bernoulli_.Tensor", "generated", 369), ("diagonal_copy", "diagonal", "view_copy", 572),
+    ("_foreach_add_.Scalar", "add.Scalar", "foreach", 234),
+]
+BACKWARD_1_13 = [
+    ("add.Tensor", "add.Tensor", "exact", 212), ("add_.Tensor", "add.Tensor", "in-place", 212),
+    ("add.out", "add.Tensor", "out=", 212), ("bernoulli.Tensor", "bernoulli_.Tensor", "generated", 339),
+    ("diagonal_copy", "diagonal", "view_copy", 533),
+]
+
+
+@pytest.mark.parametrize(("version", "cases"), [("2.6.0", BACKWARD_2_6), ("1.13.1", BACKWARD_1_13)])
+def test_backward_of_variants_read_in_the_sources(request, version: str, cases: list[tuple]):
+    index = request.getfixturevalue("ix" if version == "2.6.0" else "old")
+    for op, from_op, use, line in cases:
+        [b] = index.backward_of(op)
+        assert (b.from_op, b.applies_as, str(b.location)) == (from_op, use, f"tools/autograd/derivatives.yaml:{line}"), op
+    # an autogen'd out= variant gets no entry (torchgen/api/autograd.py:609); 1.13.1 has no foreach rule
+    assert index.backward_of("add.Scalar_out") == ()
+    if version == "1.13.1":
+        assert index.backward_of("_foreach_add_.Scalar") == ()
+
+
+@pytest.mark.parametrize("version", ["2.6.0", "1.13.1"])
+def test_backward_equals_the_checkouts_matching_for_every_op(request, version: str):
+    """The entry's op is the oracle's, except where tools/autograd builds an info of its own from another op's
+    entry (a view's `_copy` variant, its out= form, a foreach op): there the entry shown is the lender's."""
+    index = request.getfixturevalue("ix" if version == "2.6.0" else "old")
+    oracle = _oracle(version)
+    own = {r[0] for r in index.conn.execute("SELECT DISTINCT op FROM derivatives")}
+    uses: Counter[str] = Counter()
+    for op, want in oracle.items():
+        found = index.backward_of(op)
+        got = ",".join(sorted({b.from_op for b in found})) or "-"
+        if want == "-" or want in own:
+            assert got == want, op
+        else:  # an info tools/autograd derives: it names the op itself, the entry is another op's
+            assert got != "-" and {b.applies_as for b in found} <= {"view_copy", "out=", "foreach"}, (op, got)
+        uses.update({b.applies_as for b in found})
+    assert len(oracle) == index.conn.execute("SELECT count(*) FROM ops").fetchone()[0]
+    assert uses == ({"exact": 672, "out=": 377, "in-place": 108, "foreach": 125, "view_copy": 37, "generated": 15}
+                    if version == "2.6.0" else
+                    {"exact": 639, "out=": 395, "in-place": 108, "view_copy": 30, "generated": 13})
