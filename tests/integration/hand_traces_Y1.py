@@ -502,6 +502,27 @@ TRACES = [
                  Expect("cdist_kernel_cuda_impl", CU + "DistanceKernel.cu:234", "launch through a function pointer"),
                  Expect("cdist_kernel_cuda_impl", CU + "DistanceKernel.cu:188", "__global__"),
                  Expect("_cdist_forward", DERIV + ":1333", "backward"))),
+    # scatter.src_out CPU: native_functions.yaml:8204; TensorAdvancedIndexing.cpp TORCH_META_FUNC2(scatter, src)
+    # :215, TORCH_IMPL_FUNC(scatter_src_out) :1841 hands scatter_stub to the scatter_impl template (:1791), which
+    # calls it as fill_stub; cpu/ScatterGatherKernel.cpp scatter_cpu_kernel -> the (Tensor src, func_t) overload
+    # of cpu_scatter_gather_base_kernel::operator() (the Scalar and ReduceMean ones do not fit) -> the dim loop.
+    Trace(tree="2.6.0", op="scatter.src_out", key="CPU", why="scatter on CPU: stub passed to a template, overloads",
+          steps=(Expect("scatter_src_out", N + "TensorAdvancedIndexing.cpp:1841", "kernel"),
+                 Expect("scatter", N + "TensorAdvancedIndexing.cpp:215", "meta"),
+                 Expect("scatter_impl", N + "TensorAdvancedIndexing.cpp:1847", "call"),
+                 Expect("scatter_impl", N + "TensorAdvancedIndexing.cpp:1791", "helper"),
+                 Expect("scatter_stub", N + "TensorAdvancedIndexing.h:32", "stub declared"),
+                 Expect("scatter_stub", N + "TensorAdvancedIndexing.cpp:489", "stub defined"),
+                 Expect("scatter_stub", N + "TensorAdvancedIndexing.cpp:1849", "stub passed"),
+                 Expect("scatter_cpu_kernel", CPU + "ScatterGatherKernel.cpp:958", "registered"),
+                 Expect("scatter_cpu_kernel", CPU + "ScatterGatherKernel.cpp:881", "registered function"),
+                 Expect("cpu_scatter_gather_base_kernel", CPU + "ScatterGatherKernel.cpp:882", "call"),
+                 Expect("cpu_scatter_gather_base_kernel::operator()", CPU + "ScatterGatherKernel.cpp:265", "functor"),
+                 Expect("AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3", CPU + "ScatterGatherKernel.cpp:295", "dtypes"),
+                 Expect("_cpu_scatter_gather_dim_loop::operator()", CPU + "ScatterGatherKernel.cpp:314", "call"),
+                 Expect("_cpu_scatter_gather_dim_loop::operator()", CPU + "ScatterGatherKernel.cpp:103", "cpu loop"),
+                 Expect("TensorAssign::operator()", CPU + "ScatterGatherKernel.cpp:93", "cpu op"),
+                 Expect("scatter.src", DERIV + ":1483", "backward"))),
     # -- 1.13.1: the same chains in the older tree, every line read again there --
     # sigmoid.out CPU: native_functions.yaml:4569; UnaryOps.cpp :201 and :60; UnaryOps.h:59;
     # cpu/UnaryOpsKernel.cpp (a plain REGISTER_DISPATCH here); cpu/Loops.h.
