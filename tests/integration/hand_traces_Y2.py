@@ -196,6 +196,20 @@ TRACES: tuple[Trace, ...] = (
         E("inner_product_forward", N + "mkldnn/Linear.cpp:93", "vendor call"),
         E("inner_product_forward", N + "mkldnn/Linear.cpp:95", "vendor call"),
     )),
+    # Read: native_functions.yaml:1875, native/cudnn/BatchNorm.cpp (placeholder cudnn_batch_norm at :19 under
+    # `#if !AT_CUDNN_ENABLED()`, line 12; the real one at :123 in the `#else // AT_CUDNN_ENABLED` branch,
+    # line 56; training calls ...ForwardTrainingEx, inference ...ForwardInference).
+    Trace("2.6.0", "cudnn_batch_norm", "CUDA", "cuDNN batch norm; real kernel in the #else of "
+          "!AT_CUDNN_ENABLED(), placeholder before it", (
+        E("cudnn_batch_norm", CUDNN + "BatchNorm.cpp:123", "definition"),
+        E("getCudnnBatchNormMode", CUDNN + "BatchNorm.cpp:168", "call"),
+        E("getCudnnBatchNormMode", CUDNN + "BatchNorm.cpp:87", "helper"),
+        E("cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", CUDNN + "BatchNorm.cpp:196", "vendor call"),
+        E("_get_cudnn_batch_norm_reserve_space_size", CUDNN + "BatchNorm.cpp:210", "call"),
+        E("_get_cudnn_batch_norm_reserve_space_size", CUDNN + "BatchNorm.cpp:108", "helper"),
+        E("cudnnBatchNormalizationForwardTrainingEx", CUDNN + "BatchNorm.cpp:213", "vendor call"),
+        E("cudnnBatchNormalizationForwardInference", CUDNN + "BatchNorm.cpp:244", "vendor call"),
+    )),
     # Attention ----------------------------------------------------------------------------------------------
     # Read: native_functions.yaml:14851 and :14908, transformers/cuda/attention.cu, flash_attn/flash_api.cpp
     # (mha_fwd -> run_mha_fwd -> run_mha_fwd_<elem_type, kHeadDim>), flash_attn/kernels/
@@ -331,6 +345,36 @@ TRACES: tuple[Trace, ...] = (
         E("fused_dropout_kernel", NC + "Dropout.cu:133", "__global__"),
         E("native_dropout", DERIV + ":619", "backward"),
     )),
+    # Read: native_functions.yaml:286, native/Dropout.cpp (native_dropout_cpu: at::empty_like, then the Tensor
+    # method mask.bernoulli_(p1m), which re-enters the dispatcher at bernoulli_.float), native/Distributions.cpp,
+    # native/cpu/DistributionKernels.cpp (bernoulli_scalar_kernel twice: under `#if !AT_MKL_ENABLED()`, line 39,
+    # through bernoulli_scalar_kernel_default and templates::cpu::bernoulli_kernel; in the #else, line 48, with
+    # MKL's viRngBernoulli), native/cpu/DistributionTemplates.h, native/cpu/Loops.h (cpu_serial_kernel).
+    Trace("2.6.0", "native_dropout", "CPU", "dropout on CPU reaches bernoulli_scalar_stub only through the "
+          "Tensor method bernoulli_; two guarded CPU kernels", (
+        E("native_dropout_cpu", N + "Dropout.cpp:105", "definition"),
+        E("empty_like", N + "Dropout.cpp:117", "redispatch"),
+        E("bernoulli_", N + "Dropout.cpp:118", "redispatch"),
+        E("mul", N + "Dropout.cpp:119", "redispatch"),
+        E("bernoulli_", N + "Distributions.cpp:178", "kernel of the redispatched op"),
+        E("bernoulli_scalar_stub", N + "Distributions.cpp:154", "stub called"),
+        E("bernoulli_scalar_kernel", N + "cpu/DistributionKernels.cpp:239", "registered"),
+        E("bernoulli_scalar_kernel", N + "cpu/DistributionKernels.cpp:49", "registered function (MKL)"),
+        E("AT_DISPATCH_ALL_TYPES_AND3", N + "cpu/DistributionKernels.cpp:60", "dtypes"),
+        E("viRngBernoulli", N + "cpu/DistributionKernels.cpp:78", "vendor call"),
+        E("bernoulli_scalar_kernel", N + "cpu/DistributionKernels.cpp:45", "registered function (no MKL)"),
+        E("bernoulli_scalar_kernel_default", N + "cpu/DistributionKernels.cpp:46", "call"),
+        E("bernoulli_scalar_kernel_default", N + "cpu/DistributionKernels.cpp:40", "helper"),
+        E("bernoulli_kernel", N + "cpu/DistributionKernels.cpp:42", "call"),
+        E("bernoulli_kernel", N + "cpu/DistributionTemplates.h:402", "helper"),
+        E("AT_DISPATCH_ALL_TYPES_AND3", N + "cpu/DistributionTemplates.h:403", "dtypes"),
+        E("cpu_serial_kernel", N + "cpu/DistributionTemplates.h:408", "call"),
+        E("cpu_serial_kernel", N + "cpu/Loops.h:373", "helper"),
+        E("cpu_serial_kernel", N + "cpu/Loops.h:358", "helper"),
+        E("basic_loop", N + "cpu/Loops.h:367", "call"),
+        E("basic_loop", N + "cpu/Loops.h:116", "cpu loop"),
+        E("native_dropout", DERIV + ":619", "backward"),
+    )),
     # Read: native_functions.yaml:10299, native/Distributions.cpp (normal_, NormalStub), DistributionTemplates.h
     # (normal_impl_), UnaryOps.h, cuda/DistributionNormal.cu, cuda/DistributionTemplates.h.
     Trace("2.6.0", "normal_", "CUDA", "random: normal_impl_ -> NormalStub -> normal_stub -> normal_and_transform", (
@@ -381,7 +425,7 @@ TRACES: tuple[Trace, ...] = (
     # Tensor method r.copy_ at :385, which re-enters the dispatcher at copy_), then copy_ as above.
     Trace("2.6.0", "_to_copy", "CompositeExplicitAutograd", "cast: composite, redispatch to copy_", (
         E("_to_copy", N + "TensorConversions.cpp:230", "definition"),
-        E("empty_symint", N + "TensorConversions.cpp:383", "redispatch"),
+        E("empty", N + "TensorConversions.cpp:383", "redispatch"),
         E("copy_", N + "TensorConversions.cpp:385", "redispatch"),
         E("copy_", N + "Copy.cpp:353", "kernel of the redispatched op"),
         E("copy_impl", N + "Copy.cpp:363", "call"),
@@ -455,6 +499,27 @@ TRACES: tuple[Trace, ...] = (
         E("vec_host_softmax_lastdim", N + "cpu/SoftMaxKernel.cpp:672", "helper"),
         E("_vec_softmax_lastdim", N + "cpu/SoftMaxKernel.cpp:683", "call"),
         E("_vec_softmax_lastdim", N + "cpu/SoftMaxKernel.cpp:114", "cpu loop"),
+    )),
+    # Read: native_functions.yaml:5559, native/cuda/SoftMax.cu (softmax_cuda_out -> host_softmax: rows of at most
+    # 1024 go to dispatch_softmax_forward in PersistentSoftmax.cuh, whose launches are written by the local
+    # LAUNCH_SOFTMAX_WARP_FORWARD macro; longer rows launch cunn_SoftMaxForwardSmem or cunn_SoftMaxForward),
+    # native/SoftMax.cpp (TORCH_META_FUNC(_softmax)), tools/autograd/derivatives.yaml (_softmax, the
+    # functional op's entry, for this out= form).
+    Trace("2.6.0", "_softmax.out", "CUDA", "out= form on CUDA: the kernel picked by row length; the functional "
+          "op's backward", (
+        E("softmax_cuda_out", NC + "SoftMax.cu:1091", "definition"),
+        E("host_softmax", NC + "SoftMax.cu:1096", "call"),
+        E("host_softmax", NC + "SoftMax.cu:820", "helper"),
+        E("AT_DISPATCH_FLOATING_TYPES_AND2", NC + "SoftMax.cu:844", "dtypes"),
+        E("dispatch_softmax_forward", NC + "SoftMax.cu:853", "call"),
+        E("dispatch_softmax_forward", NC + "PersistentSoftmax.cuh:303", "helper"),
+        E("softmax_warp_forward", NC + "PersistentSoftmax.cuh:68", "__global__"),
+        E("cunn_SoftMaxForwardSmem", NC + "SoftMax.cu:874", "launch"),
+        E("cunn_SoftMaxForwardSmem", NC + "SoftMax.cu:700", "__global__"),
+        E("cunn_SoftMaxForward", NC + "SoftMax.cu:877", "launch"),
+        E("cunn_SoftMaxForward", NC + "SoftMax.cu:663", "__global__"),
+        E("_softmax", N + "SoftMax.cpp:40", "meta"),
+        E("_softmax", DERIV + ":2196", "backward"),
     )),
     # Backward of in-place and out= forms --------------------------------------------------------------------
     # Read: native_functions.yaml:4223 (mul_.Tensor: structured_delegate mul.out) and :4234, native/BinaryOps.cpp
