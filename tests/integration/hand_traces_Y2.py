@@ -396,7 +396,8 @@ TRACES: tuple[Trace, ...] = (
     ) + NULLARY_260),
     # Read: native_functions.yaml:8737, native/Distributions.cpp (uniform_, UniformStub), DistributionTemplates.h
     # (uniform_impl_), UnaryOps.h, cuda/DistributionUniform.cu, cuda/DistributionTemplates.h.
-    Trace("2.6.0", "uniform_", "CUDA", "random: uniform_impl_ -> UniformStub -> uniform_stub -> uniform_and_transform", (
+    Trace("2.6.0", "uniform_", "CUDA", "random: uniform_impl_ -> UniformStub -> uniform_stub -> "
+          "uniform_and_transform", (
         E("uniform_", N + "Distributions.cpp:250", "definition"),
         E("uniform_impl_", N + "Distributions.cpp:251", "call"),
         E("uniform_impl_", N + "DistributionTemplates.h:286", "helper"),
