@@ -58,6 +58,8 @@ def collect(answer: KernelsFor, row: KeyKernel) -> list[Item]:
         items.append(Item(row.qualified_name or row.kernel, row.kernel, row.definition.file, row.definition.line,
                           "definition"))
     items += [i for i in map(_step_item, row.chain) if i is not None]
+    items += [Item(s.name, s.detail or "", s.site.file, s.site.line, f"{s.kind} site") for s in row.chain
+              if s.site is not None]
     if answer.meta is not None and (meta := _step_item(answer.meta)) is not None:
         items.append(meta)
     items += [i for entry in answer.backward for i in _backward_items(entry)]

@@ -65,6 +65,8 @@ def collect(answer: dict[str, Any], key: str) -> tuple[list[Item], list[Item]]:
             definitions.append(Item("definition", str(found.get("name") or entry.get("kernel") or ""), "",
                                     found.get("file"), found.get("line")))
         items.extend(_step_item(s) for s in _key_chain(keys, entry))
+        items.extend(Item(f"{s.get('kind')} site", str(s.get("name") or ""), str(s.get("detail") or ""),
+                          s["site"]["file"], s["site"]["line"]) for s in _key_chain(keys, entry) if s.get("site"))
     if answer.get("meta"):
         items.append(_step_item(answer["meta"]))
     for b in answer.get("backward") or []:
