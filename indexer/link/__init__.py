@@ -100,9 +100,9 @@ def link(conn: sqlite3.Connection) -> LinkSummary:
     extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
     edges = itertools.chain(
         op_edges(conn, nodes, symbols),
-        call_edges(conn, nodes, resolver, callers, contexts, extra),
+        call_edges(conn, nodes, resolver, callers, contexts, extra, _functors(conn, tables, symbols, resolver)),
         stub_edges(conn, nodes, symbols, callers, contexts, resolver),
-        launch_edges(conn, nodes, symbols, callers, contexts, resolver),
+        launch_edges(conn, nodes, symbols, callers, contexts, resolver, tables),
         dtype_edges(conn, callers))
     edge_rows = list(edges)
     _mark_device_paths(nodes.rows, edge_rows)
@@ -181,6 +181,21 @@ def _names(conn: sqlite3.Connection, tables: set[str]) -> tuple[set[str], set[st
     if "usings" in tables:
         types |= {r[0] for r in conn.execute("SELECT alias FROM usings WHERE kind = 'alias' AND alias IS NOT NULL")}
     return macros, types, bases
+
+
+def _functors(conn: sqlite3.Connection, tables: set[str], symbols: Symbols, resolver: Resolver):
+    """A lookup for calls that construct a functor (`sum_functor<scalar_t>{}(iter)`, `Op()`): the
+    operator() definitions of the class named, found like any call of `Class::operator()`."""
+    if "classes" not in tables:
+        return None
+    callable_classes = {r[0] for r in conn.execute("SELECT DISTINCT name FROM classes WHERE has_call_operator = 1")}
+
+    def operators(ctx, callee: str, name: str) -> list[int]:
+        if name not in callable_classes:
+            return []
+        return [t.node for t in resolver.resolve(ctx, f"{callee}::operator()", "operator()", -1, None)
+                if t.node is not None]
+    return operators
 
 
 def _aliases(conn: sqlite3.Connection, tables: set[str]) -> tuple[dict[str, str], dict[tuple[str, str], dict[str, str]]]:

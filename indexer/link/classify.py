@@ -47,6 +47,21 @@ _TYPE_NAME = re.compile(r"\w+_t|[A-Z]|u?int(8|16|32|64)_t|float\d?|double\d?|hal
 _PARTS: dict[str, tuple[str, str, str | None]] = {}
 
 
+_FAMILY = re.compile(r"(?:^|::)(cublasLt|cublas|cudnn|cusparse|cufft|curand|cusolver|nvrtc|nccl|magma|mkl|cblas|"
+                     r"thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|fbgemm|xnnpack|qnnpack|sleef|hip|rocblas|miopen|"
+                     r"cuda|cu|MPS|mps)", re.I)
+
+
+def vendor_family(callee: str) -> str:
+    """The library family of a vendor call written without a library_calls fact (cub::, thrust::, cudaMemcpy)."""
+    m = _FAMILY.search(callee)
+    if m is None:
+        return "vendor"
+    name = m.group(1).lower()
+    return {"cu": "cuda runtime", "cuda": "cuda runtime", "mkldnn": "onednn", "dnnl": "onednn", "ideep": "onednn",
+            "cblas": "mkl"}.get(name, name)
+
+
 def written_parts(callee: str) -> tuple[str, str, str | None]:
     """written_parts, memoised (callees repeat across files)."""
     got = _PARTS.get(callee)

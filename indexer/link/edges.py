@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 from ..vocab import Origin, StubKind
 from .kernels import implementation
-from .kinds import EdgeKind, How
+from .classify import vendor_family
+from .kinds import EdgeKind, How, NodeKind
 from .nodes import Nodes
 from .resolve import Context, Resolver
 from .symbols import Symbol, Symbols, scope_chain
@@ -42,7 +43,7 @@ class Callers:
 
 
 def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, callers: Callers,
-               contexts, columns: str) -> Iterator[Edge]:
+               contexts, columns: str, functors=None) -> Iterator[Edge]:
     """One edge per call written in a function (several for a template call that reaches every
     specialisation): calls to a definition, redispatches to an op, or no target and why."""
     library = {(f, ln, c): fam for f, ln, c, fam in conn.execute("SELECT file, line, callee, family FROM library_calls")}
@@ -61,6 +62,14 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
         targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type)
         family = library.get((file, line, callee))
         for t in targets:
+            if t.how is How.TYPE and functors is not None:
+                for op_node in functors(ctx, callee, name):
+                    yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, callee, "constructed")
+            if t.how is How.VENDOR and family is None and t.detail is None:
+                family = vendor_family(callee)
+                if (family, callee) not in nodes.library:
+                    nodes.library[(family, callee)] = nodes.add(NodeKind.LIBRARY, callee, None, None, None, None,
+                                                                family)
             if family is not None and t.node is None:
                 yield (EdgeKind.CALLS_LIBRARY, src.node, nodes.library.get((family, callee)), file, line,
                        How.VENDOR, callee, family)
@@ -97,10 +106,21 @@ def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers
                 yield (EdgeKind.REGISTERS, src, t.node, file, line, t.how, kernel, where)
 
 
+def _kernel_aliases(conn: sqlite3.Connection, tables: set[str]) -> dict[tuple[str, str | None, str], list[str]]:
+    """(file, function, variable) -> the kernels it may hold (`auto kernel = c ? k1 : k2;`, tables of kernels)."""
+    out: dict[tuple[str, str | None, str], list[str]] = {}
+    if "kernel_aliases" in tables:
+        for file, caller, name, targets in conn.execute("SELECT file, caller, name, targets FROM kernel_aliases ORDER BY id"):
+            out.setdefault((file, caller, name), []).extend(json.loads(targets))
+    return out
+
+
 def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,
-                 contexts, resolver: Resolver) -> Iterator[Edge]:
-    """launches: a <<<...>>> to the __global__ kernel it names; runs-functor: a launch helper's functor
-    (its operator()) or lambda."""
+                 contexts, resolver: Resolver, tables: set[str] = frozenset()) -> Iterator[Edge]:
+    """launches: a <<<...>>> to the __global__ kernel it names, or to each kernel a variable or table
+    launched holds (how: the way each was found, detail: through which variable); runs-functor: a launch
+    helper's functor (its operator()) or lambda."""
+    aliases = _kernel_aliases(conn, tables)
     for kind, kernel, config, caller, file, line, lam in conn.execute(
             "SELECT kind, kernel, config, caller, file, line, lambda_line FROM launches ORDER BY id"):
         src = callers.at(file, caller, line)
@@ -113,13 +133,20 @@ def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, calle
                 yield (EdgeKind.LAUNCHES, src.node, None, file, line, How.VIRTUAL, None, detail)
                 continue
             name = kernel.split("<", 1)[0].rsplit("::", 1)[-1]
+            held = aliases.get((file, caller, name)) or aliases.get((file, None, name))
+            if held:  # a variable or table of kernels: each kernel it may hold
+                for target in dict.fromkeys(held):
+                    for t in resolver.resolve(ctx, target, target.rsplit("::", 1)[-1], -1, None):
+                        yield (EdgeKind.LAUNCHES, src.node, t.node, file, line, t.how, target,
+                               f"{detail} through {name}")
+                continue
             for t in resolver.resolve(ctx, kernel, name, -1, None):
                 yield (EdgeKind.LAUNCHES, src.node, t.node, file, line, t.how, kernel, detail)
         elif kernel:
             name = kernel.split("<", 1)[0].rsplit("::", 1)[-1]
             for t in resolver.resolve(ctx, f"{kernel}::operator()", "operator()", -1, None):
-                yield (EdgeKind.RUNS_FUNCTOR, src.node, t.node, file, line, t.how, kernel, kind)
-            del name
+                if t.node is not None:
+                    yield (EdgeKind.RUNS_FUNCTOR, src.node, t.node, file, line, t.how, kernel, kind)
         else:
             yield (EdgeKind.RUNS_FUNCTOR, src.node, None, file, lam or line, How.EXACT,
                    f"lambda at line {lam}" if lam else "lambda", kind)

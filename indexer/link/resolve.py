@@ -112,11 +112,12 @@ class Resolver:
                  receiver_type: str | None) -> list[Target]:
         qualifier, last, receiver = written_parts(callee)
         qualifier = qualifier.removeprefix("::")
-        if ctx.aliases:
-            receiver_type = _unalias(receiver_type, ctx.aliases) if receiver_type else receiver_type
-            if receiver_type:
-                receiver_type = re.sub(r"^(?:::)?(?:at|c10)::", "", receiver_type)
-            qualifier = _unalias(qualifier, ctx.aliases) if qualifier else qualifier
+        if self.aliases or ctx.aliases:
+            aliases = (ctx.aliases, self.aliases)
+            receiver_type = _unalias(receiver_type, aliases) if receiver_type else receiver_type
+            qualifier = _unalias(qualifier, aliases) if qualifier else qualifier
+        if receiver_type:
+            receiver_type = re.sub(r"^(?:::)?(?:at|c10)::", "", receiver_type)
         if receiver is not None and receiver_type is None:
             made = _CONSTRUCTED.match(receiver)
             if made and made.group(1) in self.types:
