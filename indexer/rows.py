@@ -174,6 +174,7 @@ def cxx_tables() -> tuple[Table, ...]:
         of("usings", cxx.UsingFact),
         of("classes", cxx.ClassFact),
         of("kernel_aliases", cxx.KernelAliasFact),
+        of("inline_namespaces", cxx.InlineNamespaceFact),
     )
 
 

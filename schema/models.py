@@ -184,6 +184,7 @@ class Definition(Base):
     guard: Mapped[str | None] = mapped_column(Text, comment="the #if conditions around the definition, outermost first, joined with ' && ': AT_CUDNN_ENABLED(); !(AT_CUDNN_ENABLED()) in the #else; defined(USE_ROCM); !(A) && B for #elif B; NULL outside every #if (include guards do not count)")
     min_args: Mapped[int] = mapped_column(Integer, comment="parameters without a default value")
     max_args: Mapped[int] = mapped_column(Integer, comment="all parameters; -1 when variadic (... or a parameter pack)")
+    name_line: Mapped[int] = mapped_column(Integer, comment="the line the name is written on (the declarator's), where kernels-for points; 0: the same as line")
 
 
 class Stub(Base):
@@ -364,6 +365,17 @@ class KernelAlias(Base):
     targets: Mapped[str] = mapped_column(Text, comment="JSON list of the names assigned, template arguments and & dropped: [\"k1\", \"k2\"]")
     caller: Mapped[str | None] = mapped_column(String, index=True, comment="the enclosing function; NULL at namespace scope")
     line: Mapped[int] = mapped_column(Integer, comment="line of the declaration or assignment")
+
+
+class InlineNamespace(Base):
+    """An inline namespace (inline namespace CPU_CAPABILITY {): name lookup sees its members from the enclosing namespace."""
+
+    __tablename__ = "inline_namespaces"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String)
+    qualified_name: Mapped[str] = mapped_column(String, comment="as in qualified names: at::native::CPU_CAPABILITY")
+    line: Mapped[int] = mapped_column(Integer)
 
 
 # ---- Python facts (stdlib ast, indexer/python_api.py), from the files of python_api.PY_SOURCES.

@@ -14,6 +14,7 @@ TABLES = (
     "edges",
     "files",
     "includes",
+    "inline_namespaces",
     "kernel_aliases",
     "launches",
     "library_calls",

@@ -190,3 +190,19 @@ def test_link_facts_of_a_damaged_file():
     assert f.usings == (cxx.UsingFact("directive", "at::vec", None, "at::native", 2),)
     assert f.classes == (cxx.ClassFact("Op", "at::native::Op", "struct", 4, 4, (), False, True),)
     assert f.kernel_aliases == (cxx.KernelAliasFact("k", ("k1", "k2"), "at::native::run", 6),)
+
+
+def test_inline_namespaces_with_their_qualified_names():
+    src = b"""namespace at::native {
+// inline namespace Commented {
+inline namespace CPU_CAPABILITY {
+void f() {}
+}  // namespace CPU_CAPABILITY
+namespace { inline namespace Inner { } }
+const char* s = "inline namespace NotOne {";
+}
+"""
+    f = cxx.extract(src, "aten/src/ATen/native/cpu/Loops.h")
+    assert f.inline_namespaces == (cxx.InlineNamespaceFact("at::native::CPU_CAPABILITY", 3),
+                                   cxx.InlineNamespaceFact("at::native::(anonymous)::Inner", 6))
+    assert [d.qualified_name for d in f.definitions] == ["at::native::CPU_CAPABILITY::f"]

@@ -31,6 +31,7 @@ FILE_FACTS = {
     "usings": cxx.UsingFact,
     "classes": cxx.ClassFact,
     "kernel_aliases": cxx.KernelAliasFact,
+    "inline_namespaces": cxx.InlineNamespaceFact,
     "py_defs": python_api.DefFact,
     "py_classes": python_api.ClassFact,
     "py_calls": python_api.CallFact,

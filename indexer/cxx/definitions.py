@@ -90,7 +90,13 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
         qualifiers=quals,
         min_args=min_args,
         max_args=max_args,
+        name_line=_other_line(inner.start_point[0] + 1, node.start_point[0] + 1),
     )
+
+
+def _other_line(name_line: int, line: int) -> int:
+    """name_line as stored: 0 when the name is on the definition's first line."""
+    return 0 if name_line == line else name_line
 
 
 def _qualifiers(f: SourceFile, node, decl) -> tuple[str, ...]:
@@ -238,4 +244,5 @@ def _text_kernel(f: SourceFile, tok) -> tuple[DefinitionFact | None, int]:
         qualifiers=("__global__",),
         min_args=min_args,
         max_args=max_args,
+        name_line=_other_line(f.line_of(name_start), tok.start_point[0] + 1),
     ), end

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import aliases, calls, classes, definitions, directives, registrations, sites, usings
+from . import aliases, calls, classes, definitions, directives, namespaces, registrations, sites, usings
 from .expansions import macro_definitions
 from .facts import CxxFacts, LaunchFact
 from .launches import kernel_name, text_launches
@@ -52,6 +52,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
         usings.usings(f)
         classes.classes(f)
         aliases.kernel_aliases(f)
+        namespaces.inline_namespaces(f)
     if expand and f.local and b"{" in f.src:
         _add(f, macro_definitions(f, lambda snippet: _extract(snippet, path, macros, language, expand=False)))
     return _facts(f)
@@ -157,5 +158,6 @@ def _facts(f: SourceFile) -> CxxFacts:
         usings=tuple(sorted(f.usings, key=lambda x: x.line)),
         classes=tuple(sorted(f.classes, key=lambda x: (x.line, x.qualified_name))),
         kernel_aliases=tuple(sorted(f.kernel_aliases, key=lambda x: (x.line, x.name))),
+        inline_namespaces=tuple(f.inline_namespaces),
         parse_errors=f.parse_errors,
     )

@@ -28,6 +28,7 @@ class DefinitionFact:
     guard: str | None = None  # the #if conditions around it, innermost last: "!(AT_CUDNN_ENABLED())" (directives.py)
     min_args: int = 0  # the parameters without a default
     max_args: int = 0  # all parameters; -1 when variadic (`...` or a parameter pack)
+    name_line: int = 0  # the line its name is written on (the declarator's), where a reader points; 0: same as line
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,14 @@ class KernelAliasFact:
 
 
 @dataclass(frozen=True)
+class InlineNamespaceFact:
+    """An `inline namespace N {`: its members are visible in the enclosing namespace."""
+
+    qualified_name: str  # as in qualified names: "at::native::CPU_CAPABILITY"
+    line: int
+
+
+@dataclass(frozen=True)
 class CxxFacts:
     path: str
     language: str  # cpp | cuda
@@ -189,5 +198,6 @@ class CxxFacts:
     usings: tuple[UsingFact, ...] = ()
     classes: tuple[ClassFact, ...] = ()
     kernel_aliases: tuple[KernelAliasFact, ...] = ()
+    inline_namespaces: tuple[InlineNamespaceFact, ...] = ()
     parse_errors: int = 0  # ERROR + MISSING nodes (+1 if extraction itself failed)
     failure: str | None = None  # "ExceptionType: message" when extraction stopped early (a bug to report)

@@ -78,7 +78,7 @@ def link(conn: sqlite3.Connection) -> LinkSummary:
     def_columns = _columns(conn, "definitions")
     guards = dict(conn.execute("SELECT id, guard FROM definitions WHERE guard IS NOT NULL")) \
         if "guard" in def_columns else {}
-    nodes = make_nodes(conn, guards)
+    nodes = make_nodes(conn, guards, "name_line" in def_columns)
     inline = frozenset(r[0] for r in conn.execute("SELECT qualified_name FROM inline_namespaces")) \
         if "inline_namespaces" in tables else frozenset()
     arity = ", min_args, max_args" if "min_args" in def_columns else ", -1, -1"

@@ -35,15 +35,17 @@ class Nodes:
         return node
 
 
-def make_nodes(conn: sqlite3.Connection, guards: dict[int, str]) -> Nodes:
+def make_nodes(conn: sqlite3.Connection, guards: dict[int, str], name_lines: bool = False) -> Nodes:
+    """The nodes; a definition's node is at the line its name is written on (name_line) when the index has it."""
     n = Nodes()
     for ref, name, base, file, line in conn.execute("SELECT id, name, base, file, line FROM ops ORDER BY id"):
         n.op[name] = n.add(NodeKind.OP, name, file, line, None, ref, None)
         n.op_base.setdefault(base, []).append(n.op[name])
     for ref, op, key, file, line in conn.execute("SELECT id, op, key, file, line FROM dispatch ORDER BY id"):
         n.kernel[ref] = n.add(NodeKind.KERNEL, f"{op} {key}", file, line, None, ref, key)
+    line_column = "CASE WHEN name_line > 0 THEN name_line ELSE line END" if name_lines else "line"
     for ref, qualified, kind, file, line, end in conn.execute(
-            "SELECT id, qualified_name, kind, file, line, end_line FROM definitions ORDER BY id"):
+            f"SELECT id, qualified_name, kind, file, {line_column}, end_line FROM definitions ORDER BY id"):
         n.definition[ref] = n.add(_DEFINITION_KINDS.get(kind, NodeKind.FUNCTION), qualified, file, line, end, ref,
                                   guards.get(ref))
     for stub, file, line in conn.execute(
