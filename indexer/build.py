@@ -232,10 +232,13 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
                     old_skips[p] = status
     found = _found(ck)
     planned = plan(previous, old_files, found, cxx_key=cxx_key, py_key=py_key, old_skips=old_skips)
+    link_key = _link_hash()
+    if planned.up_to_date and previous is not None and previous.get("link_key") != link_key:
+        planned = dataclasses.replace(planned, up_to_date=False)  # the facts stand; only the graph is made again
     if planned.up_to_date:
         progress("yaml", 3, 3)
         return _unchanged_summary(db, start)
-    meta = {"cxx_key": cxx_key, "py_key": py_key, "excludes": json.dumps(list(excludes))}
+    meta = {"cxx_key": cxx_key, "py_key": py_key, "link_key": link_key, "excludes": json.dumps(list(excludes))}
     return _write(_Run(ck, found, planned, progress, meta, start), db, jobs)
 
 
@@ -540,6 +543,13 @@ def _extractor_hash() -> str:
     from . import cxx
 
     return cxx.extractor_hash()
+
+
+def _link_hash() -> str:
+    """Hash of the link stage's code: a graph made by other code is made again (from the same facts)."""
+    from . import link
+
+    return link.link_hash()
 
 
 def _py_extractor_hash() -> str:

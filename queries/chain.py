@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..indexer.facts import Location
 from ..indexer.link.kinds import EdgeKind, How, NodeKind
@@ -251,6 +251,22 @@ class Linker:
             if got is not None and got not in out:
                 out.append(got)
         return out
+
+    def helper_chain(self, name: str, key: str, depth: int, why: str) -> tuple[list[Step], tuple[Truncation, ...]]:
+        """Generated code calling a helper of the checkout (a ufunc kernel's cpu_kernel_vec or gpu_kernel):
+        the helper's definition for the key's device, and the chain below it."""
+        cuda = device_of(key) in ("CUDA", "HIP")
+        rows = self.conn.execute(
+            "SELECT n.name, d.kind, n.file, n.line, n.end_line, d.signature FROM definitions d JOIN nodes n "
+            "ON n.ref = d.id AND n.kind IN (?, ?) WHERE d.name = ? AND substr(d.file, 1, 21) = 'aten/src/ATen/native/' "
+            "ORDER BY d.file, d.line", (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, name)).fetchall()
+        rows = [r for r in rows if is_cuda(r[2]) == cuda]
+        if not rows:
+            return [], ()
+        helper = Definition(rows[0][0], rows[0][1], Location(rows[0][2], rows[0][3]), rows[0][4], rows[0][5])
+        below, cuts = self.chain(helper, key, depth)
+        return [Step(StepKind.CALL, helper.qualified_name, helper.loc, detail=why, how=How.GENERATED),
+                *[replace(s, depth=s.depth + 1) for s in below]], cuts
 
     # -- composite ops and backward -------------------------------------------------------------
 

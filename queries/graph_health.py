@@ -20,7 +20,7 @@ ONE_DEFINITION = (How.EXACT, How.SAME_FILE, How.INCLUDE, How.SAME_NAMESPACE, How
 NAMED_CLASS = (How.OP, How.TENSOR_METHOD, How.VENDOR, How.STANDARD, How.MACRO, How.TYPE, How.GENERATED)
 SEVERAL = (How.SPECIALISATIONS, How.OVERLOAD_SET)  # one template or overload set; the types pick among them
 UNRESOLVED = (How.AMBIGUOUS, How.NOT_IN_CHECKOUT, How.VIRTUAL)
-_CALL_KINDS = (EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP, EdgeKind.CALLS_LIBRARY)
+_CALL_KINDS = (EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP, EdgeKind.CALLS_LIBRARY, EdgeKind.USES_STUB)
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class CallShares:
 
 
 def call_shares(conn: sqlite3.Connection, folder: str = NATIVE, show: int = 20) -> CallShares:
-    sites = ("SELECT DISTINCT src, file, line, target, how FROM edges WHERE kind IN (?, ?, ?) "
+    sites = ("SELECT DISTINCT src, file, line, target, how FROM edges WHERE kind IN (?, ?, ?, ?) "
              "AND substr(file, 1, ?) = ?")
     args = (*_CALL_KINDS, len(folder), folder)
     by_how = conn.execute(f"SELECT how, count(*) FROM ({sites}) GROUP BY how ORDER BY 2 DESC, 1", args).fetchall()

@@ -24,7 +24,7 @@ class Base(DeclarativeBase):
 class Meta(Base):
     """One row per fact about the build: checkout, pytorch_version, indexed_at,
     tool_version (the installed tg-index's), schema_version, seconds, files, parsed and
-    py_parsed (files extracted by this build), cxx_key and py_key (what cached facts depend on),
+    py_parsed (files extracted by this build), cxx_key and py_key (what cached facts depend on), link_key (the link stage's code: the graph is made again when it changes),
     excludes, stub_macros (the path of DispatchStub.h, or `built-in (DispatchStub.h missing)`),
     partial_files (how many files' status is `partial: ...`)."""
 

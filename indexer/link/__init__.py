@@ -6,10 +6,12 @@ It reads the fact tables the extract stage wrote (one pass over each) and writes
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
 from .. import naming
 from .classify import OpForms, schema_arity
@@ -20,7 +22,7 @@ from .nodes import make_nodes
 from .resolve import Context, Resolver
 from .symbols import Symbol, Symbols, is_header, normalise_scope, parameter_names, scope_chain
 
-__all__ = ["GRAPH_TABLES", "EdgeKind", "How", "NodeKind", "LinkSummary", "link"]
+__all__ = ["GRAPH_TABLES", "link_hash", "EdgeKind", "How", "NodeKind", "LinkSummary", "link"]
 
 # The columns the link stage writes, per graph table (the models in schema/models.py say the same).
 GRAPH_TABLES = {
@@ -38,6 +40,14 @@ EDGE_INSERT = f"INSERT INTO edges ({', '.join(GRAPH_TABLES['edges'][1:])}) VALUE
 class LinkSummary:
     nodes: int
     edges: int
+
+
+def link_hash() -> str:
+    """Hash of this package's code (16 hex digits): an index linked by other code is linked again."""
+    h = hashlib.sha256()
+    for p in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -100,7 +110,8 @@ def link(conn: sqlite3.Connection) -> LinkSummary:
     extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
     edges = itertools.chain(
         op_edges(conn, nodes, symbols),
-        call_edges(conn, nodes, resolver, callers, contexts, extra, _functors(conn, tables, symbols, resolver)),
+        call_edges(conn, nodes, resolver, callers, contexts, extra, _functors(conn, tables, symbols, resolver),
+                   tables),
         stub_edges(conn, nodes, symbols, callers, contexts, resolver),
         launch_edges(conn, nodes, symbols, callers, contexts, resolver, tables),
         dtype_edges(conn, callers))

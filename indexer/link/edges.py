@@ -43,11 +43,12 @@ class Callers:
 
 
 def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, callers: Callers,
-               contexts, columns: str, functors=None) -> Iterator[Edge]:
+               contexts, columns: str, functors=None, tables: set[str] = frozenset()) -> Iterator[Edge]:
     """One edge per call written in a function (several for a template call that reaches every
     specialisation): calls to a definition, redispatches to an op, or no target and why."""
     library = {(f, ln, c): fam for f, ln, c, fam in conn.execute("SELECT file, line, callee, family FROM library_calls")}
     last_src = ctx = None
+    aliases = _kernel_aliases(conn, tables)
     for row in conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
                             "WHERE caller IS NOT NULL ORDER BY file, id"):
         file, caller, callee, name, line = row[:5]
@@ -59,6 +60,14 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
             continue
         if src is not last_src:
             last_src, ctx = src, contexts(file, src)
+        if name in nodes.stub and callee == name:
+            continue  # a stub called: its uses-stub edge (stub_uses) says so
+        held = aliases.get((file, caller, name)) if aliases and callee == name else None
+        if held:  # a variable holding functions or kernels: each it may hold
+            for target in dict.fromkeys(held):
+                for t in resolver.resolve(ctx, target, target.rsplit("::", 1)[-1], -1, None):
+                    yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, target, f"through {name}")
+            continue
         targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type)
         family = library.get((file, line, callee))
         for t in targets:

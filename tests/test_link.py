@@ -1,0 +1,132 @@
+"""The link stage on tests/fixtures/link: one construct of C++ name resolution per file, each edge
+pinned with its target and how it was found (read in the fixture's sources, line by line)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from tg_index.indexer.build import build
+
+from .conftest import FIXTURES
+
+LINK = FIXTURES / "link"
+N = "aten/src/ATen/native/"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("link") / "ix.db"
+    build(LINK, out, jobs=1)
+    return out
+
+
+def edges(db: Path, src: str, kind: str) -> list[tuple]:
+    """(target as written, how, the target node's name, where the edge is written, detail) of src's edges."""
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "SELECT e.target, e.how, d.name, e.file || ':' || e.line, e.detail FROM edges e JOIN nodes s ON s.id = e.src "
+            "LEFT JOIN nodes d ON d.id = e.dst WHERE s.name = ? AND e.kind = ? ORDER BY e.id", (src, kind)).fetchall()
+
+
+def test_a_static_function_is_seen_only_from_its_own_file(db: Path):
+    assert ("helper", "same-namespace", "at::native::helper", f"{N}Scale.cpp:12", None) in \
+        edges(db, "at::native::scale_cpu", "calls")
+    assert ("helper", "same-namespace", "at::native::helper", f"{N}Other.cpp:11", None) in \
+        edges(db, "at::native::other_user", "calls")
+    with sqlite3.connect(db) as conn:  # each call reaches the static helper of its own file (Scale.cpp:7, Other.cpp:6)
+        got = conn.execute("SELECT e.file, d.file, d.line FROM edges e JOIN nodes d ON d.id = e.dst "
+                           "WHERE e.target = 'helper' ORDER BY e.file").fetchall()
+    assert got == [(f"{N}Other.cpp", f"{N}Other.cpp", 6), (f"{N}Scale.cpp", f"{N}Scale.cpp", 7)]
+
+
+def test_overloads_are_told_apart_by_argument_count(db: Path):
+    with sqlite3.connect(db) as conn:  # pick(int) is Scale.h:9, pick(int, int) Scale.h:10
+        got = conn.execute("SELECT e.file, e.line, e.how, d.line FROM edges e JOIN nodes d ON d.id = e.dst "
+                           "WHERE e.target = 'pick' ORDER BY e.file").fetchall()
+    assert got == [(f"{N}Other.cpp", 12, "overload", 9), (f"{N}Scale.cpp", 13, "overload", 10)]
+
+
+def test_explicit_specialisations(db: Path):
+    calls = edges(db, "at::native::gemmish_cuda", "calls")
+    where = f"{N}cuda/ScaleKernel.cu"
+    assert calls == [  # a dependent call reaches every specialisation; gemm<float> names one
+        ("blas::gemm<scalar_t>", "specialisations", "at::native::blas::gemm<float>", f"{where}:37", "2"),
+        ("blas::gemm<scalar_t>", "specialisations", "at::native::blas::gemm<double>", f"{where}:37", "2"),
+        ("blas::gemm<float>", "same-namespace", "at::native::blas::gemm<float>", f"{where}:38", None)]
+    assert edges(db, "at::native::gemmish_cuda", "calls-library") == [
+        ("cublasSgemm", "vendor", "cublasSgemm", f"{where}:39", "cublas")]
+
+
+def test_a_using_directive_brings_a_namespace_in(db: Path):
+    assert edges(db, "other_user2", "calls") == [
+        ("gemm<float>", "using", "at::native::blas::gemm<float>", f"{N}Other.cpp:20", None)]
+
+
+def test_the_include_chain_picks_between_same_named_definitions(db: Path):
+    # launch_config is defined in cuda/Helpers.cuh:3 and mps/Helpers.h:3; ScaleKernel.cu includes the first.
+    calls = edges(db, "at::native::pick_kernel", "calls")
+    assert ("launch_config", "include", "at::native::launch_config", f"{N}cuda/ScaleKernel.cu:53", None) in calls
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT d.file FROM edges e JOIN nodes d ON d.id = e.dst WHERE e.target = 'launch_config'"
+                            ).fetchall() == [(f"{N}cuda/Helpers.cuh",)]
+
+
+def test_a_kernel_chosen_by_a_conditional_is_launched_through_its_variable(db: Path):
+    where = f"{N}cuda/ScaleKernel.cu:53"
+    assert edges(db, "at::native::pick_kernel", "launches") == [
+        ("big_kernel", "same-namespace", "at::native::big_kernel", where, "<<<1, launch_config()>>> through kernel"),
+        ("small_kernel", "same-namespace", "at::native::small_kernel", where, "<<<1, launch_config()>>> through kernel")]
+
+
+def test_helper_layers_down_to_the_global_kernel(db: Path):
+    where = f"{N}cuda/ScaleKernel.cu"
+    assert edges(db, "at::native::scale_kernel_cuda", "runs-functor") == [
+        ("ScaleFunctor<float>", "type", "at::native::ScaleFunctor::operator()", f"{where}:28", "constructed")]
+    assert ("my_gpu_kernel", "same-namespace", "at::native::my_gpu_kernel", f"{where}:28", None) in \
+        edges(db, "at::native::scale_kernel_cuda", "calls")
+    assert edges(db, "at::native::launch_it", "launches") == [
+        ("elementwise", "same-namespace", "at::native::elementwise", f"{where}:18", "<<<1, 128, 0, 0>>>")]
+    assert ("f", "virtual", None, f"{where}:19", "a call through a parameter (a functor, lambda or function pointer)") \
+        in edges(db, "at::native::launch_it", "calls")
+
+
+def test_stubs_registrations_and_redispatch(db: Path):
+    assert edges(db, "scale_stub", "declared-at") == [("scale_stub", "exact", None, f"{N}Scale.h:6", None)]
+    assert edges(db, "scale_stub", "defined-at") == [("scale_stub", "exact", None, f"{N}Scale.cpp:5", None)]
+    assert edges(db, "scale_stub", "registers") == [
+        ("scale_kernel_cuda", "registered", "at::native::scale_kernel_cuda", f"{N}cuda/ScaleKernel.cu:56", "CUDA"),
+        ("scale_kernel", "registered", "at::native::(anonymous)::scale_kernel", f"{N}cpu/ScaleKernel.cpp:18",
+         "CPU DEFAULT"),
+        ("scale_kernel", "registered", "at::native::(anonymous)::scale_kernel", f"{N}cpu/ScaleKernel.cpp:18",
+         "CPU AVX2"),
+        ("nullptr", "exact", None, f"{N}cpu/ScaleKernel.cpp:18", "CPU AVX512")]
+    assert edges(db, "at::native::scale_cpu", "uses-stub") == [
+        ("scale_stub", "exact", "scale_stub", f"{N}Scale.cpp:14", "call")]
+    assert edges(db, "at::native::twice", "redispatches-to-op") == [
+        ("at::scale", "op", "scale", f"{N}Scale.cpp:19", None)]
+    assert edges(db, "twice CompositeImplicitAutograd", "implements") == [
+        ("twice", "exact", "at::native::twice", f"{N}Scale.cpp:18", None)]
+
+
+def test_kernels_for_walks_the_graph_to_the_global_kernel(db: Path):
+    from tg_index.queries.api import Index
+
+    [answer] = Index.open(db).kernels_for("scale", ("CUDA",))
+    [cuda] = answer.keys
+    got = [(str(s.kind), s.name, f"{s.file}:{s.line}", s.depth) for s in cuda.chain]
+    where = f"{N}cuda/ScaleKernel.cu"
+    assert got == [
+        ("stub", "scale_stub", f"{where}:32", 0),
+        ("declared", "scale_stub", f"{N}Scale.h:6", 0),
+        ("defined", "scale_stub", f"{N}Scale.cpp:5", 0),
+        ("registered", "scale_kernel_cuda", f"{where}:56", 0),
+        ("definition", "at::native::scale_kernel_cuda", f"{where}:27", 0),
+        # definitions at the line of their name (my_gpu_kernel: 23, under `template <...>` on 22)
+        ("call", "at::native::my_gpu_kernel", f"{where}:23", 1),
+        ("functor", "at::native::ScaleFunctor::operator()", f"{where}:8", 1),
+        ("call", "at::native::launch_it", f"{where}:17", 2),
+        ("launch", "elementwise", f"{where}:18", 3),
+        ("global_kernel", "at::native::elementwise", f"{where}:12", 3),
+    ]
