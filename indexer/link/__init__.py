@@ -153,6 +153,9 @@ def _mark_device_paths(node_rows: list[list], edge_rows: list[tuple]) -> None:
             continue
         row[8] = 1
         todo.extend(callers.get(node, ()))
+    for kind, src, dst, _f, _l, how, *_ in edge_rows:
+        if kind == EdgeKind.CALLS and how is How.VIRTUAL and not node_rows[src - 1][8]:
+            node_rows[src - 1][8] = 2  # a helper that calls what it is handed (a stub, a lambda, a functor)
 
 
 def _count_device_candidates(node_rows: list[list], edge_rows: list, resolver: Resolver) -> None:
@@ -194,6 +197,9 @@ def _names(conn: sqlite3.Connection, tables: set[str]) -> tuple[set[str], set[st
     return macros, types, bases
 
 
+FUNCTOR_OVERLOADS = 8  # a constructed functor's operator() overloads followed, at most
+
+
 def _functors(conn: sqlite3.Connection, tables: set[str], symbols: Symbols, resolver: Resolver):
     """A lookup for calls that construct a functor (`sum_functor<scalar_t>{}(iter)`, `Op()`): the
     operator() definitions of the class named, found like any call of `Class::operator()`."""
@@ -204,8 +210,13 @@ def _functors(conn: sqlite3.Connection, tables: set[str], symbols: Symbols, reso
     def operators(ctx, callee: str, name: str) -> list[int]:
         if name not in callable_classes:
             return []
-        return [t.node for t in resolver.resolve(ctx, f"{callee}::operator()", "operator()", -1, None)
-                if t.node is not None]
+        out: list[int] = []
+        for t in resolver.resolve(ctx, f"{callee}::operator()", "operator()", -1, None):
+            if t.node is not None:
+                out.append(t.node)
+            elif len(t.candidates) <= FUNCTOR_OVERLOADS:  # operator() overloaded by type: each may run
+                out.extend(t.candidates)
+        return out
     return operators
 
 
