@@ -60,6 +60,8 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
             continue
         if src is not last_src:
             last_src, ctx = src, contexts(file, src)
+        if name.endswith("}") and "{" in name:  # `sum_functor<scalar_t>{}(iter)`: the object made by braces
+            name, callee = name[:name.index("{")], callee[:callee.rindex("{")]
         if name in nodes.stub and callee == name:
             continue  # a stub called: its uses-stub edge (stub_uses) says so
         held = aliases.get((file, caller, name)) if aliases and callee == name else None

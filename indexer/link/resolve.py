@@ -56,6 +56,19 @@ _STD_TYPES = re.compile(r"(?:std::)?(?:vector|string|string_view|array|tuple|pai
 _ALL_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 
 
+def _count_args(args: str) -> int:
+    """Template arguments at the top level: `scalar_t, out_t` -> 2, `c10::complex<float>` -> 1."""
+    depth, count = 0, 1 if args.strip() else 0
+    for ch in args:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            count += 1
+    return count
+
+
 def _unalias(name: str, aliases: tuple[dict[str, str] | None, dict[str, str]]) -> str:
     """`Vec` -> `Vectorized<scalar_t>`, `IntArrayRef` -> `ArrayRef<int64_t>`: the first component through
     the visible type aliases (a few steps; an alias of an alias is followed)."""
@@ -260,8 +273,13 @@ class Resolver:
                 exact = [s for s in specs if s.spec == normalise_type(args)]
                 if exact:
                     visible = exact
-                else:
-                    return [Target(s.node, How.SPECIALISATIONS, str(len(specs))) for s in specs]
+                else:  # dependent arguments: each specialisation with as many arguments, and the primary template
+                    n = _count_args(args)
+                    reach = [s for s in visible if s.spec is None] + [s for s in specs if _count_args(s.spec) == n]
+                    if len(reach) == 1:
+                        return [Target(reach[0].node, how)]
+                    if reach:
+                        return [Target(s.node, How.SPECIALISATIONS, str(len(reach))) for s in reach]
             else:
                 visible = [s for s in visible if s.spec is None] or visible
         if len(visible) == 1:
