@@ -163,7 +163,7 @@ def _count_device_candidates(node_rows: list[list], edge_rows: list, resolver: R
     (detail "7 (2 lead to device work)"), so a walk can say what it did not follow."""
     for i, row in enumerate(edge_rows):
         if row[5] in (How.AMBIGUOUS, How.OVERLOAD_SET) and row[2] is None and len(row) > 8:
-            device = sum(node_rows[n - 1][8] for n in row[8])
+            device = sum(node_rows[n - 1][8] == 1 for n in row[8])
             edge_rows[i] = (*row[:7], f"{row[7]} ({device} lead to device work)" if device else row[7])
         elif len(row) > 8:
             edge_rows[i] = row[:8]

@@ -50,7 +50,7 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
     last_src = ctx = None
     aliases = _kernel_aliases(conn, tables)
     for row in conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
-                            "WHERE caller IS NOT NULL ORDER BY file, id"):
+                            "WHERE caller IS NOT NULL ORDER BY id"):
         file, caller, callee, name, line = row[:5]
         argc = row[5] if len(row) > 5 else -1
         receiver_type = row[6] if len(row) > 6 else None

@@ -106,6 +106,10 @@ class Resolver:
         self.types = types
         self.bases = bases  # class name -> base class names (last components)
         self._memo: dict[tuple, list[Target]] = {}
+        self._shared: dict[tuple, list[Target]] = {}
+        self._nameless: dict[tuple, list[Target]] = {}
+        self._bases_memo: dict[str, set[str]] = {}
+        self._file_used = False  # set while resolving when the answer depended on the caller's file
         self.aliases: dict[str, str] = {}  # type aliases at namespace or class level, checkout-wide
         self.scope_usings = scope_usings or {}  # namespace -> namespaces its headers' using-directives bring in
         self.namespaces = namespaces  # the first component of every scope the checkout defines something in
@@ -115,11 +119,37 @@ class Resolver:
         """The targets of a call (memoised: a file calls the same names from the same scope again and again)."""
         if callee_name in ctx.params and callee.split("<", 1)[0] == callee_name:
             return _THROUGH_PARAMETER
-        key = (ctx.file, ctx.chain[0], callee, argc, receiver_type, id(ctx.aliases) if ctx.aliases else 0)
+        if callee_name not in self.symbols.by_name:  # no definition has the name: the scope cannot matter
+            inner = ctx.chain[0].rsplit("::", 1)[-1]
+            structured = inner.startswith("structured_") and inner in self.bases
+            nameless = (callee, argc, receiver_type, structured, id(ctx.aliases) if ctx.aliases else 0)
+            got = self._nameless.get(nameless)
+            if got is None:
+                got = self._nameless[nameless] = self._resolve(ctx, callee, callee_name, argc, receiver_type)
+            return got
+        # Two memos: most answers do not depend on the caller's file (only local definitions, the
+        # same-file and include tie-breaks do), so they are shared by every file with the same scope.
+        shared = (ctx.chain[0], callee, argc, receiver_type, id(ctx.aliases) if ctx.aliases else 0, ctx.usings)
+        got = self._shared.get(shared)
+        if got is not None:
+            return got
+        key = (ctx.file, shared)
         got = self._memo.get(key)
         if got is None:
-            got = self._memo[key] = self._resolve(ctx, callee, callee_name, argc, receiver_type)
+            self._file_used = False
+            got = self._resolve(ctx, callee, callee_name, argc, receiver_type)
+            if self._file_used:
+                self._memo[key] = got
+            else:
+                self._shared[shared] = got
         return got
+
+    def _visible(self, ctx: Context, s: Symbol) -> bool:
+        """Whether lookup sees the definition from the caller (a local one only from its own file or includers)."""
+        if not s.local:
+            return True
+        self._file_used = True
+        return ctx.visible(s.file)
 
     def _resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                  receiver_type: str | None) -> list[Target]:
@@ -169,7 +199,7 @@ class Resolver:
         if outside is not None:
             return [Target(None, How.VENDOR, f"{outside}:: is no namespace or class of the checkout")]
         if cands:
-            syms = [s for s in cands if (not s.local or ctx.visible(s.file)) and (receiver is not None or qualifier
+            syms = [s for s in cands if self._visible(ctx, s) and (receiver is not None or qualifier
                                                                                    or s.kind != "method")]
             if receiver is not None:
                 methods = [s for s in syms if s.kind == "method"]
@@ -253,6 +283,12 @@ class Resolver:
         return first
 
     def _class_and_bases(self, type_name: str) -> set[str]:
+        got = self._bases_memo.get(type_name)
+        if got is None:
+            got = self._bases_memo[type_name] = self._walk_bases(type_name)
+        return got
+
+    def _walk_bases(self, type_name: str) -> set[str]:
         name = type_name.split("<", 1)[0].rsplit("::", 1)[-1]
         out, todo = set(), [name]
         while todo:
@@ -263,7 +299,7 @@ class Resolver:
         return out
 
     def _choose(self, ctx: Context, syms: list[Symbol], how: How, last: str, argc: int) -> list[Target]:
-        visible = [s for s in syms if not s.local or ctx.visible(s.file)]
+        visible = [s for s in syms if self._visible(ctx, s)]
         if not visible:
             return [Target(None, How.NOT_IN_CHECKOUT, "only local definitions in other files")]
         args = template_args(last)
@@ -284,6 +320,7 @@ class Resolver:
                 visible = [s for s in visible if s.spec is None] or visible
         if len(visible) == 1:
             return [Target(visible[0].node, how)]
+        self._file_used = True
         for pick, rule in ((lambda s: s.file == ctx.file, How.SAME_FILE), (lambda s: ctx.includes(s.file), How.INCLUDE)):
             near = [s for s in visible if pick(s)]
             if near:
