@@ -330,7 +330,7 @@ class Using(Base):
     file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String)
     kind: Mapped[str] = mapped_column(String, comment="directive (using namespace X;), declaration (using X::y;) or alias (namespace F = X; using Foo = T;)")
-    name: Mapped[str] = mapped_column(String, index=True, comment="what is named, as written, spaces removed: at::native (directive, namespace alias), at::native::foo (declaration), the aliased type")
+    name: Mapped[str] = mapped_column(String, index=True, comment="what is named, as written: at::native (directive, namespace alias), at::native::foo (declaration), spaces removed; the aliased type of using Foo = T, whitespace folded: std::vector<c10::Scalar>")
     alias: Mapped[str | None] = mapped_column(String, comment="the new name of an alias: F, Foo; NULL for directives and declarations")
     scope: Mapped[str] = mapped_column(String, comment="where it applies: the enclosing namespaces and classes as in qualified names (at::native; '' at file level), or the qualified name of the enclosing function")
     line: Mapped[int] = mapped_column(Integer)

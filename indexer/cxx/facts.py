@@ -143,7 +143,7 @@ class UsingFact:
     """A using-directive, using-declaration, namespace alias or alias declaration."""
 
     kind: UsingKind  # directive | declaration | alias
-    name: str  # what is named: "at::native" (directive, namespace alias), "at::native::foo", the aliased type
+    name: str  # what is named: "at::native" (directive, namespace alias), "at::native::foo"; the aliased type (whitespace folded)
     alias: str | None  # the new name of an alias: "F" of `namespace F = ...`, "Foo" of `using Foo = ...`
     scope: str  # the enclosing namespaces as in qualified names ("" at file level), or the enclosing function
     line: int

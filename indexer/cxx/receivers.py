@@ -10,6 +10,7 @@ name in the function before the call is the one used (blocks are not tracked).
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 
 from .scan import dec
@@ -21,6 +22,7 @@ _LIBRARY_NAMESPACES = re.compile(r"(?<![\w:])(?:at|c10)::")
 _CV = re.compile(r"(?<![\w:])(?:const|volatile|typename)\s+|\s+(?:const|volatile)\b")
 _SPACE_AROUND = re.compile(r"\s*([<>,*&:()\[\]])\s*")
 
+_START = operator.attrgetter("start_byte")
 MEMBER_OBJECTS: dict[str, str | None] = {}  # callee as written -> the identifier before . or -> (memo across files)
 
 
@@ -42,13 +44,15 @@ def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> None:
         return
     needed = {name.encode() for _, name, _ in pending}
     declared: dict[bytes, list[int]] = {}
-    for n in f.get("decl.name"):
+    for n in f.get("decl.name"):  # in the query's order (trees.UNORDERED): sorted below
         name = n.text
         if name in needed:
             declared.setdefault(name, []).append(n.start_byte)
     if not declared:
         return
-    decls = f.get("decl")
+    for offsets in declared.values():
+        offsets.sort()
+    decls = sorted(f.get("decl"), key=_START)
     starts = [d.start_byte for d in decls]
     types: dict[int, str | None] = {}
     for index, name, offset in pending:

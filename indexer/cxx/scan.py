@@ -363,13 +363,11 @@ class Scanner:
         src = self.src
         out: list[tuple[int, int]] = []
         end = -1
-        # A `#` that starts a line can be in a literal only inside a block comment, a raw string, or
-        # after a line that ends with a backslash: without those, the literal spans are not needed.
-        quick = b"/*" not in src and b'R"' not in src
+        maybe_literal = _literal_possible(src)
         for m in _DIRECTIVE_START.finditer(src):
             if m.start() < end:
                 continue
-            if not (quick and not _after_continuation(src, m.start())) and self.in_literal(m.end() - 1):
+            if maybe_literal(m.start()) and self.in_literal(m.end() - 1):
                 continue
             end = logical_line_end(src, m.end())
             out.append((m.start(), end))
@@ -381,6 +379,35 @@ class Scanner:
 
 
 _DIRECTIVE_START = re.compile(rb"^[ \t]*#", re.M)
+
+
+def _literal_possible(src: bytes):
+    """A test of line starts: False where a line cannot start inside a comment or literal, so the
+    literal spans need not be read there.
+
+    A line starts inside one only after a line that ends with a backslash, after a raw string's
+    `R"`, or inside a block comment; and inside a block comment the last `/*` written before it
+    comes after the last `*/` (a `*/` after the opening `/*` would have closed it)."""
+    raw = src.find(b'R"')
+    opens: list[int] = []
+    closes: list[int] = []
+    if b"/*" in src:
+        for m in _COMMENT_MARKS.finditer(src):
+            (opens if m.group() == b"/*" else closes).append(m.start())
+
+    def possible(line_start: int) -> bool:
+        if _after_continuation(src, line_start) or 0 <= raw < line_start:
+            return True
+        k = bisect.bisect_left(opens, line_start) - 1
+        if k < 0:
+            return False
+        j = bisect.bisect_left(closes, line_start) - 1
+        return j < 0 or closes[j] < opens[k]
+
+    return possible
+
+
+_COMMENT_MARKS = re.compile(rb"/\*|\*/")
 
 
 def _after_continuation(src: bytes, line_start: int) -> bool:

@@ -18,6 +18,9 @@ SCM = Path(__file__).parent.parent / "scm"
 _CUDA_MARKERS = re.compile(rb"__global__|__device__|<<<")
 
 position = operator.attrgetter("start_byte", "end_byte")  # a node's place in the file, for sorting
+# Captures read by offset (arity.argument_lists) or sorted by their reader only when it needs
+# them (receivers.py): left as the query gives them.
+UNORDERED = frozenset(("call.args", "decl", "decl.name"))
 
 
 def language_for(path: str, source: bytes = b"") -> str:
@@ -69,19 +72,20 @@ def captures(tree, language: str, errors: list) -> dict[str, list]:
     """The combined query's captures by name, each list in document order (errors: the
     tree's ERROR nodes, see damage).
 
-    tree-sitter does not return captures in document order; sorted, the facts do not
-    depend on it (a macro #defined twice: the later one wins, as in the preprocessor)."""
+    tree-sitter does not return captures in document order; sorted (but the UNORDERED ones),
+    the facts do not depend on it (a macro #defined twice: the later one wins, as in the preprocessor)."""
     import tree_sitter as ts
 
     query = tools(language)[1]
     root = tree.root_node
     if not any(e.child_count > _WIDE for e in errors):
-        return {k: sorted(v, key=position) for k, v in ts.QueryCursor(query).captures(root).items()}
+        return {k: v if k in UNORDERED else sorted(v, key=position)
+                for k, v in ts.QueryCursor(query).captures(root).items()}
     got: dict[str, list] = {}
     for part in _damaged_parts(root, query, ts):
         for k, v in part.items():
             got.setdefault(k, []).extend(v)
-    return {k: sorted(v, key=position) for k, v in got.items()}
+    return {k: v if k in UNORDERED else sorted(v, key=position) for k, v in got.items()}
 
 
 def _damaged_parts(root, query, ts):
