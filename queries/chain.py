@@ -122,12 +122,15 @@ class Linker:
     def definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool,
                    func: str = "") -> tuple[Definition | None, str, int]:
         """(the definition the link stage chose, reason when none, number of candidates)."""
-        row = self.conn.execute(
-            "SELECT n.name, d.kind, n.file, n.line, n.end_line, d.signature, e.how, e.detail FROM dispatch k "
-            "JOIN nodes kn ON kn.ref = k.id AND kn.kind = ? JOIN edges e ON e.src = kn.id AND e.kind = ? "
-            "LEFT JOIN nodes n ON n.id = e.dst LEFT JOIN definitions d ON d.id = n.ref "
-            "WHERE k.kernel = ? AND k.key = ? AND k.cpp_namespace = ? AND k.origin = ? LIMIT 1",
-            (NodeKind.KERNEL, EdgeKind.IMPLEMENTS, kernel, key, cpp_namespace, origin)).fetchone()
+        sql = ("SELECT n.name, d.kind, n.file, n.line, n.end_line, d.signature, e.how, e.detail FROM dispatch k "
+               "JOIN nodes kn ON kn.ref = k.id AND kn.kind = ? JOIN edges e ON e.src = kn.id AND e.kind = ? "
+               "LEFT JOIN nodes n ON n.id = e.dst LEFT JOIN definitions d ON d.id = n.ref "
+               "WHERE k.kernel = ? AND k.key = ? AND k.cpp_namespace = ? AND k.origin = ?")
+        args: tuple = (NodeKind.KERNEL, EdgeKind.IMPLEMENTS, kernel, key, cpp_namespace, origin)
+        if func:  # ops sharing a kernel name (to.dtype, to.device ...) have a definition each
+            sql += " AND k.op_id IN (SELECT id FROM ops WHERE func = ?)"
+            args += (func,)
+        row = self.conn.execute(sql + " LIMIT 1", args).fetchone()
         if row is None:
             return None, "no definition in the sources", 0
         name, kind, file, line, end, signature, how, detail = row
