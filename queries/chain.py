@@ -197,8 +197,9 @@ class Linker:
             elif kind == EdgeKind.CALLS and dn is None and how in _SEVERAL and "lead to device" in (detail or ""):
                 walk.too_many[f"{target} ({detail})"] = None
             elif kind == EdgeKind.CALLS and dn is not None and dn.kind in _FUNCTION_NODES:
-                if not (dn.device_path or in_functor) or dn.kind == NodeKind.GLOBAL_KERNEL:
-                    continue  # nothing device-bound below it; a __global__ is shown by its launch
+                if dn.kind == NodeKind.GLOBAL_KERNEL or not (
+                        dn.device_path in (1, 2) or in_functor or (dn.device_path == 3 and walk.key in _COMPOSITE)):
+                    continue  # nothing device-bound below it (a composite follows redispatches); a __global__: its launch
                 if how in _SEVERAL:
                     ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
                     continue

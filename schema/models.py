@@ -492,7 +492,7 @@ class Node(Base):
     end_line: Mapped[int | None] = mapped_column(Integer, comment="last line of a definition")
     ref: Mapped[int | None] = mapped_column(Integer, index=True, comment="the row this node stands for: ops.id, dispatch.id, definitions.id, derivatives.id")
     detail: Mapped[str | None] = mapped_column(Text, comment="kernel: the dispatch key; library: its family (cublas, cudnn ...); definition: its guard")
-    device_path: Mapped[int] = mapped_column(Integer, comment="1 when the node leads through calls to device work: a stub, a launch, a functor or lambda a helper runs, a vendor call, an AT_DISPATCH, a __global__; 2 for a helper that calls what it is handed (a parameter); else 0")
+    device_path: Mapped[int] = mapped_column(Integer, comment="1 when the node leads through calls to device work: a stub, a launch, a functor or lambda a helper runs, a vendor call, an AT_DISPATCH, a __global__; 2 for a helper that calls what it is handed (a parameter); 3 when it leads only to ops called through the dispatcher (what a composite kernel's chain follows); else 0")
 
 
 class Edge(Base):

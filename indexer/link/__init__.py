@@ -153,9 +153,20 @@ def _mark_device_paths(node_rows: list[list], edge_rows: list[tuple]) -> None:
             continue
         row[8] = 1
         todo.extend(callers.get(node, ()))
+    redispatchers = []
     for kind, src, dst, _f, _l, how, *_ in edge_rows:
         if kind == EdgeKind.CALLS and how is How.VIRTUAL and not node_rows[src - 1][8]:
             node_rows[src - 1][8] = 2  # a helper that calls what it is handed (a stub, a lambda, a functor)
+        elif kind == EdgeKind.REDISPATCHES_TO_OP:
+            redispatchers.append(src)
+    todo = redispatchers  # 3: leads through calls to an op called through the dispatcher (a composite's path)
+    while todo:
+        node = todo.pop()
+        row = node_rows[node - 1]
+        if row[8]:
+            continue
+        row[8] = 3
+        todo.extend(callers.get(node, ()))
 
 
 def _count_device_candidates(node_rows: list[list], edge_rows: list, resolver: Resolver) -> None:
