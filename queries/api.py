@@ -344,7 +344,9 @@ class Index:
         health = tuple(KeyHealth(k, *v) for k, v in sorted(counts.items(), key=lambda kv: -kv[1][0]))
         partial = tuple(PartialFile(f, st) for f, st in self.conn.execute(
             "SELECT path, status FROM files WHERE substr(status, 1, 7) = 'partial' ORDER BY path"))
-        return Health(health, tuple(missing), partial)
+        from .graph_health import call_shares
+
+        return Health(health, tuple(missing), partial, call_shares(self.conn))
 
     @_reads
     def ops_for(self, name: str, depth: int = 10) -> OpsFor:

@@ -24,6 +24,7 @@ from .results import Definition, Step, Truncation
 
 GENERATED = "generated"
 FANOUT = 4  # an ambiguous call's candidates are followed only up to this many
+OVERLOAD_FANOUT = 12  # and the overloads of one overload set
 _AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas live
 _FUNCTION_NODES = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
 _COMPOSITE = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
@@ -205,7 +206,7 @@ class Linker:
                     continue
                 yield Step(StepKind.CALL, dn.name, dn.loc, depth=level, how=how, site=loc), dn, False
         for (_file, _line, target), cands in ambiguous.items():
-            if len(cands) > FANOUT:
+            if len(cands) > (OVERLOAD_FANOUT if cands[0][1] == How.OVERLOAD_SET else FANOUT):
                 walk.too_many[target] = None
                 continue
             for dn, how, detail, loc in cands:

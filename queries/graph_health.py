@@ -8,9 +8,9 @@ reaching several specialisations, or an ambiguous one with an edge per candidate
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 
 from ..indexer.link.kinds import EdgeKind, How
+from .results import CallShares
 
 NATIVE = "aten/src/ATen/native/"
 
@@ -21,23 +21,6 @@ NAMED_CLASS = (How.OP, How.TENSOR_METHOD, How.VENDOR, How.STANDARD, How.MACRO, H
 SEVERAL = (How.SPECIALISATIONS, How.OVERLOAD_SET)  # one template or overload set; the types pick among them
 UNRESOLVED = (How.AMBIGUOUS, How.NOT_IN_CHECKOUT, How.VIRTUAL)
 _CALL_KINDS = (EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP, EdgeKind.CALLS_LIBRARY, EdgeKind.USES_STUB)
-
-
-@dataclass(frozen=True)
-class CallShares:
-    """How the call sites under `folder` resolved."""
-
-    folder: str
-    sites: int
-    by_how: tuple[tuple[str, int], ...]  # every `how`, most sites first
-    one_definition: int
-    named_class: int
-    several: int
-    unresolved: int
-    top_unresolved: tuple[tuple[str, str, int], ...]  # (how, callee as written, sites), most first
-
-    def share(self, count: int) -> float:
-        return count / self.sites if self.sites else 0.0
 
 
 def call_shares(conn: sqlite3.Connection, folder: str = NATIVE, show: int = 20) -> CallShares:

@@ -10,7 +10,7 @@ from typing import Any, Iterable
 from ..indexer.facts import Location
 from ..indexer.vocab import Origin, StepKind
 from .backward import BackwardUse
-from .results import (META_STEP, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, OpInfo, OpsFor, OpSummary,
+from .results import (META_STEP, CallShares, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, OpInfo, OpsFor, OpSummary,
                       Step, StubInfo, StubSite, Symbol, Trace, TraceOp, Truncation, Use, to_data, truncation_data)
 
 
@@ -328,6 +328,8 @@ def doctor_text(health: Health, show: int = 10) -> str:
             out.append(f"  {u.op:<40} {u.key:<24} {u.kernel}  {u.location}")
         if len(items) > show:
             out.append(f"  ... {len(items) - show} more (--all shows every one)")
+    if health.calls is not None:
+        out.extend(_call_share_lines(health.calls, show))
     if health.partial_files:
         out.append("")
         out.append(f"files whose extraction failed (their facts may be incomplete): {len(health.partial_files)}")
@@ -337,10 +339,34 @@ def doctor_text(health: Health, show: int = 10) -> str:
     return "\n".join(out) + "\n"
 
 
+def _call_share_lines(c: CallShares, show: int) -> list[str]:
+    pct = lambda n: f"{100 * c.share(n):.1f}%"  # noqa: E731
+    out = ["", f"calls written under {c.folder}: {c.sites} call sites",
+           f"  one definition in the checkout  {c.one_definition:7} {pct(c.one_definition):>6}",
+           f"  a named class                   {c.named_class:7} {pct(c.named_class):>6}   "
+           "(op through the dispatcher, Tensor method, vendor, standard library, macro, type, generated)",
+           f"  one template or overload set    {c.several:7} {pct(c.several):>6}   (the argument types pick among them)",
+           f"  unresolved                      {c.unresolved:7} {pct(c.unresolved):>6}   (ambiguous, not in the checkout, "
+           "through a parameter)",
+           "  by how: " + ", ".join(f"{h} {n}" for h, n in c.by_how)]
+    if c.top_unresolved:
+        out.append(f"  most frequent unresolved (of {c.unresolved}):")
+        out.extend(f"    {how:<16} {n:6}  {target}" for how, target, n in c.top_unresolved[:show])
+    return out
+
+
 def doctor_data(health: Health) -> dict[str, Any]:
-    return {"keys": [{**to_data(k), "unresolved_share": round(k.unresolved_share, 4)} for k in health.keys],
+    data = {"keys": [{**to_data(k), "unresolved_share": round(k.unresolved_share, 4)} for k in health.keys],
             "unresolved": to_data(health.unresolved), "partial_count": len(health.partial_files),
             "partial_files": to_data(health.partial_files)}
+    if health.calls is not None:
+        c = health.calls
+        data["calls"] = {"folder": c.folder, "sites": c.sites, "by_how": dict(c.by_how),
+                         "one_definition": c.one_definition, "named_class": c.named_class, "several": c.several,
+                         "unresolved": c.unresolved,
+                         "resolved_share": round(c.share(c.one_definition + c.named_class), 4),
+                         "top_unresolved": [{"how": h, "target": t, "sites": n} for h, t, n in c.top_unresolved]}
+    return data
 
 
 def truncation_lines(cuts: tuple[Truncation, ...], indent: str = "") -> list[str]:

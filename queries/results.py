@@ -292,10 +292,28 @@ class PartialFile:
 
 
 @dataclass(frozen=True)
+class CallShares:
+    """How the call sites under `folder` resolved."""
+
+    folder: str
+    sites: int
+    by_how: tuple[tuple[str, int], ...]  # every `how`, most sites first
+    one_definition: int
+    named_class: int
+    several: int
+    unresolved: int
+    top_unresolved: tuple[tuple[str, str, int], ...]  # (how, callee as written, sites), most first
+
+    def share(self, count: int) -> float:
+        return count / self.sites if self.sites else 0.0
+
+
+@dataclass(frozen=True)
 class Health:
     keys: tuple[KeyHealth, ...]
     unresolved: tuple[Unresolved, ...]
     partial_files: tuple[PartialFile, ...] = ()
+    calls: CallShares | None = None  # how the calls under aten/src/ATen/native resolved (the link stage)
 
 
 # -- the Python trace -------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def test_ufunc_kernels_are_generated_with_their_source(mini_db: Path):
     assert (cpu["kernel"], cpu["origin"], cpu["via"], cpu["definition"]) == ("ufunc_add_CPU", "delegate", "add.out", None)
     assert cpu["note"] == "generated at build time from ufunc_inner_loop"
     assert _steps(cpu["chain"]) == [
-        ("generated", "structured impl calling add_stub", "native_functions.yaml", 19, "CPU", None),
+        ("generated", "ufunc_add_CPU: structured impl calling add_stub", "native_functions.yaml", 19, "CPU", None),
         ("stub", "add_stub", "BinaryOps.h", 4, None, "registered by generated code"),
         ("registered", "add_kernel [generated]", "native_functions.yaml", 19, "CPU", "every capability"),
         ("dtypes", "Generic: add", "native_functions.yaml", 19, None, "AllAndComplex, BFloat16, Half, ComplexHalf"),
@@ -136,9 +136,10 @@ def test_every_json_step_has_its_depth_and_how_when_known(mini_db: Path):
 
     [cuda] = _json(mini_db, "kernels-for", "sub.out", "--key", "CUDA")["keys"]
     # the stub's use and registration are in the kernel's body; the launch is one helper call below
-    assert [(s["kind"], s["depth"]) for s in cuda["chain"]] == [
-        ("stub", 0), ("registered", 0), ("launch", 1), ("global_kernel", 1), ("dtypes", 1)]
-    assert all("how" not in s for s in cuda["chain"])
+    assert [(s["kind"], s["depth"], s.get("how")) for s in cuda["chain"]] == [
+        ("stub", 0, "exact"), ("declared", 0, None), ("defined", 0, None), ("registered", 0, "registered"),
+        ("definition", 0, "registered"), ("launch", 1, "same-namespace"), ("global_kernel", 1, "same-namespace"),
+        ("dtypes", 1, None)]
     step = Step("call", "at::native::helper", Location("aten/src/ATen/native/A.cpp", 3), depth=1, how="include")
     assert _step_data(step) == {"kind": "call", "name": "at::native::helper", "file": "aten/src/ATen/native/A.cpp",
                                 "line": 3, "depth": 1, "how": "include"}

@@ -26,6 +26,7 @@ from .kinds import How
 from .symbols import Symbol, Symbols, normalise_scope, normalise_type, scope_chain
 
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
+OVERLOADS_FOLLOWED = 12  # and of one overload set (the argument types pick among them)
 _TENSOR_TYPES = frozenset(("Tensor", "TensorBase", "const Tensor", "Tensor&"))
 
 
@@ -257,6 +258,9 @@ class Resolver:
             # No scope of the caller names Q (a namespace it reaches through a using, an alias's class):
             # the definitions under a scope ending in Q.
             got = [s for s in cands if s.scope == q or s.scope.endswith("::" + q)]
+            if len({s.scope for s in got}) > 1:  # several scopes end in Q: the outermost one (a nested class of
+                shortest = min(len(s.scope) for s in got)  # the same name is the less likely meaning)
+                got = [s for s in got if len(s.scope) == shortest]
             return (got, How.UNIQUE) if got else None
         for scope in ctx.chain:
             got = [s for s in cands if s.scope == scope]
@@ -339,6 +343,6 @@ class Resolver:
     @staticmethod
     def _many(fits: list[Symbol], how: How) -> list[Target]:
         """Several candidates: an edge each up to AMBIGUOUS_FOLLOWED, else one edge that counts them."""
-        if len(fits) <= AMBIGUOUS_FOLLOWED:  # each candidate kept, marked: a walk may show them all
+        if len(fits) <= (OVERLOADS_FOLLOWED if how is How.OVERLOAD_SET else AMBIGUOUS_FOLLOWED):
             return [Target(s.node, how, str(len(fits))) for s in fits]
         return [Target(None, how, str(len(fits)), (), tuple(s.node for s in fits))]

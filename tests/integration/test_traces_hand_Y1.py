@@ -13,6 +13,7 @@ from tg_index.queries.results import Backward, Formula, KernelsFor, KeyKernel, S
 from ..conftest import real_tree
 from .hand_traces_model import Expect, Trace
 from .hand_traces_Y1 import TRACES
+from .hand_traces_gaps import GAPS
 
 DEPTH = 8
 NEAREST = 3  # collected items of the same file shown for each missing step
@@ -102,9 +103,15 @@ def _index(request: pytest.FixtureRequest, tree: str):
 
 @pytest.mark.parametrize("trace", TRACES, ids=[t.id for t in TRACES])
 def test_trace_reaches_every_step(request: pytest.FixtureRequest, trace: Trace) -> None:
+    """Every step is reached, except the known gaps of hand_traces_gaps.py, which must still be missing."""
     answer = answer_for(_index(request, trace.tree), trace.op)
-    report = missing_report(trace.steps, collect(answer, key_row(answer, trace.key)))
+    items = collect(answer, key_row(answer, trace.key))
+    gaps = GAPS.get(f"Y1:{trace.id}", {})
+    expected = tuple(e for e in trace.steps if (e.at, e.name) not in gaps)
+    report = missing_report(expected, items)
     assert not report, f"{trace.op} {trace.key} ({trace.tree}, {trace.why}):\n{report}"
+    closed = [e.at for e in trace.steps if (e.at, e.name) in gaps and any(matches(e, i) for i in items)]
+    assert not closed, f"reached now, take off hand_traces_gaps.py: {closed}"
 
 
 def kernel_function(row: KeyKernel, trace: Trace) -> str:
