@@ -17,7 +17,8 @@ from typing import Any
 from ..indexer.vocab import StepKind
 from .api import KernelsFor, Reach, Trace
 
-LIST_CAP = 2  # stubs and registered kernels shown per key line; "(+N more)" says how many more there are
+LIST_CAP = 1  # stubs and registered kernels shown per key line; "(+N more)" says how many more there are
+BRIEF_DTYPE_DEPTH = 1  # the dtype sets of the kernel and of the function one level below it (a registered kernel)
 END_CAP = 1  # device functions, launches and library calls shown per key line (the end of the chain)
 NATIVE = "aten/src/ATen/native/"  # the folder most locations are in: trace's text form states it once
 _SCALAR_TYPE = re.compile(r"\b(?:at::|c10::)?(?:ScalarType::|k(?=[A-Z]))")
@@ -95,7 +96,7 @@ def key_brief(k: Any) -> dict[str, Any]:
     item["launches"] = _launches(steps)
     item["library"] = _names(steps, StepKind.LIBRARY, _library)
     item["dtypes"] = _names(steps, StepKind.DTYPES, _dtype_set)
-    item["dtype_union"] = dtype_union(steps)
+    item["dtype_union"] = dtype_union([s for s in steps if s.depth <= BRIEF_DTYPE_DEPTH])
     return item
 
 
@@ -129,13 +130,16 @@ def _where(loc: dict[str, Any] | None) -> str:
 
 
 def _short(loc: dict[str, Any] | None) -> str:
-    """A location in kernels-for's brief text: the file's name and the line."""
-    return "" if loc is None else f"{loc['file'].rsplit('/', 1)[-1]}:{loc['line']}"
+    """A location in kernels-for's brief text: the file's name and the line (native_functions.yaml: `yaml`)."""
+    if loc is None:
+        return ""
+    name = loc["file"].rsplit("/", 1)[-1]
+    return f"{'yaml' if name == 'native_functions.yaml' else name}:{loc['line']}"
 
 
 def _capped(names: list[str], cap: int = LIST_CAP) -> list[str]:
     """The first `cap` names, the last of them saying `(+N more)` when the list was cut."""
-    return names[:cap - 1] + [f"{names[cap - 1]} (+{len(names) - cap} more)"] if len(names) > cap else names
+    return names[:cap - 1] + [f"{names[cap - 1]} (+{len(names) - cap})"] if len(names) > cap else names
 
 
 def key_brief_text(item: dict[str, Any], keys: list[str], dtypes_of: dict[str, str]) -> str:
@@ -144,8 +148,9 @@ def key_brief_text(item: dict[str, Any], keys: list[str], dtypes_of: dict[str, s
     note = item.get("note") or ""
     where = _short(item["definition"]) or ("[generated]" if "generated" in note else f"[{note}]")
     head = f"  {', '.join(keys)}: {item['kernel']} {where}" + (f" via {item['via']}" if "via" in item else "")
-    below = (_capped(item["stubs"]) + _capped(item["registered"]) + _capped(item["device_functions"], END_CAP)
-             + _capped(item["launches"], END_CAP) + _capped(item["library"], END_CAP))
+    # the chain's end: the __global__ launched, else the vendor call
+    end = _capped(item["launches"], END_CAP) if item["launches"] else _capped(item["library"], END_CAP)
+    below = _capped(item["stubs"]) + _capped(item["registered"]) + _capped(item["device_functions"], END_CAP) + end
     line = head + "".join(f" -> {n}" for n in below)
     union = item["dtype_union"]
     if not union:
@@ -176,7 +181,13 @@ def kernels_for_brief_text(items: list[dict[str, Any]]) -> str:
         for k in a["keys"]:
             groups.setdefault(k.get("same_as", k["key"]), []).append(k["key"])
         dtypes_of: dict[str, str] = {}
-        out.extend(key_brief_text(k, groups[k["key"]], dtypes_of) for k in a["keys"] if "same_as" not in k)
+        lines: dict[str, list[str]] = {}  # keys whose lines read the same are joined on one
+        for k in a["keys"]:
+            if "same_as" not in k:
+                keys = groups[k["key"]]
+                body = key_brief_text(k, keys, dtypes_of)[len(f"  {', '.join(keys)}: "):]
+                lines.setdefault(body, []).extend(keys)
+        out.extend(f"  {', '.join(keys)}: {body}" for body, keys in lines.items())
         if not a["keys"]:
             out.append("  (no kernels for the keys asked)")
     return "\n".join(out) + "\n"

@@ -235,6 +235,8 @@ class Linker:
     def _redispatch(self, op: _Node, loc: Location | None, level: int, detail: str | None, walk: _Walk):
         """The op, and its kernel for the walk's key (a composite walk: for CPU and CUDA) to go on in."""
         yield Step(StepKind.REDISPATCH, op.name, loc, depth=level, how=How.OP, detail=detail), None, False
+        if level > 0 and walk.key not in _COMPOSITE:
+            return  # a backend kernel's helpers call many small ops; only its own body's redispatches are followed
         for key, dn in self._kernels_of(op.id, walk.key):
             yield Step(StepKind.DEFINITION, dn.name, dn.loc, key, detail=f"{op.name} {key}", depth=level,
                        how=How.YAML, site=loc), dn, False

@@ -31,7 +31,7 @@ transform reverse numeric_limits""".split())
 _VENDOR = re.compile(
     r"(^|::)(cublas\w*|cudnn\w*|cusparse\w*|cufft\w*|curand\w*|cusolver\w*|nvrtc\w*|nvtx\w*|nccl\w*|magma\w*|"
     r"mkl_\w+|cblas_\w+|Dfti\w+|vsl\w*|vml\w*|cuda[A-Z]\w*|cu[A-Z]\w*|hip[A-Z]\w*|rocblas\w*|miopen\w*|hipblas\w*|"
-    r"MPS\w+|mps\w+)$|^(thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|cudnn_frontend|mkl|fbgemm|pytorch_qnnpack|"
+    r"MPS\w+)$|^(thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|cudnn_frontend|mkl|fbgemm|pytorch_qnnpack|"
     r"qnnpack|xnnpack|sleef|Sleef|nnpack|cpuinfo|pocketfft|ducc0|tensorpipe|gloo|ncclx?|at::cuda::blas)::|"
     r"^(xnn|pytorch_qnnp|qnnp|nnp|Sleef|ducc|cpuinfo)_\w+$")
 _STANDARD = re.compile(r"^(::)?(std|cuda::std|__gnu_cxx|__cxxabiv1|detail_std)::")
@@ -50,6 +50,13 @@ _PARTS: dict[str, tuple[str, str, str | None]] = {}
 _FAMILY = re.compile(r"(?:^|::)(cublasLt|cublas|cudnn|cusparse|cufft|curand|cusolver|nvrtc|nccl|magma|mkl|cblas|"
                      r"thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|fbgemm|xnnpack|qnnpack|sleef|hip|rocblas|miopen|"
                      r"cuda|cu|MPS|mps)", re.I)
+
+
+# Families whose calls do the work (a vendor call that ends a chain); the CUDA runtime's and generic
+# ones (cudaGetDevice, cudaMemcpyAsync, thrust::device) stay calls to a vendor library, not chain ends.
+COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft", "curand", "cusolver", "nccl", "magma",
+                              "mkl", "cub", "thrust", "onednn", "cutlass", "cute", "fbgemm", "xnnpack", "qnnpack",
+                              "sleef", "rocblas", "miopen", "mps"))
 
 
 def vendor_family(callee: str) -> str:

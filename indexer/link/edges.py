@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from ..vocab import Origin, StubKind
 from .kernels import implementation
-from .classify import vendor_family
+from .classify import COMPUTE_FAMILIES, vendor_family
 from .kinds import EdgeKind, How, NodeKind
 from .nodes import Nodes
 from .resolve import Context, Resolver
@@ -76,7 +76,7 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
             if t.how is How.TYPE and functors is not None:
                 for op_node in functors(ctx, callee, name):
                     yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, callee, "constructed")
-            if t.how is How.VENDOR and family is None and t.detail is None:
+            if t.how is How.VENDOR and family is None and t.detail is None and vendor_family(callee) in COMPUTE_FAMILIES:
                 family = vendor_family(callee)
                 if (family, callee) not in nodes.library:
                     nodes.library[(family, callee)] = nodes.add(NodeKind.LIBRARY, callee, None, None, None, None,
