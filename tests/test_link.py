@@ -130,3 +130,18 @@ def test_kernels_for_walks_the_graph_to_the_global_kernel(db: Path):
         ("launch", "elementwise", f"{where}:18", 3),
         ("global_kernel", "at::native::elementwise", f"{where}:12", 3),
     ]
+
+
+def test_doctor_counts_every_call_site_once(db: Path):
+    from tg_index.queries.api import Index
+    from tg_index.queries.graph_health import NAMED_CLASS, ONE_DEFINITION, SEVERAL, UNRESOLVED
+
+    calls = Index.open(db).doctor().calls
+    by_how = dict(calls.by_how)
+    assert calls.sites == sum(by_how.values())
+    assert calls.sites == calls.one_definition + calls.named_class + calls.several + calls.unresolved
+    assert set(by_how) <= set(ONE_DEFINITION) | set(NAMED_CLASS) | set(SEVERAL) | set(UNRESOLVED)
+    # `f(n)` in elementwise (ScaleKernel.cu:13) and launch_it (:19) calls a parameter; the dependent
+    # blas::gemm<scalar_t> (:37) is the one template call; the two specialisations are one site
+    assert ("virtual", "f", 2) in calls.top_unresolved
+    assert by_how["specialisations"] == 1
