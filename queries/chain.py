@@ -95,8 +95,12 @@ class _Walk:
         return tuple(cuts)
 
 
+# The edges a walk can show: every edge with a target, and of those without one the places (dtypes, a
+# stub's declaration and definition, nullptr registrations, lambdas run) and the ambiguous calls some of
+# whose candidates lead to device work; calls ending in a macro, the standard library or a type are not read.
 _EDGES = ("SELECT e.kind, e.dst, e.file, e.line, e.how, e.target, e.detail, n.id, n.kind, n.name, n.file, n.line, "
-          "n.end_line, n.device_path FROM edges e LEFT JOIN nodes n ON n.id = e.dst WHERE e.src = ? ORDER BY e.id")
+          "n.end_line, n.device_path FROM edges e LEFT JOIN nodes n ON n.id = e.dst WHERE e.src = ? AND "
+          "(e.dst IS NOT NULL OR e.kind != 'calls' OR e.detail LIKE '%lead to device work%') ORDER BY e.id")
 
 
 class Linker:
