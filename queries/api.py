@@ -352,7 +352,7 @@ class Index:
     def ops_for(self, name: str, depth: int = 10) -> OpsFor:
         """The (op, key) kernels whose chain reaches a function, stub or __global__ kernel (iterate for the hits)."""
         reverse = Reverse(self.conn)
-        if not reverse.starts(name):
+        if not reverse.starts(name) and not reverse.generated(name):
             raise TgIndexError(f"no function, stub or kernel named {shown(name)}" + self._close(
                 name, "SELECT DISTINCT name FROM definitions WHERE name GLOB ?"))
         return reverse.reach(name, depth)

@@ -70,6 +70,14 @@ class Reverse:
              NodeKind.STUB, NodeKind.LIBRARY, stem)).fetchall()
         return [(i, n, f) for i, n, f, _k in rows]
 
+    def generated(self, name: str) -> list[tuple[str, str, str]]:
+        """(op, key, kernel) of the dispatch rows whose kernel PyTorch generates under this name (ufunc_add_CPU):
+        no definition in the checkout, so the walk starts at the rows themselves."""
+        return self.conn.execute(
+            "SELECT k.op, k.key, k.kernel FROM dispatch k JOIN nodes n ON n.ref = k.id AND n.kind = ? "
+            "JOIN edges e ON e.src = n.id AND e.kind = ? WHERE k.kernel = ? AND e.how = ? ORDER BY k.id",
+            (NodeKind.KERNEL, EdgeKind.IMPLEMENTS, name.split("::")[-1], How.GENERATED)).fetchall()
+
     def _op_node(self, op: str) -> int:
         return self.conn.execute("SELECT id FROM nodes WHERE name = ? AND kind = ?", (op, NodeKind.OP)).fetchone()[0]
 
@@ -88,6 +96,8 @@ class Reverse:
         hits: dict[tuple[str, str], Reach] = {}
         for op, key, kernel in self._generated_users(name.split("::")[-1]):
             hits[(op, key)] = Reach(op, key, kernel, (f"generated ufunc kernel -> uses {name.split('::')[-1]}",))
+        for op, key, kernel in self.generated(name):
+            hits.setdefault((op, key), Reach(op, key, kernel, (f"{kernel} [generated]",)))
         frontier: list[_Entry] = [(node, (n,), "CUDA" if f and is_cuda(f) else None)
                                   for node, n, f in self.starts(name)]
         seen = {(e[0], e[2]) for e in frontier}

@@ -10,13 +10,13 @@ from .conftest import run
 # Keys in KEY_ORDER; SparseCPU and SparseCUDA share add_sparse's definition and chain: one line. The Meta line shows
 # the meta function's place, so the head line does not repeat it; a dtype set an earlier line shows says `as KEY`.
 ADD_BRIEF = """\
-add.Tensor native_functions.yaml:2 delegate add.out backward derivatives.yaml:2
+add.Tensor yaml:2 delegate add.out backward derivatives.yaml:2
   CPU: ufunc_add_CPU [generated] via add.out -> add_stub -> add_kernel [generated] | dtypes all+complex+bool+half+bf16+chalf
   CUDA: ufunc_add_CUDA [generated] via add.out | dtypes as CPU
   Meta: structured_add_Tensor BinaryOps.cpp:4 via add.out
   MPS: add_out_mps [no TORCH_IMPL_FUNC for it in the sources] via add.out
   SparseCPU, SparseCUDA: add_sparse BinaryOps.cpp:20
-add.out native_functions.yaml:15 structured backward derivatives.yaml:2 from add.Tensor (out=: no grad_fn)
+add.out yaml:15 structured backward derivatives.yaml:2 from add.Tensor (out=: no grad_fn)
   CPU: ufunc_add_CPU [generated] -> add_stub -> add_kernel [generated] | dtypes all+complex+bool+half+bf16+chalf
   CUDA: ufunc_add_CUDA [generated] | dtypes as CPU
   Meta: structured_add_Tensor BinaryOps.cpp:4
@@ -49,7 +49,7 @@ def test_kernels_for_brief_is_one_line_per_key(mini_db: Path):
     assert (data["op"], data["meta"], data["backward"]) == ("sub.out", None, [])
     # CPU and CUDA share a definition but not what the stub runs on each device: each gets its line
     assert query(mini_db, "kernels-for", "sub.out", "--brief").splitlines()[1:3] == [
-        "  CPU: add_out BinaryOps.cpp:14 -> add_stub -> add_kernel -> nullptr -> cpu_kernel | dtypes all+half+bf16",
+        "  CPU: add_out BinaryOps.cpp:14 -> add_stub -> add_kernel (+1) -> cpu_kernel | dtypes all+half+bf16",
         "  CUDA: add_out BinaryOps.cpp:14 -> add_stub -> add_kernel_cuda_impl -> add_kernel_cuda <<<>>> | dtypes float"]
     # the keys that share a chain are listed in the data, each naming the first
     add = json.loads(query(mini_db, "kernels-for", "add.Tensor", "--brief", "--json"))

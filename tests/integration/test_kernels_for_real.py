@@ -24,16 +24,16 @@ N = "aten/src/ATen/native/"
 CASES = [
     # pointwise ufunc: generated kernels, the stub they call, the dtype sets of ufunc_inner_loop
     ("add.out", "CPU", None, [("stub", "add_stub", "BinaryOps.h:56"), ("dtypes", "Generic: add", "native_functions.yaml:579")]),
-    ("add.out", "CUDA", None, [("generated", "gpu_kernel over ufunc::add", "native_functions.yaml:579")]),
+    ("add.out", "CUDA", None, [("generated", "ufunc_add_CUDA: gpu_kernel over ufunc::add", "native_functions.yaml:579")]),
     ("add.out", "Meta", "BinaryOps.cpp:151", []),
     # an MPS path and a sparse path
     ("add.out", "MPS", "mps/operations/BinaryOps.mm:416", []),
     ("add.out", "SparseCPU", "sparse/SparseTensorMath.cpp:556", []),
     # an in-place and a functional variant, served by their structured delegate
     ("add_.Tensor", "CPU", None, [("stub", "add_stub", "BinaryOps.h:56")]),
-    ("add.Tensor", "CUDA", None, [("generated", "gpu_kernel over ufunc::add", "native_functions.yaml:579")]),
+    ("add.Tensor", "CUDA", None, [("generated", "ufunc_add_CUDA: gpu_kernel over ufunc::add", "native_functions.yaml:579")]),
     # activations
-    ("relu", "CPU", "Activation.cpp:511", [("op", "clamp_min", "Activation.cpp:513")]),
+    ("relu", "CPU", "Activation.cpp:511", [("redispatch", "clamp_min", "Activation.cpp:513")]),
     ("gelu.out", "CPU", "Activation.cpp:389", [("stub", "GeluKernel", None), ("registered", "GeluKernelImpl", "cpu/Activation.cpp:1367")]),
     ("gelu.out", "CUDA", "cuda/Activation.cpp:96", []),
     ("threshold_backward.grad_input", "CPU", "Activation.cpp:687",
@@ -43,8 +43,8 @@ CASES = [
     # softmax
     ("_softmax.out", "CPU", "SoftMax.cpp:335",
      [("stub", "softmax_lastdim_kernel", "SoftMax.cpp:357"), ("registered", "softmax_lastdim_kernel_impl", "cpu/SoftMaxKernel.cpp:1294")]),
-    ("_softmax.out", "CUDA", "cuda/SoftMax.cu:1091", [("global_kernel", "cunn_SoftMaxForward", "cuda/SoftMax.cu:662")]),
-    ("softmax.int", "CompositeImplicitAutograd", "SoftMax.cpp:443", [("op", "_softmax", "SoftMax.cpp:447")]),
+    ("_softmax.out", "CUDA", "cuda/SoftMax.cu:1091", [("global_kernel", "cunn_SoftMaxForward", "cuda/SoftMax.cu:663")]),
+    ("softmax.int", "CompositeImplicitAutograd", "SoftMax.cpp:443", [("redispatch", "_softmax", "SoftMax.cpp:447")]),
     # normalization
     ("native_layer_norm", "CPU", "layer_norm.cpp:76",
      [("stub", "LayerNormKernel", None), ("registered", "LayerNormKernelImpl", "cpu/layer_norm_kernel.cpp:612")]),
@@ -83,12 +83,12 @@ CASES = [
     ("bmm.out", "CUDA", "cuda/Blas.cpp:611", []),
     ("addmm.out", "CUDA", "cuda/Blas.cpp:589", []),
     # convolution
-    ("convolution", "CompositeExplicitAutograd", "Convolution.cpp:1173", [("op", "_convolution", "Convolution.cpp:1184")]),
+    ("convolution", "CompositeExplicitAutograd", "Convolution.cpp:1173", [("redispatch", "_convolution", "Convolution.cpp:1184")]),
     ("cudnn_convolution", "CUDA", "cudnn/ConvShared.cpp:240", []),
     # attention
     ("_scaled_dot_product_flash_attention", "CUDA", "transformers/cuda/attention.cu:681",
-     [("op", "_flash_attention_forward", "transformers/cuda/attention.cu:715")]),
-    ("_flash_attention_forward", "CUDA", "transformers/cuda/attention.cu:893", []),
+     [("redispatch", "_flash_attention_forward", "transformers/cuda/attention.cu:715")]),
+    ("_flash_attention_forward", "CUDA", "transformers/cuda/attention.cu:894", []),
     # copy and fill
     ("copy_", "CompositeExplicitAutograd", "Copy.cpp:353",
      [("stub", "copy_stub", None), ("registered", "copy_kernel", "cpu/CopyKernel.cpp:328"),
@@ -96,8 +96,8 @@ CASES = [
     ("fill_.Scalar", "CPU", "Fill.cpp:47", [("registered", "fill_kernel", "cpu/FillKernel.cpp:70")]),
     ("fill_.Scalar", "CUDA", "Fill.cpp:47", [("registered", "fill_kernel_cuda", "cuda/FillKernel.cu:28")]),
     # dropout
-    ("native_dropout", "CPU", "Dropout.cpp:104", []),
-    ("native_dropout", "CUDA", "cuda/Dropout.cu:362", [("global_kernel", "fused_dropout_kernel", "cuda/Dropout.cu:132")]),
+    ("native_dropout", "CPU", "Dropout.cpp:105", []),
+    ("native_dropout", "CUDA", "cuda/Dropout.cu:363", [("global_kernel", "fused_dropout_kernel", "cuda/Dropout.cu:133")]),
     # fused optimizer
     ("_fused_adam_", "CPU", "FusedAdam.cpp:19",
      [("stub", "fused_adam_stub", None), ("registered", "fused_adam_kernel", "cpu/FusedAdamKernel.cpp:367")]),
@@ -179,7 +179,7 @@ UNRESOLVED_BOUND = 0.01
 
 def test_names_match_exactly_on_2_6_0(index):
     """A qualified suffix matches at a `::` boundary (blas::gemm is at::cuda::blas::gemm, not cpublas::gemm);
-    case and `_` count; a helper name defined in many places is reported as not followed."""
+    case and `_` count."""
     callees = {u.name.split("<")[0] for u in index.callers("blas::gemm")}
     assert callees == {"at::cuda::blas::gemm"}
     assert len(index.callers("blas::gemm")) == len(index.callers("cuda::blas::gemm")) == 17
@@ -187,9 +187,12 @@ def test_names_match_exactly_on_2_6_0(index):
                                                                              "at::native::cpublas::gemm"}
     with pytest.raises(TgIndexError, match=r"^no definition named 'ADD_KERNEL'"):
         index.symbol("ADD_KERNEL")
+    # gemm names cpublas::gemm (called by addmm_impl_cpu_, LinearAlgebra.cpp:1533) and cuda::blas::gemm (called by
+    # addmm_out_cuda_impl, cuda/Blas.cpp:461): ops-for walks up the resolved callers of each
     found = index.ops_for("gemm")
-    assert (found.hits, [(t.what, t.limit, t.names) for t in found.truncated]) == (
-        (), [("callers by name not walked: names with more than 3 definitions", 3, ("gemm",))])
+    hits = {(h.op, h.key) for h in found.hits}
+    assert {("addmm.out", "CPU"), ("mm.out", "CPU"), ("mm.out", "CUDA"), ("addmm.out", "CUDA")} <= hits
+    assert found.truncated  # the walk says what it did not follow
 
 
 def test_sql_time_limit_on_2_6_0(index):
@@ -197,3 +200,14 @@ def test_sql_time_limit_on_2_6_0(index):
         index.sql("WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000000) "
                   "SELECT count(*) FROM c", timeout=0.5)
     assert index.sql("SELECT count(*) FROM ops WHERE name = 'add.out'")[1] == [(1,)]
+
+
+def test_call_edges_resolve_on_2_6_0(index):
+    """doctor's call shares under aten/src/ATen/native. Issue 11 asks 90% in one definition or a named class;
+    this session measured 81.2% (87.8% counting one template or overload set): the bound guards what was
+    reached and the gap stays visible in BENCHMARKS.md and the closing note."""
+    calls = index.doctor().calls
+    print("call sites", calls.sites, dict(calls.by_how))
+    assert calls.sites > 100_000
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.80
+    assert calls.share(calls.one_definition + calls.named_class + calls.several) >= 0.86
