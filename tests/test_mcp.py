@@ -42,7 +42,7 @@ CALLS = [
     ("sql_cut", "sql", {"query": "SELECT name FROM ops ORDER BY id", "limit": 5}),
     ("sql_next", "sql", {"query": "SELECT name FROM ops ORDER BY id", "limit": 5, "offset": 5}),
     ("unknown_op", "kernels_for", {"op": "add.outt"}),
-    ("long", "kernels_for", {"op": "add", "brief": False, "depth": 1}),
+    ("long", "kernels_for", {"op": "add", "brief": False, "depth": 0}),
 ]
 
 
@@ -183,14 +183,22 @@ def test_a_long_answer_is_cut_says_so_and_goes_on(answers, real_db):
     size = len(json.dumps(data, separators=(",", ":")).encode()) + len(first.content[0].text.encode())
     assert size <= BUDGET
     assert data["truncated"] is True and data["offset"] == 0 and data["next_offset"] == data["returned"]
-    assert data["total"] == sum(len(a["keys"]) for a in listed(cli_json(real_db, "kernels-for", "add")))
+    assert data["total"] == sum(len(a["keys"]) for a in listed(cli_json(real_db, "kernels-for", "add", "--depth", "0")))
     assert data["note"].startswith(f"truncated (cut at {BUDGET} bytes): keys 0-{data['returned'] - 1} of "
                                    f"{data['total']} shown; call again with offset={data['next_offset']} for the rest")
     assert first.content[0].text.endswith(f"[{data['note']}]\n")
-    # The pages, joined, are the CLI's whole answer.
-    keys = [(a["op"], k) for page in answers["pages"] for a in page.structured_content["answers"] for k in a["keys"]]
-    cli = listed(cli_json(real_db, "kernels-for", "add"))
-    assert keys == [(a["op"], k) for a in cli for k in a["keys"]]
+    # The pages, joined, are the CLI's whole answer; a key too big for a page on its own (add.out SparseCUDA)
+    # comes alone, says so, and carries the first steps of its chain.
+    keys = [(a["op"], k, "itself cut" in (page.structured_content["note"] or "")) for page in answers["pages"]
+            for a in page.structured_content["answers"] for k in a["keys"]]
+    cli = [(a["op"], k) for a in listed(cli_json(real_db, "kernels-for", "add", "--depth", "0")) for k in a["keys"]]
+    assert len(keys) == len(cli)
+    for (op, key, was_cut), (cli_op, cli_key) in zip(keys, cli):
+        if not was_cut:
+            assert (op, key) == (cli_op, cli_key)
+        else:
+            assert (op, key["key"]) == (cli_op, cli_key["key"])
+            assert key["chain"] and key["chain"] == cli_key["chain"][:len(key["chain"])]
     assert answers["pages"][-1].structured_content["next_offset"] is None
     cut, rest = answers["sql_cut"].structured_content, answers["sql_next"].structured_content
     names = [r[0] for r in sqlite3.connect(real_db).execute("SELECT name FROM ops ORDER BY id LIMIT 10")]
