@@ -39,6 +39,9 @@ from .trace import PyLinker
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
+# The steps that are ops a kernel's own body calls (a redispatch, or an op named by a formula).
+_OPS_CALLED = (StepKind.OP, StepKind.REDISPATCH)
+
 
 def ufunc_cpu_kernel(base: str) -> str:
     """The CPU kernel torchgen generates for a ufunc_inner_loop op and registers for `<base>_stub`: `add_kernel`.
@@ -373,7 +376,7 @@ class Index:
                                              and h.name == ref.spec and h.target))
             # decompositions of the op, and of the ops its CompositeImplicitAutograd kernel calls
             below = dict.fromkeys(s.name for a in answers for k in a.keys if k.key.startswith("CompositeImplicit")
-                                  for s in k.chain if s.kind == StepKind.OP)
+                                  for s in k.chain if s.kind in _OPS_CALLED and s.depth == 0)
             decomps = linker.decomps(ref.spec) + tuple(d for b in below for d in linker.decomps(b))
             ops.append(TraceOp(ref.spec, reached_by, answers, decomps, ref.plumbing))
         return Trace(name, found.resolved, found.hops, tuple(ops), chain, found.truncated)

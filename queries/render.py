@@ -13,6 +13,9 @@ from .backward import BackwardUse
 from .results import (META_STEP, CallShares, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, OpInfo, OpsFor, OpSummary,
                       Step, StubInfo, StubSite, Symbol, Trace, TraceOp, Truncation, Use, to_data, truncation_data)
 
+# The steps that are ops a kernel's own body calls (a redispatch, or an op named by a formula).
+_OPS_CALLED = (StepKind.OP, StepKind.REDISPATCH)
+
 
 class Format(str, Enum):
     """The output of every read command."""
@@ -418,7 +421,7 @@ def _dispatch_data(answer: KernelsFor) -> dict[str, Any]:
         item: dict[str, Any] = {"key": k.key, "kernel": k.kernel, "origin": k.origin,
                                 "definition": None if k.definition is None else
                                 {**to_data(k.definition), "name": k.qualified_name}}
-        calls = [s.name for s in k.chain if s.kind == StepKind.OP]
+        calls = [s.name for s in k.chain if s.kind in _OPS_CALLED and s.depth == 0]
         if calls:
             item["calls"] = calls
         keys.append(item)
@@ -465,7 +468,7 @@ def _trace_op_lines(trace: Trace, o: TraceOp) -> list[str]:
             for k in a.keys:
                 where = str(k.definition) if k.definition else f"(yaml {k.location})"
                 out.append(f"      {k.key:<26} {k.cpp_namespace}::{k.kernel}  {where}")
-                calls = [s.name for s in k.chain if s.kind == StepKind.OP]
+                calls = [s.name for s in k.chain if s.kind in _OPS_CALLED and s.depth == 0]
                 if calls:
                     out.append(f"        calls ops: {', '.join(calls)}")
     for d in o.decompositions:
