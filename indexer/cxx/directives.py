@@ -37,8 +37,11 @@ def directives(f: SourceFile) -> None:
     lines = _directive_lines(f)
     guard_index = _include_guard(lines)
     stack: list[tuple[list[str], str, bool]] = []  # per open #if: (conditions before, this branch's, is the include guard)
+    # The guard of each level as a node (its parent's node, this level's parts), so that a directive costs
+    # O(1) and only the guards asked for are written out (10,000 nested #if stay linear).
+    nodes: list[_Node | None] = []
     starts: list[int] = [1]
-    guards: list[str | None] = [None]
+    guards: list[_Node | None] = [None]
     for k, (word, rest, line, last) in enumerate(lines):
         if word in _INCLUDES:
             m = _INCLUDE.match(rest)
@@ -48,23 +51,39 @@ def directives(f: SourceFile) -> None:
             _define(f, rest, line)
         elif word in _OPENS:
             stack.append(([], _condition(word, rest), k == guard_index))
+            nodes.append(_node(nodes, stack[-1]))
         elif word in _LATER and stack:
             before, cond, is_guard = stack.pop()
+            nodes.pop()
             stack.append((before + [cond], "" if word == "else" else _condition(word[2:] or "if", rest), is_guard))
+            nodes.append(_node(nodes, stack[-1]))
         elif word == "endif" and stack:
             stack.pop()
+            nodes.pop()
         else:
             continue
         if word in _OPENS or word in _LATER or word == "endif":
             starts.append(last + 1)
-            guards.append(_guard(stack))
-    f.guards = (starts, guards)
+            guards.append(nodes[-1] if nodes else None)
+    f.guards = (starts, guards, {})
 
 
 def guard_at(f: SourceFile, line: int) -> str | None:
     """The guard of a line (see the module docstring): None outside every #if."""
-    starts, guards = f.guards
-    return guards[bisect.bisect_right(starts, line) - 1]
+    starts, guards, written = f.guards
+    node = guards[bisect.bisect_right(starts, line) - 1]
+    if node is None:
+        return None
+    got = written.get(id(node))
+    if got is None:
+        parts: list[str] = []
+        at: _Node | None = node
+        while at is not None:
+            parts.append(at[1])
+            at = at[0]
+        text = " && ".join(p for p in reversed(parts) if p)
+        got = written[id(node)] = (text or None,)
+    return got[0]
 
 
 def _directive_lines(f: SourceFile) -> list[tuple[str, str, int, int]]:
@@ -120,15 +139,15 @@ def _condition(word: str, rest: str) -> str:
     return f"defined({name})" if word == "ifdef" else f"!defined({name})"
 
 
-def _guard(stack: list[tuple[list[str], str, bool]]) -> str | None:
-    parts: list[str] = []
-    for before, cond, is_guard in stack:
-        if is_guard:
-            continue
-        parts.extend(f"!({c})" for c in before)
-        if cond:
-            parts.append(cond)
-    return " && ".join(parts) if parts else None
+_Node = tuple  # (the enclosing level's node or None, this level's conditions joined with " && ", or "")
+
+
+def _node(nodes: list, level: tuple[list[str], str, bool]) -> _Node:
+    """The node of an #if level: the branches before this one negated, then this branch's condition
+    (the include guard contributes nothing)."""
+    before, cond, is_guard = level
+    parts = [] if is_guard else [f"!({c})" for c in before] + ([cond] if cond else [])
+    return (nodes[-1] if nodes else None, " && ".join(parts))
 
 
 def _define(f: SourceFile, rest: str, line: int) -> None:
