@@ -146,26 +146,24 @@ def _mark_device_paths(node_rows: list[list], edge_rows: list[tuple]) -> None:
             todo.append(src)
         elif kind == EdgeKind.CALLS and dst is not None:
             callers.setdefault(dst, []).append(src)
-    while todo:
-        node = todo.pop()
-        row = node_rows[node - 1]
-        if row[8]:
-            continue
-        row[8] = 1
-        todo.extend(callers.get(node, ()))
+    _fill(node_rows, todo, callers, 1)
     redispatchers = []
     for kind, src, dst, _f, _l, how, *_ in edge_rows:
         if kind == EdgeKind.CALLS and how is How.VIRTUAL and not node_rows[src - 1][8]:
             node_rows[src - 1][8] = 2  # a helper that calls what it is handed (a stub, a lambda, a functor)
         elif kind == EdgeKind.REDISPATCHES_TO_OP:
             redispatchers.append(src)
-    todo = redispatchers  # 3: leads through calls to an op called through the dispatcher (a composite's path)
+    _fill(node_rows, redispatchers, callers, 3)  # 3: leads through calls to an op called through the dispatcher
+
+
+def _fill(node_rows: list[list], todo: list[int], callers: dict[int, list[int]], value: int) -> None:
+    """device_path = value for the nodes of todo and, transitively, their callers, where it is still 0."""
     while todo:
         node = todo.pop()
         row = node_rows[node - 1]
         if row[8]:
             continue
-        row[8] = 3
+        row[8] = value
         todo.extend(callers.get(node, ()))
 
 
