@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..schema import views_sql
 from ..schema.version import SCHEMA_VERSION, TABLES
-from . import derivatives, discover, index_file, native_yaml, python_api, workers
+from . import codegen, derivatives, discover, index_file, native_yaml, python_api, workers
 from .errors import TgIndexError
 from .plan import Found, Plan, plan
 from .rows import FILES_COLUMNS, OP_TAGS_COLUMNS, RowBatch, file_rows, py_tables, yaml_tables
@@ -53,6 +53,7 @@ class BuildSummary:
     seconds: float
     partial_files: int = 0  # files whose extraction stopped early (tg-query doctor lists them)
     stub_macros: str = DISPATCH_STUB_H  # where the DispatchStub macros came from
+    codegen: str | None = None  # what --codegen did (codegen.Generated.status); None when not asked
 
     def __str__(self) -> str:
         notes = ""
@@ -60,8 +61,9 @@ class BuildSummary:
             notes += f", {self.partial_files} file{'s' if self.partial_files != 1 else ''} partial (see tg-query doctor)"
         if self.stub_macros == BUILTIN_STUB_MACROS:
             notes += ", built-in DispatchStub macros (DispatchStub.h missing)"
+        codegen = f"; codegen {self.codegen}" if self.codegen is not None else ""
         return (f"indexed {self.ops} ops, {self.kernels} kernels, {self.files} files{notes} "
-                f"in {self.seconds:.1f} s -> {self.db}")
+                f"in {self.seconds:.1f} s -> {self.db}{codegen}")
 
 
 def tool_version() -> str:
@@ -175,6 +177,17 @@ def _read_checkout(root: Path, excludes: tuple[str, ...], max_file_size: int) ->
     return _Checkout(root, texts, contents, py_contents, sorted(skipped.items()), contents.get(DISPATCH_STUB_H))
 
 
+def _codegen(ck: _Checkout, db: Path, timeout: float | None, progress: Progress) -> codegen.Generated | None:
+    """Run the checkout's generators when asked, and add their files to what the build reads."""
+    if timeout is None:
+        return None
+    progress("codegen", 0, 1)
+    generated = codegen.run(ck.root, codegen.folder_for(db), timeout)
+    ck.contents.update(generated.files)
+    progress("codegen", 1, 1)
+    return generated
+
+
 def _found(ck: _Checkout) -> Found:
     return Found(
         yaml={rel: _sha(t.encode()) for rel, t in ck.texts.items()},
@@ -190,8 +203,11 @@ def _found(ck: _Checkout) -> Found:
 
 def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
           excludes: tuple[str, ...] = discover.DEFAULT_EXCLUDES, jobs: int | None = None,
-          max_file_size: int = discover.DEFAULT_MAX_FILE_SIZE) -> BuildSummary:
+          max_file_size: int = discover.DEFAULT_MAX_FILE_SIZE, codegen_timeout: float | None = None) -> BuildSummary:
     """Index a checkout into db, or update the index there: only changed files are parsed again.
+
+    codegen_timeout: when given, the checkout's own code generators run first (codegen.py, at most
+    that many seconds) and their C++ output is indexed with the checkout's files.
 
     The result is written to a temporary file beside db and renamed over it at the end.
     The cycle collector is off meanwhile (the build makes hundreds of thousands of
@@ -200,14 +216,14 @@ def build(checkout: Path, db: Path, progress: Progress = _no_progress, *,
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(checkout, db, progress, excludes, jobs, max_file_size)
+        return _build(checkout, db, progress, excludes, jobs, max_file_size, codegen_timeout)
     finally:
         if collecting:
             gc.enable()
 
 
 def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ...], jobs: int | None,
-           max_file_size: int) -> BuildSummary:
+           max_file_size: int, codegen_timeout: float | None) -> BuildSummary:
     start = time.perf_counter()
     root = discover.check_checkout(checkout)
     target = index_file.check(db)  # before anything is read: never write over a file that is not ours
@@ -216,6 +232,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
         print(target.notice, file=sys.stderr)
     progress("yaml", 0, 3)
     ck = _read_checkout(root, excludes, max_file_size)
+    generated = _codegen(ck, db, codegen_timeout, progress)
     header = ck.header
     py_key = _py_extractor_hash()
     cxx_key = f"{_extractor_hash()}:{_sha(header) if header else 'default'}:{','.join(sorted(excludes))}"
@@ -237,8 +254,10 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
         planned = dataclasses.replace(planned, up_to_date=False)  # the facts stand; only the graph is made again
     if planned.up_to_date:
         progress("yaml", 3, 3)
-        return _unchanged_summary(db, start)
+        return dataclasses.replace(_unchanged_summary(db, start), codegen=generated and generated.status)
     meta = {"cxx_key": cxx_key, "py_key": py_key, "link_key": link_key, "excludes": json.dumps(list(excludes))}
+    if generated is not None:
+        meta |= {"codegen": generated.status, "codegen_dir": str(generated.folder)}
     return _write(_Run(ck, found, planned, progress, meta, start), db, jobs)
 
 
@@ -474,7 +493,7 @@ def _finish(conn: Connection, run: _Run, db: Path) -> BuildSummary:
     run.deferred = []
     ops, kernels = _counts(conn.exec_driver_sql)
     conn.commit()
-    return BuildSummary(db, ops, kernels, files, 0.0, partial, run.ck.stub_macros)
+    return BuildSummary(db, ops, kernels, files, 0.0, partial, run.ck.stub_macros, run.meta.get("codegen"))
 
 
 def _counts(execute: Callable) -> tuple[int, int]:

@@ -13,6 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..indexer import paths
+from ..indexer.codegen import DEFAULT_TIMEOUT as DEFAULT_CODEGEN_TIMEOUT
 from ..indexer.errors import Interrupted, TgIndexError
 from . import render
 from .render import ChainFormat, Format
@@ -283,6 +284,8 @@ def index_cmd(
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that parse C++/CUDA [default: all cores].", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, only the summary.")] = False,
     max_file_size: Annotated[Optional[int], typer.Option("--max-file-size", min=1, metavar="BYTES", help="Larger files are skipped and listed in the files table [default: 16 MiB].", show_default=False)] = None,
+    codegen: Annotated[bool, typer.Option("--codegen", help="First run the checkout's own code generators (torchgen.gen, tools.autograd.gen_autograd: this executes code from the checkout) into <db>.codegen/ and index the generated C++ too; if they fail, say so and index without them.")] = False,
+    codegen_timeout: Annotated[int, typer.Option("--codegen-timeout", min=1, metavar="SECONDS", help="Time limit of --codegen's generators.")] = DEFAULT_CODEGEN_TIMEOUT,
     debug: DebugOption = False,
 ) -> None:
     """Build or update the index of a PyTorch checkout."""
@@ -297,7 +300,7 @@ def index_cmd(
         raise TgIndexError(EMPTY_DB)
     target = Path(db) if db is not None else paths.index_for(root)
     run = partial(build, excludes=tuple(exclude) if exclude else DEFAULT_EXCLUDES, jobs=jobs,
-                  max_file_size=max_file_size or DEFAULT_MAX_FILE_SIZE)
+                  max_file_size=max_file_size or DEFAULT_MAX_FILE_SIZE, codegen_timeout=codegen_timeout if codegen else None)
     try:
         if quiet or not sys.stderr.isatty():
             summary = run(root, target)

@@ -38,7 +38,7 @@ class File(Base):
 
     __tablename__ = "files"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    path: Mapped[str] = mapped_column(String, unique=True, comment="path relative to the checkout")
+    path: Mapped[str] = mapped_column(String, unique=True, comment="path relative to the checkout; .tg-codegen/... for a file that --codegen generated (in meta codegen_dir)")
     language: Mapped[str] = mapped_column(String, comment="yaml, cpp, cuda, objcpp or python")
     sha256: Mapped[str] = mapped_column(String, comment="hash of the content; unchanged files are not parsed again")
     size: Mapped[int] = mapped_column(Integer, comment="bytes")
