@@ -122,6 +122,8 @@ def kernels_for_data(answer: KernelsFor) -> dict[str, Any]:
             item["note"] = k.note
         if k.same_as:
             item["same_as"] = k.same_as
+        if k.wrapper is not None:
+            item["wrapper"] = _step_data(k.wrapper)
         item.update(truncation_data(k.truncated))
         keys.append(item)
     return {"op": answer.op, "func": answer.func, "location": to_data(answer.location),
@@ -153,6 +155,15 @@ def _step_text(step: Step) -> str:
     return f"{head}  {_where(step.file, step.line)}{site}".rstrip()
 
 
+def _wrapper_lines(k: KeyKernel) -> list[str]:
+    """The generated wrapper a key's kernel is registered through (--codegen's Register<Key>.cpp), if known."""
+    w = k.wrapper
+    if w is None:
+        return []
+    impl = f"  (m.impl at {_where(w.site.file, w.site.line)})" if w.site is not None else ""
+    return [f"      registered by the generated wrapper {w.name}  {_where(w.file, w.line)}{impl}"]
+
+
 def kernels_for_text(answers: list[KernelsFor]) -> str:
     out = []
     for a in answers:
@@ -172,11 +183,13 @@ def kernels_for_text(answers: list[KernelsFor]) -> str:
             kernel = f"{k.cpp_namespace}::{k.kernel}" + (f" {note}" if note else "")
             if k.same_as in shown:  # a page (MCP) may hold the key without the one it shares a chain with
                 out.append(f"  {k.key:<14} same kernel and chain as {k.same_as}")
+                out.extend(_wrapper_lines(k))
                 continue
             shown.add(k.key)
             out.append(f"  {k.key:<14} {kernel}  {where}")
             if k.note:
                 out.append(f"      note: {k.note}")
+            out.extend(_wrapper_lines(k))
             for step in k.chain:
                 out.append("      " + "  " * step.depth + _step_text(step))
             out.extend(truncation_lines(k.truncated, "      "))

@@ -108,6 +108,7 @@ class KeyKernel:
     chain: tuple[Step, ...] = ()
     truncated: tuple[Truncation, ...] = ()  # what the chain did not follow, and by which limit
     same_as: str | None = None  # an earlier key with the same definition and the same chain (text shows it once)
+    wrapper: Step | None = None  # the generated wrapper registered for (op, key), when --codegen's files are indexed
 
 
 @dataclass(frozen=True)

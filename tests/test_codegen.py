@@ -16,6 +16,9 @@ import pytest
 
 from tg_index.indexer import codegen
 from tg_index.indexer.build import build
+from tg_index.indexer.facts import Location
+from tg_index.queries.api import Index
+from tg_index.queries.render import kernels_for_text
 
 from .conftest import run
 
@@ -32,8 +35,9 @@ if os.environ.get("FAKE_GEN") == "slow":
     time.sleep(30)
 out = pathlib.Path(a.d); out.mkdir(parents=True, exist_ok=True)
 runs = out / "runs"; runs.write_text(str(int(runs.read_text()) + 1 if runs.exists() else 1))
-body = "namespace at {\\nnamespace {\\nTensor wrapper_CPU_add(const Tensor & self) {\\n  return at::native::add(self);\\n}\\n}\\n" \\
-       "TORCH_LIBRARY_IMPL(aten, CPU, m) {\\n  m.impl(\\"add.Tensor\\", TORCH_FN(wrapper_CPU_add));\\n}\\n}\\n"
+body = "namespace at {\\nnamespace {\\nTensor & wrapper_CPU_add_out_out(const Tensor & self, Tensor & out) {\\n  return out;\\n}\\n}\\n" \\
+       "TORCH_LIBRARY_IMPL(aten, CPU, m) {\\n  m.impl(\\"add.out\\", TORCH_FN(wrapper_CPU_add_out_out));\\n}\\n}\\n"
+(out / "UfuncCPU_add.cpp").write_text("namespace at {\\nnamespace native {\\nTORCH_IMPL_FUNC(ufunc_add_CPU)(const Tensor & self, const Tensor & out) {\\n}\\n}}\\n")
 (out / "RegisterCPU.cpp").write_text(body)
 (out / "RegisterCPUEverything.cpp").write_text(body)
 (out / "Functions.h").write_text("// not indexed\\n")
@@ -85,8 +89,8 @@ def test_generated_files_are_indexed_and_the_checkout_is_untouched(checkout: Pat
     before = _snapshot(checkout)
     summary = build(checkout, db, codegen_timeout=60)
     assert _snapshot(checkout) == before
-    assert _paths(db) == [".tg-codegen/aten/RegisterCPU.cpp", ".tg-codegen/aten/UfuncCUDA_add.cu",
-                          ".tg-codegen/autograd/VariableType_0.cpp"]
+    assert _paths(db) == [".tg-codegen/aten/RegisterCPU.cpp", ".tg-codegen/aten/UfuncCPU_add.cpp",
+                          ".tg-codegen/aten/UfuncCUDA_add.cu", ".tg-codegen/autograd/VariableType_0.cpp"]
     meta = _meta(db)
     assert meta["codegen"].startswith("ran in ") and meta["codegen_dir"] == str(tmp_path / "index.db.codegen")
     assert "; codegen ran in " in str(summary)
@@ -95,8 +99,8 @@ def test_generated_files_are_indexed_and_the_checkout_is_untouched(checkout: Pat
         regs = conn.execute("SELECT dispatch_key, op, function, line FROM registrations WHERE kind = 'impl' "
                             "AND file = '.tg-codegen/aten/RegisterCPU.cpp'").fetchall()
         language = conn.execute("SELECT language FROM files WHERE path = '.tg-codegen/aten/UfuncCUDA_add.cu'").fetchone()
-    assert defs == [("at::(anonymous)::wrapper_CPU_add", 3)]
-    assert regs == [("CPU", "add.Tensor", "wrapper_CPU_add", 8)]
+    assert defs == [("at::(anonymous)::wrapper_CPU_add_out_out", 3)]
+    assert regs == [("CPU", "add.out", "wrapper_CPU_add_out_out", 8)]
     assert language == ("cuda",)
 
 
@@ -150,3 +154,23 @@ def test_cli_codegen_option(checkout: Path, tmp_path: Path) -> None:
     assert "; codegen ran in " in done.stdout and done.stderr == ""
     helped = run("tg-index", "--help")
     assert "--codegen" in helped.stdout and "--codegen-timeout" in helped.stdout
+
+
+def test_kernels_for_steps_through_the_generated_files(checkout: Path, tmp_path: Path) -> None:
+    """add.out's CPU kernel is a ufunc kernel: without --codegen it is modelled, with it the generated
+    TORCH_IMPL_FUNC is its definition and the Register<Key>.cpp wrapper is named with its m.impl line."""
+    db = tmp_path / "index.db"
+    build(checkout, db)
+    cpu = next(k for k in Index.open(db).kernels_for("add.out")[0].keys if k.key == "CPU")
+    assert (cpu.definition, cpu.wrapper, cpu.note) == (None, None, "generated at build time from ufunc_inner_loop")
+    build(checkout, db, codegen_timeout=60)
+    answer = Index.open(db).kernels_for("add.out")[0]
+    text = kernels_for_text([answer])
+    cpu = next(k for k in answer.keys if k.key == "CPU")
+    assert (cpu.qualified_name, cpu.definition) == ("at::native::structured_ufunc_add_CPU::impl", Location(".tg-codegen/aten/UfuncCPU_add.cpp", 3))
+    assert (cpu.wrapper.name, cpu.wrapper.loc, cpu.wrapper.site) == (
+        "at::(anonymous)::wrapper_CPU_add_out_out", Location(".tg-codegen/aten/RegisterCPU.cpp", 3),
+        Location(".tg-codegen/aten/RegisterCPU.cpp", 8))
+    assert ("      registered by the generated wrapper at::(anonymous)::wrapper_CPU_add_out_out  "
+            ".tg-codegen/aten/RegisterCPU.cpp:3  (m.impl at .tg-codegen/aten/RegisterCPU.cpp:8)") in text.splitlines()
+    assert next(k for k in answer.keys if k.key == "CUDA").wrapper is None  # no RegisterCUDA.cpp was generated
