@@ -53,7 +53,27 @@ def calls(f: SourceFile) -> None:
             pending.append((len(out) - 1, obj, fs))
         if info[6]:  # special
             _special_call(f, fn, info, caller, line, wrappers)
+    _vexing_calls(f)
     receiver_types(f, pending)
+
+
+_DECLARATORS = ("function_declarator", "identifier", "call_expression")
+
+
+def _vexing_calls(f: SourceFile) -> None:
+    """`tmpl<T>(MACRO(T));` in a function body: the declaration tree-sitter reads is a call of the
+    template (no one declares a variable through a parenthesized function declarator), with one argument."""
+    for declarator in f.get("call.vexing"):
+        inner = declarator.named_children[0] if declarator.named_children else None
+        decl = declarator.parent
+        kind = decl.child_by_field_name("type") if decl is not None else None
+        if inner is None or inner.type not in _DECLARATORS or kind is None or b"<" not in kind.text:
+            continue
+        caller = f.caller_at(decl.start_byte)
+        if caller is None:
+            continue
+        callee, last = callee_info(nospace(f.text(kind)), f.language)[:2]
+        f.calls.append(CallFact(caller, callee, last, kind.start_point[0] + 1, 1))
 
 
 def _special_call(f: SourceFile, fn, info: tuple, caller: str | None, line: int, wrappers) -> None:

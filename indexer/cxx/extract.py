@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import aliases, calls, classes, definitions, directives, namespaces, registrations, sites, usings
+from .body_macros import body_macro_uses
 from .expansions import macro_definitions
 from .facts import CxxFacts, LaunchFact
 from .launches import kernel_name, text_launches
@@ -54,7 +55,9 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
         aliases.kernel_aliases(f)
         namespaces.inline_namespaces(f)
     if expand and f.local and b"{" in f.src:
-        _add(f, macro_definitions(f, lambda snippet: _extract(snippet, path, macros, language, expand=False)))
+        snippet = lambda text: _extract(text, path, macros, language, expand=False)  # noqa: E731
+        _add(f, macro_definitions(f, snippet))
+        _add(f, body_macro_uses(f, snippet))
     return _facts(f)
 
 
@@ -84,6 +87,7 @@ def local_macros(f: SourceFile) -> None:
             names = names + ("...",)
         text = join_continuations(dec(body.text)) if body is not None else ""
         f.local[dec(n.text)] = Define(dec(n.text), names, text)
+        f.local_at.setdefault(dec(n.text), []).append((n.start_byte, f.local[dec(n.text)]))
         f.define_names.add(n.start_byte)
     for span in f.spans:
         f.defines.append((span[0], span[2]))
@@ -91,7 +95,10 @@ def local_macros(f: SourceFile) -> None:
             d = text_define(f.src, span)
             if d.name not in f.local:
                 f.local[d.name] = d
+                f.local_at.setdefault(d.name, []).append((span[0], d))
                 f.define_names.add(span[0])
+    for history in f.local_at.values():
+        history.sort(key=lambda entry: entry[0])
 
 
 def chevron_launches(f: SourceFile) -> None:

@@ -32,6 +32,7 @@ class SourceFile:
         self.damaged = False  # the tree has ERROR or MISSING nodes at namespace level
         self.spans: list[tuple[int, int, int]] = []  # function-like #defines read from the text
         self.local: dict[str, Define] = {}  # the file's own function-like macros
+        self.local_at: dict[str, list[tuple[int, Define]]] = {}  # name -> each #define of it, by offset (a name may be defined again)
         self.define_names: set[int] = set()  # offsets of #define names
         self.defines: list[tuple[int, int]] = []  # (name, end of body) of every function-like #define
         self.scopes: dict = {}  # scopes.scope_prefix's walks, by node id

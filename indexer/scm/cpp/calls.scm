@@ -15,3 +15,11 @@
 
 ; The argument lists of calls, by where they start: a call's argc (arity.py).
 (call_expression arguments: (argument_list) @call.args)
+
+; A call of a function template whose argument is a macro use parses as a declaration
+; (the most vexing parse): `gemm_internal<float>(CUDABLAS_GEMM_ARGS(float));` is the
+; type `gemm_internal<float>` and the parenthesized declarator `(CUDABLAS_GEMM_ARGS(float))`.
+; calls.py takes it as the call it is when it is in a function body.
+(declaration
+  type: [(template_type) (qualified_identifier)]
+  declarator: (parenthesized_declarator) @call.vexing)

@@ -1,0 +1,150 @@
+"""Uses of the file's own function-like macros inside function bodies: what the expansion calls and launches.
+
+A kernel file often writes its launch once as a macro and uses it per case:
+
+    #define SMALL_INDEX(TENSOR_TYPE, INDICES_TYPE, TYPE, DST_DIM, SRC_DIM, IDX_DIM) \\
+      indexSelectSmallIndex<TENSOR_TYPE, INDICES_TYPE, TYPE, DST_DIM, SRC_DIM, IDX_DIM> \\
+        <<<smallIndexGrid, smallIndexBlock, 0, stream>>>(...);
+    ...
+    SMALL_INDEX(scalar_t, index_t, unsigned int, 1, 1, -2);
+
+tree-sitter does not parse a #define's body, and the use looks like a call of
+SMALL_INDEX, so the launch would belong to no function. Each such use (the macro
+defined in this file, at file scope or earlier in the body) is expanded the way the
+preprocessor would, with the file's own macros (the #define in effect at the use:
+a name may be defined again further on); the expansions are extracted as one
+snippet, one function per use; and their calls, launches, stub uses, dtype
+dispatches and library calls are moved to the function around the use, at the
+use's line, except a `<<<` launch, which is at the line where the #define writes
+it. A fact the file already has in the lines of the use (a call written in the
+arguments, a dtype set a file-local wrapper gave) is not added twice.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import replace
+
+from .facts import CxxFacts
+from .preprocessor import expand_text
+from .scan import dec
+from .sites import IDENTIFIERS
+from .sourcefile import SourceFile
+
+_USE = "__tg_macro_use_"  # the snippet's function for use k is _USE + str(k)
+MAX_USES = 2000  # per file; beyond that the uses are left as they are (each costs a parse of its expansion)
+
+
+def _expanders(local) -> set[str]:
+    """The file's function-like macros whose body may call or launch something."""
+    return {k for k, d in local.items() if d.params is not None and "(" in d.body}
+
+
+def body_macro_uses(f: SourceFile, extract_snippet) -> CxxFacts | None:
+    """The facts of the uses of the file's own macros in function bodies, at the uses' places."""
+    names = _expanders(f.local)
+    if not names:
+        return None
+    pieces, uses = _uses(f, names)
+    if not uses:
+        return None
+    return _moved(f, extract_snippet("\n".join(pieces).encode()), uses)
+
+
+def _uses(f: SourceFile, names: set[str]) -> tuple[list[str], list[tuple[str, int, int, str, int | None]]]:
+    """The snippet's functions, and per use (caller, line, last line, macro, where its #define is)."""
+    src = f.orig
+    pattern = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in sorted(names)) + rb")\s*\(")
+    pieces: list[str] = []
+    uses: list[tuple[str, int, int, str, int | None]] = []
+    for m in pattern.finditer(src):
+        a = m.start()
+        if a in f.define_names or f.in_skip(a) or f.in_define(a):
+            continue
+        if a > 0 and src[a - 1] in b".>:":
+            continue  # a member or a qualified name, not the macro
+        caller = f.caller_at(a)
+        if caller is None:
+            continue  # at namespace scope: expansions.py's business
+        n = f.root.named_descendant_for_byte_range(a, a + len(m.group(1)))
+        if n is None or n.type not in IDENTIFIERS or n.start_byte != a:
+            continue
+        parsed = f.orig_scan.args(m.end() - 1)
+        if parsed is None:
+            continue
+        args, end = parsed
+        name = dec(m.group(1))
+        defines, define_at = _in_effect(f, name, a)
+        text = expand_text(f"{name}({', '.join(args)})", defines)
+        if text.startswith(f"{name}("):
+            continue  # the arguments do not fit the parameters: the preprocessor would refuse it too
+        pieces.append(f"void {_USE}{len(uses)}() {{\n{text}\n;\n}}")  # a `//` in the text ends at its line
+        uses.append((caller, f.line_of(a), f.line_of(end - 1), name, define_at))
+        if len(uses) >= MAX_USES:
+            break
+    return pieces, uses
+
+
+def _in_effect(f: SourceFile, name: str, offset: int) -> tuple[dict, int | None]:
+    """The file's macros with name's last #define before offset in effect, as the preprocessor has it
+    there, and where that #define is written (None when unknown)."""
+    history = f.local_at.get(name, ())
+    before = [(at, d) for at, d in history if at < offset]
+    if not before:
+        return f.local, None
+    at, chosen = before[-1]
+    return (f.local if chosen is f.local[name] else {**f.local, name: chosen}), at
+
+
+def _chevron_line(f: SourceFile, define_at: int | None, kernel: str | None) -> int | None:
+    """The line of `kernel ... <<<` in the text of the #define at define_at: where the launch is written."""
+    if define_at is None or not kernel:
+        return None
+    k = bisect.bisect_right(f.defines, (define_at, 1 << 62)) - 1
+    if k < 0 or not f.defines[k][0] <= define_at < f.defines[k][1]:
+        return None
+    m = re.compile(rb"\b" + re.escape(kernel.rsplit("::", 1)[-1].encode()) + rb"\b[^;{}]*?<<<").search(
+        f.src, f.defines[k][0], f.defines[k][1])
+    return f.line_of(m.end() - 3) if m else None
+
+
+def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple[str, int, int, str, int | None]]) -> CxxFacts:
+    """The snippet's facts in the functions around the uses, at their lines; none that the file already has
+    in the lines the use spans (what the arguments hold is written there, and extracted there)."""
+
+    def use_of(caller: str | None):
+        if caller is None or not caller.startswith(_USE):
+            return None
+        k = caller[len(_USE):]
+        return uses[int(k)] if k.isdigit() and int(k) < len(uses) else None
+
+    def moved(facts, existing, key, launch: bool = False):
+        have: dict[tuple, list[int]] = {}
+        for x in existing:
+            have.setdefault(key(x), []).append(x.line)
+        out = []
+        for x in facts:
+            use = use_of(x.caller)
+            if use is None:
+                continue
+            caller, line, last, macro, define_at = use
+            more = {"macro": macro, "lambda_line": x.lambda_line and line} if launch else {}
+            at = line
+            if launch and x.kind == "triple_chevron":  # a `<<<` is shown where the #define writes it
+                at = _chevron_line(f, define_at, x.kernel) or line
+            y = x._replace(caller=caller, line=at) if isinstance(x, tuple) else replace(x, caller=caller, line=at, **more)
+            lines = have.setdefault(key(y), [])
+            if any(line <= seen <= last or seen == at for seen in lines):
+                continue
+            lines.append(at)
+            out.append(y)
+        return out
+
+    calls = moved(sub.calls, f.calls, lambda c: (c.caller, c.callee))
+    launches = moved(sub.launches, f.launches, lambda x: (x.caller, x.kernel, x.kind, x.template_args), launch=True)
+    stub_uses = moved(sub.stub_uses, f.stub_uses, lambda s: (s.caller, s.stub))
+    dtypes = moved(sub.dtype_dispatches, f.dtypes, lambda d: (d.caller,))
+    libcalls = moved(sub.library_calls, f.libcalls, lambda c: (c.caller, c.callee))
+    return CxxFacts(f.path, f.language, stub_uses=tuple(stub_uses), calls=tuple(calls), launches=tuple(launches),
+                    dtype_dispatches=tuple(dtypes), library_calls=tuple(libcalls))
