@@ -446,7 +446,7 @@ def _dispatcher_stage(conn: Connection, run: _Run) -> None:
 
     run.progress("dispatcher", 0, 1)
     conn.commit()
-    stage.fill(conn.connection.driver_connection, run.ck.texts, discover.pytorch_version(run.ck.root))
+    stage.fill(conn.connection.driver_connection, run.ck.root, run.ck.texts, discover.pytorch_version(run.ck.root))
     conn.commit()
     run.progress("dispatcher", 1, 1)
 

@@ -318,6 +318,23 @@ class DispatcherRegistration(Base):
     not_implemented: Mapped[int] = mapped_column(Integer, comment="1 for the Autograd not-implemented kernel gen_variable_type registers for an op without a derivative")
 
 
+class RegistrationMacroUse(Base):
+    """A macro used in a TORCH_LIBRARY* block that the file's own macros do not expand to registrations
+    (defined in a header, an X-macro list ...): the dispatcher stage expands it with the macros table."""
+
+    __tablename__ = "registration_macro_uses"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String)
+    macro: Mapped[str] = mapped_column(String, comment="the block's macro: TORCH_LIBRARY_IMPL, TORCH_LIBRARY or TORCH_LIBRARY_FRAGMENT")
+    namespace: Mapped[str] = mapped_column(String, comment="the block's namespace; _ for a catch-all TORCH_LIBRARY_IMPL")
+    dispatch_key: Mapped[str | None] = mapped_column(String, comment="the block's key; NULL for TORCH_LIBRARY and _FRAGMENT")
+    variable: Mapped[str] = mapped_column(String, comment="the block's library variable (m)")
+    name: Mapped[str] = mapped_column(String, index=True, comment="the macro used: VMAP_SUPPORT, AT_FORALL_LOWER_PRECISION_FP")
+    arguments: Mapped[str] = mapped_column(Text, comment="JSON list of its arguments as written, whitespace folded")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the use")
+
+
 class Include(Base):
     """#include "x" / #include <x> (and #include_next) as written, in every #if branch."""
 

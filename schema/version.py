@@ -1,7 +1,7 @@
 """The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
 
 SCHEMA_VERSION = 4  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
-# 4: dispatcher_registrations
+# 4: dispatcher_registrations, registration_macro_uses
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.
@@ -31,6 +31,7 @@ TABLES = (
     "py_decomps",
     "py_defs",
     "py_reexports",
+    "registration_macro_uses",
     "registrations",
     "stub_uses",
     "stubs",

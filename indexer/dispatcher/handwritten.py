@@ -37,8 +37,22 @@ class WrittenRegistration:
     via: str | None
 
 
+_LITERALS = re.compile(r'(?:"(?:\\.|[^"\\])*"\s*)+')
+_LITERAL = re.compile(r'"((?:\\.|[^"\\])*)"')
+
+
+def op_name(written: str) -> str:
+    """The op an m.def / m.impl names: a schema's name (`torch::schema("ns::f(Tensor x) -> Tensor", ...)`,
+    a literal after a comment) is its first run of string literals up to `(`; a plain name stays."""
+    if '"' not in written:
+        return written
+    run = _LITERALS.search(written)
+    return "".join(_LITERAL.findall(run.group(0))).split("(", 1)[0].strip() if run else written
+
+
 def qualified_op(namespace: str, op: str) -> str:
     """`add.Tensor` in an aten block -> `aten::add.Tensor`; a name that has a namespace keeps it."""
+    op = op_name(op)
     return op if "::" in op else f"{namespace}::{op}"
 
 

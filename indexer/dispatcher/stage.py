@@ -2,17 +2,22 @@
 
 Runs after them on every build that writes (any changed fact can change a registration):
 the generated registrations from the rules model (the yaml texts and the checkout's version),
-the hand-written ones from the `registrations` facts. The table is replaced as a whole.
+the hand-written ones from the `registrations` facts and from the macro uses in registration
+blocks expanded with the macros of other files (macro_uses.py), the Python ones from the
+files `import torch` runs and the py_decomps facts (python_regs.py). The table is replaced as a whole.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 from .. import derivatives, native_yaml
 from ..errors import TgIndexError
 from . import generated_registrations, parse_version
 from .handwritten import WrittenRegistration, handwritten_row
+from .macro_uses import macro_rows
+from .python_regs import python_rows
 from .rows import INSERT, DispatcherRow, generated_row
 
 NEWEST = (99, 0)
@@ -42,9 +47,9 @@ def handwritten_rows(conn: sqlite3.Connection) -> list[DispatcherRow]:
     return rows
 
 
-def fill(conn: sqlite3.Connection, texts: dict[str, str], version: str) -> int:
+def fill(conn: sqlite3.Connection, root: Path, texts: dict[str, str], version: str) -> int:
     """Replace dispatcher_registrations; the number of rows written."""
-    rows = generated_rows(texts, version) + handwritten_rows(conn)
+    rows = generated_rows(texts, version) + handwritten_rows(conn) + macro_rows(conn) + python_rows(conn, root)
     conn.execute("DELETE FROM dispatcher_registrations")
     conn.executemany(INSERT, [r.row() for r in rows])
     return len(rows)
