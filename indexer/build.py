@@ -560,8 +560,9 @@ def _extractor_hash() -> str:
 def _link_hash() -> str:
     """Hash of the link stage's code: a graph made by other code is made again (from the same facts)."""
     from . import link
+    from .dispatcher import stage
 
-    return link.link_hash()
+    return link.link_hash() + stage.stage_hash()  # the dispatcher stage runs with the link stage
 
 
 def _py_extractor_hash() -> str:

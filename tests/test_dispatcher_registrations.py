@@ -87,6 +87,15 @@ def test_a_kernel_without_a_key_is_composite_implicit_and_a_bare_def_has_no_key(
         == _hand(op="aten::myop", key=None, kind="def", kernel=None, generator="TORCH_LIBRARY")
     assert handwritten_row(_written("impl", "myop", "myop_impl", key=None, macro="TORCH_LIBRARY_FRAGMENT")).key \
         == "CompositeImplicitAutograd"
+    assert handwritten_row(_written("impl", "myop", "myop_impl", key="CatchAll")).key == "CompositeImplicitAutograd"
+
+
+def test_a_schema_written_in_a_call_or_after_a_comment_gives_its_name():
+    fn = "torch::schema( \"static_runtime::dict_unpack(...) -> ...\", c10::AliasAnalysisKind::CONSERVATIVE)"
+    assert handwritten_row(_written("def", fn, None, key=None, macro="TORCH_LIBRARY_FRAGMENT")).op == \
+        "static_runtime::dict_unpack"
+    assert handwritten_row(_written("def", 'TORCH_SELECTIVE_SCHEMA( // old "vk::run(Tensor X, " "int y) -> Tensor")',
+                                    None, key=None, macro="TORCH_LIBRARY")).op == "vk::run"
 
 
 def test_a_macro_use_names_the_macro_and_an_impl_without_a_kernel_is_none():

@@ -3,8 +3,8 @@
 A registration fact names the op as written ("add.Tensor", "aten::add.Tensor") and the function
 as written; the dispatcher sees the op in the block's namespace, the kernel at the block's key,
 or at the key of a `torch::dispatch(DispatchKey::X, fn)`, or (no key at all: a TORCH_LIBRARY
-block's m.impl or an m.def with a function) at CompositeImplicitAutograd, where
-OperatorEntry.cpp puts catch-all kernels.
+block's m.impl or an m.def with a function, or a CatchAll block, which library.cpp treats as keyless) at
+CompositeImplicitAutograd, where OperatorEntry.cpp puts catch-all kernels.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from .rows import CATCH_ALL_KEY, FALLBACK_OP, DispatcherRow, RegistrationSource
 _DISPATCH = re.compile(r"(?:torch::)?dispatch\s*\(\s*([\w:]+)\s*,\s*(.*)\)", re.S)
 # torch::dispatch also takes a DeviceType (c10::kCPU, DeviceType::CUDA): the key of its backend.
 _DEVICE_KEYS = {"kCPU": "CPU", "kCUDA": "CUDA", "kMeta": "Meta", "kMPS": "MPS", "kXPU": "XPU"}
+CATCH_ALL_BLOCK = "CatchAll"  # TORCH_LIBRARY_IMPL(ns, CatchAll, m): a block without a key (library.cpp)
 _FALLTHROUGH = re.compile(r"\bmakeFallthrough\s*\(\s*\)")
 _TORCH_FN = re.compile(r"(?:c10::|torch::)?TORCH_FN\s*\((.*)\)", re.S)
 
@@ -66,7 +67,7 @@ def _kernel_and_key(function: str | None, block_key: str | None) -> tuple[str | 
         inner = _TORCH_FN.fullmatch(fn)
         key = m.group(1).rsplit("::", 1)[-1]
         return (inner.group(1).strip() if inner else fn).lstrip("&"), _DEVICE_KEYS.get(key, key)
-    return function, block_key if block_key is not None else CATCH_ALL_KEY
+    return function, block_key if block_key not in (None, CATCH_ALL_BLOCK) else CATCH_ALL_KEY
 
 
 def handwritten_row(w: WrittenRegistration) -> DispatcherRow | None:

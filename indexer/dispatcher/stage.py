@@ -9,6 +9,7 @@ files `import torch` runs and the py_decomps facts (python_regs.py). The table i
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 
@@ -21,6 +22,14 @@ from .python_regs import python_rows
 from .rows import INSERT, DispatcherRow, generated_row
 
 NEWEST = (99, 0)
+
+
+def stage_hash() -> str:
+    """Hash of this package's code (16 hex digits): an index whose registrations other code made is made again."""
+    h = hashlib.sha256()
+    for p in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
 
 
 def generated_rows(texts: dict[str, str], version: str) -> list[DispatcherRow]:
