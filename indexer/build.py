@@ -294,6 +294,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
                 pool.close()
                 pool.join()
                 pool = None
+            _dispatcher_stage(conn, run)
             _link_stage(conn, run)
             summary = _finish(conn, run, db)
         if run.plan.analyze:
@@ -458,6 +459,17 @@ def _link_stage(conn: Connection, run: _Run) -> None:
     run.progress("link", 1, 1)
 
 
+def _dispatcher_stage(conn: Connection, run: _Run) -> None:
+    """dispatcher_registrations (indexer/dispatcher/stage.py), from the C++ and yaml facts."""
+    from .dispatcher import stage
+
+    run.progress("dispatcher", 0, 1)
+    conn.commit()
+    stage.fill(conn.connection.driver_connection, run.ck.root, run.ck.texts, discover.pytorch_version(run.ck.root))
+    conn.commit()
+    run.progress("dispatcher", 1, 1)
+
+
 def _shard_copies(conn: Connection) -> list[str]:
     """One INSERT ... SELECT per table of a chunk's image, with the columns the image has: the
     workers made it from rows.cxx_tables(), which this process need not import."""
@@ -567,8 +579,9 @@ def _extractor_hash() -> str:
 def _link_hash() -> str:
     """Hash of the link stage's code: a graph made by other code is made again (from the same facts)."""
     from . import link
+    from .dispatcher import stage
 
-    return link.link_hash()
+    return link.link_hash() + stage.stage_hash()  # the dispatcher stage runs with the link stage
 
 
 def _py_extractor_hash() -> str:

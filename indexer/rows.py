@@ -169,6 +169,7 @@ def cxx_tables() -> tuple[Table, ...]:
         of("type_dispatch", cxx.DtypeDispatchFact),
         of("library_calls", cxx.LibraryCallFact),
         of("registrations", cxx.RegistrationFact),
+        of("registration_macro_uses", cxx.RegistrationMacroUseFact),
         of("includes", cxx.IncludeFact),
         of("macros", cxx.MacroFact),
         of("usings", cxx.UsingFact),

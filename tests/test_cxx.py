@@ -13,6 +13,7 @@ from tg_index.indexer.cxx import (
     LaunchFact,
     LibraryCallFact,
     RegistrationFact,
+    RegistrationMacroUseFact,
     StubFact,
     StubUseFact,
 )
@@ -231,10 +232,14 @@ def test_library_registrations(macros):
             "WrapFunction<CastPolicy::lower_precision_fp, decltype(ATEN_FN(matmul))>::type::call", 23, via="KERNEL",
         ),
         RegistrationFact("block", I, "aten", "FuncTorchBatched", None, None, None, 26),
-        RegistrationFact("impl", I, "aten", "FuncTorchBatched", "sin", None, "sin_batch_rule", 27, via="VMAP_SUPPORT"),
-        RegistrationFact("impl", I, "aten", "FuncTorchBatched", "add.Tensor", None, "add_batch_rule", 28, via="VMAP_SUPPORT2"),
         RegistrationFact("block", F, "aten", None, None, None, None, 31),
         RegistrationFact("def", F, "aten", None, "extra_op", "extra_op(Tensor self) -> Tensor", None, 32),
+    )
+    # functorch's macros are defined in another file: the dispatcher stage expands them
+    assert f.registration_macro_uses == (
+        RegistrationMacroUseFact(I, "aten", "FuncTorchBatched", "m", "VMAP_SUPPORT", ("sin", "sin_batch_rule"), 27),
+        RegistrationMacroUseFact(I, "aten", "FuncTorchBatched", "m", "VMAP_SUPPORT2", ("add", "Tensor", "add_batch_rule"),
+                                 28),
     )
 
 

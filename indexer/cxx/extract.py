@@ -160,6 +160,7 @@ def _facts(f: SourceFile) -> CxxFacts:
         dtype_dispatches=tuple(sorted(f.dtypes, key=lambda x: x.line)),
         library_calls=tuple(sorted(f.libcalls, key=lambda x: x.line)),
         registrations=tuple(sorted(f.registrations, key=lambda x: x.line)),
+        registration_macro_uses=tuple(f.registration_macro_uses),
         includes=tuple(f.includes),
         macros=tuple(f.macro_facts),
         usings=tuple(sorted(f.usings, key=lambda x: x.line)),

@@ -119,6 +119,21 @@ class RegistrationFact:
 
 
 @dataclass(frozen=True)
+class RegistrationMacroUseFact:
+    """A macro used in a TORCH_LIBRARY* block that the file's own macros do not turn into
+    registrations (its definition is elsewhere: a header, an X-macro list); the dispatcher stage
+    expands it with the cross-file macro table."""
+
+    macro: str  # the block's macro: TORCH_LIBRARY_IMPL, TORCH_LIBRARY, TORCH_LIBRARY_FRAGMENT
+    namespace: str  # the block's namespace ("_" for a catch-all block)
+    dispatch_key: str | None  # the block's key; None for TORCH_LIBRARY / _FRAGMENT
+    variable: str  # the block's library variable: "m"
+    name: str  # the macro used: "VMAP_SUPPORT", "AT_FORALL_LOWER_PRECISION_FP"
+    arguments: tuple[str, ...]  # its arguments as written, whitespace folded
+    line: int
+
+
+@dataclass(frozen=True)
 class IncludeFact:
     """An `#include "x"` / `#include <x>` (or #include_next) as written, in any #if branch."""
 
@@ -193,6 +208,7 @@ class CxxFacts:
     dtype_dispatches: tuple[DtypeDispatchFact, ...] = ()
     library_calls: tuple[LibraryCallFact, ...] = ()
     registrations: tuple[RegistrationFact, ...] = ()
+    registration_macro_uses: tuple[RegistrationMacroUseFact, ...] = ()
     includes: tuple[IncludeFact, ...] = ()
     macros: tuple[MacroFact, ...] = ()
     usings: tuple[UsingFact, ...] = ()

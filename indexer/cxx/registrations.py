@@ -1,6 +1,9 @@
 """TORCH_LIBRARY / TORCH_LIBRARY_IMPL / TORCH_LIBRARY_FRAGMENT blocks and every m.impl / m.def /
-m.fallback in them, also through macros: the file's own, functorch's helpers and autocast's
-KERNEL_<DEVICE> (summarised below; a file's own #define of the same name wins).
+m.fallback in them, also through the file's own macros.
+
+A macro used in a block that the file's own macros do not turn into registrations (functorch's
+VMAP_SUPPORT from BatchRulesHelper.h, autocast's X-macro lists of autocast_mode.h, ...) is a
+RegistrationMacroUseFact: the dispatcher stage expands it with the macros of other files.
 """
 
 from __future__ import annotations
@@ -9,38 +12,15 @@ import re
 
 from ..vocab import RegistrationKind
 from .arguments import string_value, strip_fn
-from .facts import RegistrationFact
-from .preprocessor import Define, expand_text
+from .facts import RegistrationFact, RegistrationMacroUseFact
+from .preprocessor import expand_text
 from .scan import ByteOffsets, balanced_args, dec, norm, nospace
 from .sourcefile import SourceFile
-
-# functorch's registration helpers (aten/src/ATen/functorch/BatchRulesHelper.h),
-# summarised: each becomes one m.impl. A file's own #define of the same name wins.
-_BUILTIN_REGISTRATION_MACROS = {
-    d.name: d
-    for d in (
-        Define("VMAP_SUPPORT", ("op", "batch_rule"), "m.impl(#op, batch_rule);"),
-        Define("VMAP_SUPPORT2", ("op", "overload", "batch_rule"), 'm.impl(#op "." #overload, batch_rule);'),
-        Define("OP_DECOMPOSE", ("op",), "m.impl(#op, native::op);"),
-        Define("OP_DECOMPOSE2", ("op", "overload"), 'm.impl(#op "." #overload, native::op);'),
-        Define("UNARY_POINTWISE", ("op",), "m.impl(#op, BASIC_UNARY_BATCH_RULE(ATEN_FN(op)));"),
-        Define("VARIADIC_BDIMS", ("op",), "m.impl(#op, VARIADIC_BDIMS_BATCH_RULE(ATEN_FN(op)));"),
-        Define("VARIADIC_BDIMS2", ("op", "overload"), 'm.impl(#op "." #overload, VARIADIC_BDIMS_BATCH_RULE(ATEN_FN2(op, overload)));'),
-        Define("VARIADIC_BDIMS_BOXED", ("op",), "m.impl(#op, boxed_tensor_inputs_batch_rule);"),
-    )
-}
-# autocast's KERNEL_<DEVICE>(op[, overload], policy) (aten/src/ATen/autocast_mode.h in 2.x).
-_BUILTIN_REGISTRATION_MACROS.update(
-    {
-        f"KERNEL_{dev}": Define(f"KERNEL_{dev}", ("...",), f"__TG_AUTOCAST__({key}, __VA_ARGS__)")
-        for dev, key in (("CUDA", "CUDA"), ("CPU", "CPU"), ("XPU", "XPU"), ("MPS", "MPS"), ("PRIVATEUSEONE", "PrivateUse1"))
-    }
-)
 
 _MEMBER_RE = re.compile(r"\b(\w+)\s*\.\s*(impl|def|fallback)\s*\(")
 
 
-def _registration(kind: RegistrationKind, block: tuple, args: list[str], line: int, via: str | None = None) -> RegistrationFact:
+def registration(kind: RegistrationKind, block: tuple, args: list[str], line: int, via: str | None = None) -> RegistrationFact:
     macro, ns, key = block
     op = schema = function = None
     if kind == RegistrationKind.FALLBACK:
@@ -67,13 +47,9 @@ def registrations(f: SourceFile) -> None:
     """Phase: the facts of every TORCH_LIBRARY* block the macro sites phase found."""
     if not f.library_blocks:
         return
-    reg_macros = dict(_BUILTIN_REGISTRATION_MACROS)
-    reg_macros.update(f.local)
-    usable = {
-        k: d
-        for k, d in reg_macros.items()
-        if _MEMBER_RE.search(d.body) or "__TG_AUTOCAST__" in d.body or any(o in d.body for o in reg_macros if o != k)
-    }
+    reg_macros = f.local
+    # the file's macros that expand, with the file's macros alone, to a registration call
+    usable = {k: d for k, d in reg_macros.items() if _MEMBER_RE.search(expand_text(d.body, reg_macros))}
     pattern = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in usable) + rb")\s*\(") if usable else None
     for _n, ancestors, macro, args, after, line in f.library_blocks:
         if not args:
@@ -86,14 +62,30 @@ def registrations(f: SourceFile) -> None:
         rng = _block_body(f, ancestors, after)
         if rng is None:
             continue
+        seen = set()
         for off, node, obj, field in f.member_calls:
             if rng[0] <= off < rng[1] and obj == var:
+                seen.add(off)
                 a = node.child_by_field_name("arguments")
                 parsed = f.orig_scan.args(a.start_byte) if a is not None else None
-                f.registrations.append(_registration(RegistrationKind(field), block, parsed[0] if parsed else [],
+                f.registrations.append(registration(RegistrationKind(field), block, parsed[0] if parsed else [],
                                                      node.start_point[0] + 1))
+        _unparsed_calls(f, rng, block, var, seen)
         if pattern is not None:
             _macro_registrations(f, pattern, rng, block, reg_macros)
+        _macro_uses(f, rng, block, var, usable)
+
+
+def _unparsed_calls(f: SourceFile, rng: tuple[int, int], block: tuple, var: str, seen: set[int]) -> None:
+    """`m.impl(...)` calls of the block that tree-sitter did not parse as calls (after a macro use
+    without a semicolon, `AT_FORALL_X(K) m.impl(...)` reads as one declaration), from the text."""
+    pattern = re.compile(rb"\b" + re.escape(var.encode()) + rb"\s*\.\s*(impl|def|fallback)\s*\(")
+    for m in pattern.finditer(f.orig, rng[0], rng[1]):
+        if m.start() in seen or f.in_skip(m.start()) or (m.start() > 0 and f.orig[m.start() - 1:m.start()] in (b".", b">")):
+            continue
+        parsed = f.orig_scan.args(m.end() - 1)
+        f.registrations.append(registration(RegistrationKind(dec(m.group(1))), block, parsed[0] if parsed else [],
+                                            f.line_of(m.start())))
 
 
 def _block_body(f: SourceFile, ancestors: tuple, after: int) -> tuple[int, int] | None:
@@ -124,15 +116,31 @@ def _macro_registrations(f: SourceFile, pattern, rng: tuple[int, int], block: tu
         offsets = ByteOffsets(expanded)
         for mm in _MEMBER_RE.finditer(expanded):
             inner = balanced_args(src, offsets.of(mm.end() - 1))
-            f.registrations.append(_registration(RegistrationKind(mm.group(2)), block, inner[0] if inner else [], ln, via=name))
-        offsets = ByteOffsets(expanded)
-        for mm in _AUTOCAST.finditer(expanded):
-            inner = balanced_args(src, offsets.of(mm.end() - 1))
-            a = [nospace(x) for x in inner[0]] if inner else []
-            if len(a) in (3, 4):
-                op = f"aten::{a[1]}" + (f".{a[2]}" if len(a) == 4 else "")
-                fn = f"WrapFunction<CastPolicy::{a[-1]}, DeviceType::{a[0]}, ATEN_FN({op[6:]})>::type::call"
-                f.registrations.append(RegistrationFact(RegistrationKind.IMPL, macro, ns, key, op, None, fn, ln, via=name))
+            f.registrations.append(registration(RegistrationKind(mm.group(2)), block, inner[0] if inner else [], ln, via=name))
 
 
-_AUTOCAST = re.compile(r"__TG_AUTOCAST__\s*\(")
+_CALL_RE = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
+# Words followed by `(` that are no macro use: statements and operators of C++.
+_NOT_MACROS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "alignof", "decltype", "catch",
+                         "static_assert", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"})
+
+
+def _macro_uses(f: SourceFile, rng: tuple[int, int], block: tuple, var: str, local: dict) -> None:
+    """The uses, in the block's statements (not inside another call's arguments), of names the
+    file's own macros do not expand to registrations: calls `name(...)` not written as a member
+    (`m.impl`, `x->f`) or qualified (`ns::f`)."""
+    macro, ns, key = block
+    after = rng[0]
+    for m in _CALL_RE.finditer(f.orig, rng[0], rng[1]):
+        if m.start() < after or f.in_skip(m.start()) or m.start() in f.define_names:
+            continue
+        parsed = f.orig_scan.args(m.end() - 1)
+        if parsed is None:
+            continue
+        args, after = parsed
+        name = dec(m.group(1))
+        before = f.orig[max(rng[0], m.start() - 2):m.start()].rstrip()
+        if name in _NOT_MACROS or name in local or before.endswith((b".", b"->", b"::")):
+            continue
+        f.registration_macro_uses.append(RegistrationMacroUseFact(macro, ns, key, var, name,
+                                                                  tuple(norm(a) for a in args), f.line_of(m.start())))

@@ -51,6 +51,7 @@ class SourceFile:
         self.dtypes: list = []
         self.libcalls: list = []
         self.registrations: list = []
+        self.registration_macro_uses: list = []  # RegistrationMacroUseFact: macros of other files in library blocks
         self.includes: list = []
         self.macro_facts: list = []  # MacroFact of every #define (self.local holds the function-like ones as Define)
         self.usings: list = []

@@ -28,6 +28,23 @@ def real_dbs(tmp_path_factory: pytest.TempPathFactory):
     return get
 
 
+@pytest.fixture(scope="session")
+def codegen(tmp_path_factory: pytest.TempPathFactory):
+    """version -> the registrations the checkout's codegen writes (test_dispatcher_codegen.py), generated
+    on first use, once per session for every module that asks."""
+    from .test_dispatcher_codegen import codegen_registrations, run_codegen
+
+    cache: dict[str, dict[tuple[str, str], tuple[str, str]]] = {}
+
+    def get(version: str) -> dict[tuple[str, str], tuple[str, str]]:
+        if version not in cache:
+            out = tmp_path_factory.mktemp(f"codegen-{version}")
+            cache[version] = codegen_registrations(run_codegen(real_tree(version), out))
+        return cache[version]
+
+    return get
+
+
 @pytest.fixture(scope="module")
 def ix(real_dbs):
     """The 2.6.0 index, opened once per test module."""

@@ -105,20 +105,6 @@ def run_codegen(tree: Path, out: Path) -> list[Path]:
     return [aten_out, autograd_out]
 
 
-@pytest.fixture(scope="session")
-def codegen(tmp_path_factory: pytest.TempPathFactory):
-    """version -> the registrations the checkout's codegen writes, generated on first use."""
-    cache: dict[str, dict[tuple[str, str], str]] = {}
-
-    def get(version: str) -> dict[tuple[str, str], str]:
-        if version not in cache:
-            out = tmp_path_factory.mktemp(f"codegen-{version}")
-            cache[version] = codegen_registrations(run_codegen(real_tree(version), out))
-        return cache[version]
-
-    return get
-
-
 def model_registrations(tree: Path):
     native = native_yaml.parse((tree / native_yaml.NATIVE_FUNCTIONS).read_text(),
                                (tree / native_yaml.TAGS).read_text())
