@@ -53,6 +53,7 @@ class BuildSummary:
     seconds: float
     partial_files: int = 0  # files whose extraction stopped early (tg-query doctor lists them)
     stub_macros: str = DISPATCH_STUB_H  # where the DispatchStub macros came from
+    warnings: tuple[str, ...] = ()  # e.g. the dispatch keys not read (indexer/dispatcher/table_stage.py)
 
     def __str__(self) -> str:
         notes = ""
@@ -60,6 +61,7 @@ class BuildSummary:
             notes += f", {self.partial_files} file{'s' if self.partial_files != 1 else ''} partial (see tg-query doctor)"
         if self.stub_macros == BUILTIN_STUB_MACROS:
             notes += ", built-in DispatchStub macros (DispatchStub.h missing)"
+        notes += "".join(f", {w}" for w in self.warnings)
         return (f"indexed {self.ops} ops, {self.kernels} kernels, {self.files} files{notes} "
                 f"in {self.seconds:.1f} s -> {self.db}")
 
@@ -276,6 +278,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
                 pool.join()
                 pool = None
             _link_stage(conn, run)
+            _dispatch_table_stage(conn, run)
             summary = _finish(conn, run, db)
         if run.plan.analyze:
             with engine.connect() as conn:
@@ -439,6 +442,16 @@ def _link_stage(conn: Connection, run: _Run) -> None:
     run.progress("link", 1, 1)
 
 
+def _dispatch_table_stage(conn: Connection, run: _Run) -> None:
+    """The dispatch keys and the computed dispatch table (indexer/dispatcher/table_stage.py)."""
+    from .dispatcher import keymodel, table_stage
+
+    warning = table_stage.write(conn.connection.driver_connection,
+                                {p: run.ck.contents[p] for p in keymodel.SOURCES if p in run.ck.contents})
+    run.meta["dispatch_table_warning"] = warning or ""
+    conn.commit()
+
+
 def _shard_copies(conn: Connection) -> list[str]:
     """One INSERT ... SELECT per table of a chunk's image, with the columns the image has: the
     workers made it from rows.cxx_tables(), which this process need not import."""
@@ -474,7 +487,8 @@ def _finish(conn: Connection, run: _Run, db: Path) -> BuildSummary:
     run.deferred = []
     ops, kernels = _counts(conn.exec_driver_sql)
     conn.commit()
-    return BuildSummary(db, ops, kernels, files, 0.0, partial, run.ck.stub_macros)
+    warning = run.meta.get("dispatch_table_warning")
+    return BuildSummary(db, ops, kernels, files, 0.0, partial, run.ck.stub_macros, (warning,) if warning else ())
 
 
 def _counts(execute: Callable) -> tuple[int, int]:
@@ -495,8 +509,9 @@ def _unchanged_summary(db: Path, start: float) -> BuildSummary:
         files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
         partial = _partial_files(conn.execute)
         row = conn.execute("SELECT value FROM meta WHERE key = 'stub_macros'").fetchone()
+        warning = conn.execute("SELECT value FROM meta WHERE key = 'dispatch_table_warning'").fetchone()
     return BuildSummary(db, ops, kernels, files, time.perf_counter() - start, partial,
-                        row[0] if row else DISPATCH_STUB_H)
+                        row[0] if row else DISPATCH_STUB_H, (warning[0],) if warning and warning[0] else ())
 
 
 def _create_indexes(conn: Connection, indexes: list, progress: Progress) -> None:
