@@ -277,6 +277,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
                 pool.close()
                 pool.join()
                 pool = None
+            _dispatcher_stage(conn, run)
             _link_stage(conn, run)
             _dispatch_table_stage(conn, run)
             summary = _finish(conn, run, db)
@@ -450,6 +451,17 @@ def _dispatch_table_stage(conn: Connection, run: _Run) -> None:
                                 {p: run.ck.contents[p] for p in keymodel.SOURCES if p in run.ck.contents})
     run.meta["dispatch_table_warning"] = warning or ""
     conn.commit()
+
+
+def _dispatcher_stage(conn: Connection, run: _Run) -> None:
+    """dispatcher_registrations (indexer/dispatcher/stage.py), from the C++ and yaml facts."""
+    from .dispatcher import stage
+
+    run.progress("dispatcher", 0, 1)
+    conn.commit()
+    stage.fill(conn.connection.driver_connection, run.ck.texts, discover.pytorch_version(run.ck.root))
+    conn.commit()
+    run.progress("dispatcher", 1, 1)
 
 
 def _shard_copies(conn: Connection) -> list[str]:

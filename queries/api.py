@@ -504,6 +504,8 @@ EXPORTS: dict[str, str] = {
     "launches": "SELECT kind, kernel, caller AS function, file, line FROM launches ORDER BY id",
     "registrations": "SELECT kind, macro, namespace, dispatch_key AS key, op, function, file, line "
                      "FROM registrations ORDER BY id",
+    "dispatcher": "SELECT op, key, kind, source, generator, kernel, file, line, fallthrough "
+                  "FROM dispatcher_registrations ORDER BY id",
     "type-dispatch": "SELECT macro, dtypes, name, caller AS function, file, line FROM type_dispatch ORDER BY id",
     "calls": "SELECT caller, callee, callee_name, file, line FROM calls ORDER BY id",
     "library-calls": "SELECT family, callee, caller AS function, file, line FROM library_calls ORDER BY id",

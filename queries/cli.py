@@ -258,7 +258,7 @@ def sql_cmd(
 
 @query_app.command("export")
 def export_cmd(
-    table: Annotated[str, typer.Argument(metavar="TABLE", help="What to export: dispatch, dispatch-table, ops, derivatives, definitions, stubs, launches, registrations, type-dispatch, calls, library-calls.")],
+    table: Annotated[str, typer.Argument(metavar="TABLE", help="What to export: dispatch, dispatch-table, ops, derivatives, definitions, stubs, launches, registrations, dispatcher, type-dispatch, calls, library-calls.")],
 ) -> None:
     """Every row of a table as JSON lines (fields in the README)."""
     render.emit_jsonl(_index().export(table))

@@ -296,6 +296,28 @@ class Registration(Base):
     via: Mapped[str | None] = mapped_column(String, comment="the file-local macro used, when one was")
 
 
+class DispatcherRegistration(Base):
+    """Every registration the dispatcher holds after a build and `import torch`: generated (torchgen,
+    tools/autograd), hand-written (TORCH_LIBRARY* blocks, also through macros of other files) and
+    Python's; filled by the dispatcher stage (indexer/dispatcher/stage.py) after the C++ and yaml stages."""
+
+    __tablename__ = "dispatcher_registrations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    op: Mapped[str] = mapped_column(String, index=True, comment="the operator with its namespace and overload name: aten::add.Tensor, aten::relu (the default overload); _ for a backend fallback")
+    key: Mapped[str | None] = mapped_column(String, index=True, comment="the dispatch key as registered, alias keys by their name: CPU, Autograd, CompositeExplicitAutograd; a kernel registered without a key (catch-all) is CompositeImplicitAutograd's, as OperatorEntry.cpp redirects it; NULL for a def without a kernel")
+    kind: Mapped[str] = mapped_column(String, comment="impl (a kernel for an op), fallback (a kernel for every op at a key) or def (a schema)")
+    source: Mapped[str] = mapped_column(String, comment="generated (torchgen or tools/autograd), handwritten (C++ TORCH_LIBRARY*) or python (registered at import torch)")
+    generator: Mapped[str] = mapped_column(String, comment="generated: the generator's module (torchgen.dest.register_dispatch_key, tools.autograd.gen_variable_type, ...); handwritten: the macro written, TORCH_LIBRARY_IMPL or the macro that expands to it (VMAP_SUPPORT, KERNEL_CUDA); python: the registrar (register_meta, Library.impl, py_impl)")
+    kernel: Mapped[str | None] = mapped_column(String, index=True, comment="the C++ function registered (wrapper_CPU_add_Tensor, VariableType::add_Tensor, add_out_cpu), or the Python function's qualified name; NULL for a def without a kernel")
+    file: Mapped[str] = mapped_column(String, comment="where the registration is written: the file the codegen writes (RegisterCPU.cpp, VariableType_2.cpp), else a path relative to the checkout")
+    line: Mapped[int | None] = mapped_column(Integer, comment="the line of the registration (for a macro, of its use); NULL for a generated one")
+    fallthrough: Mapped[int] = mapped_column(Integer, comment="1 when the kernel is a fallthrough (makeFallthrough, CppFunction::makeFallthrough())")
+    template: Mapped[str | None] = mapped_column(String, comment="generated: the template the file is generated from (aten/src/ATen/templates/RegisterDispatchKey.cpp); else NULL")
+    yaml_line: Mapped[int | None] = mapped_column(Integer, comment="generated: the op's native_functions.yaml line; else NULL")
+    derivative_line: Mapped[int | None] = mapped_column(Integer, comment="generated Autograd keys: the derivatives.yaml line of the entry the kernel uses; else NULL")
+    not_implemented: Mapped[int] = mapped_column(Integer, comment="1 for the Autograd not-implemented kernel gen_variable_type registers for an op without a derivative")
+
+
 class Include(Base):
     """#include "x" / #include <x> (and #include_next) as written, in every #if branch."""
 

@@ -1,6 +1,7 @@
 """The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
 
-SCHEMA_VERSION = 3  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph
+SCHEMA_VERSION = 4  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
+# 4: dispatcher_registrations
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.
@@ -11,6 +12,7 @@ TABLES = (
     "derivative_formulas",
     "derivatives",
     "dispatch",
+    "dispatcher_registrations",
     "edges",
     "files",
     "includes",

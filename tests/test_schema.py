@@ -86,7 +86,8 @@ def test_rows_write_every_model_column_but_the_row_id(table: rows.Table):
 
 
 def test_every_table_has_a_writer_and_version_lists_them():
-    written = {t.name for t in _written_tables()} | {"op_tags", "files", "meta"} | set(link.GRAPH_TABLES)
+    written = {t.name for t in _written_tables()} | {"op_tags", "files", "meta", "dispatcher_registrations"} \
+        | set(link.GRAPH_TABLES)
     assert written == set(Base.metadata.tables)
     assert TABLES == tuple(sorted(Base.metadata.tables))  # the constant the query side reads without SQLAlchemy
     assert set(rows.OP_TAGS_COLUMNS) == _model_columns("op_tags")
