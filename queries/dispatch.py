@@ -71,7 +71,8 @@ class Visit:
     from_key: str | None = None
     kernel: str | None = None
     source: str | None = None
-    location: Location | None = None
+    file: str | None = None  # where the registration is written (a generated file's name alone)
+    line: int | None = None  # None for a generated registration
     fallthrough: bool = False
 
 
@@ -157,9 +158,8 @@ def walk(conn: sqlite3.Connection, op: str, flags: Flags, factory: bool) -> tupl
             visits.append(Visit(key, FAILS))
             break
         kind, ft, from_key, kernel, source, file, line = got
-        where = Location(file, line) if file else None
         action = _action(key, kind, bool(ft), flags, sets)
-        visits.append(Visit(key, action, kind, from_key, kernel, source, where, bool(ft)))
+        visits.append(Visit(key, action, kind, from_key, kernel, source, file, line, bool(ft)))
         if action == TO_BACKEND:
             todo = [DEVICES[flags.device]]
         elif action == HANDLES or action == FAILS:
@@ -201,7 +201,7 @@ def walk_text(walks: list[DispatchWalk]) -> str:
             what = ""
             if v.kind:
                 origin = f" <- {v.from_key}" if v.from_key and v.from_key != v.key else ""
-                where = f"  {v.location}" if v.location else (f"  [{v.source}]" if v.source else "")
+                where = f"  {v.file}:{v.line}" if v.line else (f"  [{v.source} {v.file}]" if v.file else "")
                 what = f"  [{v.kind}{origin}] {v.kernel or ''}{where}"
             out.append(f"  {v.key.ljust(width)}  {v.action}{what}")
         out.extend(f"  note: {n}" for n in w.notes)
@@ -232,8 +232,8 @@ def walk_data(w: DispatchWalk) -> dict:
         "op": w.op, "func": w.func, "device": w.flags.device, "flags": list(w.flags.words()), "factory": w.factory,
         "keyset": list(w.keyset),
         "visits": [{"key": v.key, "action": v.action, "kind": v.kind, "from_key": v.from_key, "kernel": v.kernel,
-                    "source": v.source, "fallthrough": v.fallthrough,
-                    "location": None if v.location is None else to_data(v.location)} for v in w.visits],
+                    "source": v.source, "fallthrough": v.fallthrough, "file": v.file, "line": v.line}
+                   for v in w.visits],
         "handler": handler, "notes": list(w.notes),
     }
 
@@ -265,7 +265,7 @@ def entry_kernel(index, op_name: str, key: str, row: tuple, depth: int) -> KeyKe
     kind, fallthrough, from_key, kernel, source, file, line = row
     label = key if from_key in (None, key) else f"{key} <- {from_key}"
     note = f"{kind} ({'fallthrough, ' if fallthrough else ''}computed dispatch table)"
-    if from_key is not None and from_key != key and index.conn.execute(
+    if from_key is not None and index.conn.execute(
             "SELECT 1 FROM dispatch d JOIN ops o ON o.id = d.op_id WHERE o.name = ? AND d.key = ?",
             (op_name, from_key)).fetchone():
         for k in index._kernels_for_op(op_name, (from_key,), depth).keys:
