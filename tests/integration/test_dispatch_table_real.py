@@ -471,3 +471,24 @@ def test_kernels_for_key_cpu_through_the_table(ix):
     assert [(k.key, k.origin, k.kernel, k.note) for k in grad.keys] == [
         ("AutogradCPU <- Autograd", "generated", "VariableType::mm_out_out",
          "autograd kernel (computed dispatch table); registered in the generated VariableType_1.cpp")]
+
+
+def test_mcp_dispatch_tool_matches_the_cli(real_dbs):
+    """The MCP server's dispatch tool (through the SDK's client over stdio) says what `tg-query dispatch --json` says."""
+    import json
+
+    import anyio
+
+    from ..conftest import run
+    from ..test_mcp import _session
+
+    db = real_dbs("2.6.0")
+    got = anyio.run(_session, db, [("d", "dispatch", {"op": "mm.out", "device": "cuda", "requires_grad": True, "depth": 1}),
+                                   ("bad", "dispatch", {"op": "mm.outt"})])
+    assert not got["d"].is_error, got["d"].content[0].text
+    cli = run("tg-query", "--db", str(db), "dispatch", "mm.out", "--device", "cuda", "--requires-grad", "--depth", "1",
+              "--json")
+    assert got["d"].structured_content["walks"] == [json.loads(cli.stdout)]
+    assert got["d"].content[0].text == run("tg-query", "--db", str(db), "dispatch", "mm.out", "--device", "cuda",
+                                           "--requires-grad", "--depth", "1").stdout
+    assert got["bad"].is_error and got["bad"].content[0].text.startswith("error: unknown op 'mm.outt'; did you mean")
