@@ -366,3 +366,22 @@ def test_export_dispatch_table(keyed_db):
     assert ad == [{"op": "aten::relu", "key": "ADInplaceOrView", "kind": "backend fallback", "fallthrough": 1,
                    "from_key": "ADInplaceOrView", "kernel": "torch::CppFunction::makeFallthrough()",
                    "file": "aten/src/ATen/core/Fallbacks.cpp", "line": 2}]
+
+
+def test_unknown_layout_is_a_warning_in_the_build_summary(tmp_path):
+    from tg_index.indexer.build import build
+
+    root = tmp_path / "mini"
+    shutil.copytree(MINI, root)
+    shutil.copytree(KEYS_DIR / "c10", root / "c10")
+    header = root / "c10/core/DispatchKey.h"
+    header.write_text(header.read_text().replace("enum class DispatchKey :", "enum class Key :"))
+    warning = ("dispatch keys not read (c10/core/DispatchKey.h: no enum class DispatchKey with backends and "
+               "functionality keys); no computed dispatch table")
+    first = build(root, tmp_path / "i.db")
+    assert first.warnings == (warning,)
+    assert f", {warning} in " in str(first)
+    again = build(root, tmp_path / "i.db")  # nothing changed: the summary comes from the index
+    assert again.warnings == (warning,)
+    with sqlite3.connect(tmp_path / "i.db") as conn:
+        assert conn.execute("SELECT count(*) FROM dispatch_keys").fetchone() == (0,)
