@@ -19,11 +19,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .keymodel import DispatchKeys
+from .model import CEA, CEANF, CIA, CIA_NESTED
 
-CEANF = "CompositeExplicitAutogradNonFunctional"
-CEA = "CompositeExplicitAutograd"
-CIA = "CompositeImplicitAutograd"
-CIA_NESTED = "CompositeImplicitAutogradNestedTensor"
 AUTOGRAD = "Autograd"
 BATCHED_DECOMPOSITION = "FuncTorchBatchedDecomposition"
 AUTOGRAD_OTHER = "AutogradOther"
