@@ -447,10 +447,12 @@ def _dispatch_table_stage(conn: Connection, run: _Run) -> None:
     """The dispatch keys and the computed dispatch table (indexer/dispatcher/table_stage.py)."""
     from .dispatcher import keymodel, table_stage
 
+    run.progress("dispatch table", 0, 1)
     warning = table_stage.write(conn.connection.driver_connection,
                                 {p: run.ck.contents[p] for p in keymodel.SOURCES if p in run.ck.contents})
     run.meta["dispatch_table_warning"] = warning or ""
     conn.commit()
+    run.progress("dispatch table", 1, 1)
 
 
 def _dispatcher_stage(conn: Connection, run: _Run) -> None:
