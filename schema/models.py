@@ -26,7 +26,8 @@ class Meta(Base):
     tool_version (the installed tg-index's), schema_version, seconds, files, parsed and
     py_parsed (files extracted by this build), cxx_key and py_key (what cached facts depend on), link_key (the link stage's code: the graph is made again when it changes),
     excludes, stub_macros (the path of DispatchStub.h, or `built-in (DispatchStub.h missing)`),
-    partial_files (how many files' status is `partial: ...`)."""
+    partial_files (how many files' status is `partial: ...`), dispatch_table_warning (why the dispatch keys
+    were not read, else empty)."""
 
     __tablename__ = "meta"
     key: Mapped[str] = mapped_column(String, primary_key=True, comment="name of the fact")
