@@ -53,6 +53,7 @@ class BuildSummary:
     seconds: float
     partial_files: int = 0  # files whose extraction stopped early (tg-query doctor lists them)
     stub_macros: str = DISPATCH_STUB_H  # where the DispatchStub macros came from
+    warnings: tuple[str, ...] = ()  # e.g. the dispatch keys not read (indexer/dispatcher/table_stage.py)
     codegen: str | None = None  # what --codegen did (codegen.Generated.status); None when not asked
 
     def __str__(self) -> str:
@@ -61,6 +62,7 @@ class BuildSummary:
             notes += f", {self.partial_files} file{'s' if self.partial_files != 1 else ''} partial (see tg-query doctor)"
         if self.stub_macros == BUILTIN_STUB_MACROS:
             notes += ", built-in DispatchStub macros (DispatchStub.h missing)"
+        notes += "".join(f", {w}" for w in self.warnings)
         codegen = f"; codegen {self.codegen}" if self.codegen is not None else ""
         return (f"indexed {self.ops} ops, {self.kernels} kernels, {self.files} files{notes} "
                 f"in {self.seconds:.1f} s -> {self.db}{codegen}")
@@ -296,6 +298,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
                 pool = None
             _dispatcher_stage(conn, run)
             _link_stage(conn, run)
+            _dispatch_table_stage(conn, run)
             summary = _finish(conn, run, db)
         if run.plan.analyze:
             with engine.connect() as conn:
@@ -459,6 +462,18 @@ def _link_stage(conn: Connection, run: _Run) -> None:
     run.progress("link", 1, 1)
 
 
+def _dispatch_table_stage(conn: Connection, run: _Run) -> None:
+    """The dispatch keys and the computed dispatch table (indexer/dispatcher/table_stage.py)."""
+    from .dispatcher import keymodel, table_stage
+
+    run.progress("dispatch table", 0, 1)
+    warning = table_stage.write(conn.connection.driver_connection,
+                                {p: run.ck.contents[p] for p in keymodel.SOURCES if p in run.ck.contents})
+    run.meta["dispatch_table_warning"] = warning or ""
+    conn.commit()
+    run.progress("dispatch table", 1, 1)
+
+
 def _dispatcher_stage(conn: Connection, run: _Run) -> None:
     """dispatcher_registrations (indexer/dispatcher/stage.py), from the C++ and yaml facts."""
     from .dispatcher import stage
@@ -505,7 +520,9 @@ def _finish(conn: Connection, run: _Run, db: Path) -> BuildSummary:
     run.deferred = []
     ops, kernels = _counts(conn.exec_driver_sql)
     conn.commit()
-    return BuildSummary(db, ops, kernels, files, 0.0, partial, run.ck.stub_macros, run.meta.get("codegen"))
+    warning = run.meta.get("dispatch_table_warning")
+    return BuildSummary(db, ops, kernels, files, 0.0, partial, run.ck.stub_macros, (warning,) if warning else (),
+                        run.meta.get("codegen"))
 
 
 def _counts(execute: Callable) -> tuple[int, int]:
@@ -526,8 +543,9 @@ def _unchanged_summary(db: Path, start: float) -> BuildSummary:
         files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
         partial = _partial_files(conn.execute)
         row = conn.execute("SELECT value FROM meta WHERE key = 'stub_macros'").fetchone()
+        warning = conn.execute("SELECT value FROM meta WHERE key = 'dispatch_table_warning'").fetchone()
     return BuildSummary(db, ops, kernels, files, time.perf_counter() - start, partial,
-                        row[0] if row else DISPATCH_STUB_H)
+                        row[0] if row else DISPATCH_STUB_H, (warning[0],) if warning and warning[0] else ())
 
 
 def _create_indexes(conn: Connection, indexes: list, progress: Progress) -> None:

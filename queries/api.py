@@ -28,6 +28,7 @@ from ..indexer.facts import Location
 from ..indexer.paths import DB_ENV, default_db
 from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind, StubUseHow
 from ..schema.version import SCHEMA_VERSION
+from . import dispatch as dispatch_walk
 from . import guard
 from .backward import BackwardUse, backward_of
 from .chain import GENERATED, Linker
@@ -221,11 +222,21 @@ class Index:
                 continue
             rows.append(self._key_chain(linker, op_bases, func, k, kern, origin, ns, via, Location(f, ln),
                                         bool(is_structured), depth, op_name))
+        if keys:  # a runtime key the yaml does not name: the computed dispatch table's entry (queries/dispatch.py)
+            rows.extend(dispatch_walk.computed_keys(self, op_name, keys, {r.key for r in rows}, depth))
         rows.sort(key=lambda r: key_rank(r.key))  # stable: keys outside KEY_ORDER keep the yaml's order
         backward = self.backward_of(op_name)
         formulas = [fm.formula for b in backward if b.applies_as != BackwardUse.OUT for fm in b.formulas]
         return KernelsFor(op_name, func, Location(file, line), bool(structured), delegate, shared_chains(rows),
                           backward, meta, tuple(linker.formula_calls(formulas, op_bases)))
+
+    @_reads
+    def dispatch_walk(self, name: str, device: str = "cpu", *, requires_grad: bool = False, autocast: bool = False,
+                      inference_mode: bool = False, functionalize: bool = False, vmap: bool = False,
+                      depth: int = 8) -> list[dispatch_walk.DispatchWalk]:
+        """The keys a call of each op the name resolves to visits, and the handling kernel's chain."""
+        flags = dispatch_walk.Flags(device, requires_grad, autocast, inference_mode, functionalize, vmap)
+        return dispatch_walk.walks(self, name, flags, depth)
 
     @_reads
     def backward_of(self, op_name: str) -> tuple[Backward, ...]:
@@ -517,6 +528,7 @@ EXPORTS: dict[str, str] = {
     "ops": "SELECT name, func, kind, structured, structured_delegate, file, line FROM ops ORDER BY id",
     "derivatives": "SELECT d.op, d.dispatch_key, f.names, f.kind, f.formula, f.file, f.line "
                    "FROM derivatives d JOIN derivative_formulas f ON f.derivative_id = d.id ORDER BY f.id",
+    "dispatch-table": "SELECT op, key, kind, fallthrough, from_key, kernel, file, line FROM dispatch_table ORDER BY id",
 }
 
 __all__ = ["Index", "KernelsFor", "KeyKernel", "OpInfo", "OpSummary", "Backward", "Formula", "Location",

@@ -97,6 +97,30 @@ def trace_cmd(
           data=lambda r: render.trace_data(r, inline), items=lambda r: [render.trace_data(r, inline)])
 
 
+@query_app.command("dispatch")
+def dispatch_cmd(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Op: mm, aten::add_.Tensor, or a bare add for every overload.")],
+    device: Annotated[str, typer.Option("--device", help="The tensors' device: cpu, cuda, meta or mps.")] = "cpu",
+    requires_grad: Annotated[bool, typer.Option("--requires-grad", help="An input requires grad (the autograd kernel records the backward).")] = False,
+    autocast: Annotated[bool, typer.Option("--autocast", help="Under autocast for the device (its Autocast key is no longer excluded).")] = False,
+    inference_mode: Annotated[bool, typer.Option("--inference-mode", help="Under torch.inference_mode (Autograd and ADInplaceOrView excluded).")] = False,
+    functionalize: Annotated[bool, typer.Option("--functionalize", help="On functional tensors (torch.func.functionalize: the Functionalize key).")] = False,
+    vmap: Annotated[bool, typer.Option("--vmap", help="Under torch.vmap (FuncTorchBatched and the dynamic layer keys).")] = False,
+    depth: Annotated[int, typer.Option("--depth", min=0, max=20, help="How many levels of calls deep to follow the handling kernel's chain.")] = 8,
+    as_json: JsonOption = False,
+    fmt: FormatOption = None,
+) -> None:
+    """The keys a call visits in priority order (c10/core/DispatchKey.h), what each does (runs and
+    redispatches, falls through, handles the call), and the handling kernel's kernels-for chain."""
+    from . import dispatch
+
+    found = _index().dispatch_walk(name, device, requires_grad=requires_grad, autocast=autocast,
+                                   inference_mode=inference_mode, functionalize=functionalize, vmap=vmap, depth=depth)
+    _emit(found, render.pick(fmt, as_json), dispatch.walk_text,
+          data=lambda w: render.one_or_many_data([dispatch.walk_data(x) for x in w]),
+          items=lambda w: [dispatch.walk_data(x) for x in w])
+
+
 @query_app.command("ops-for")
 def ops_for_cmd(
     name: Annotated[str, typer.Argument(metavar="NAME", help="A function, a DispatchStub or a __global__ kernel.")],
@@ -235,7 +259,7 @@ def sql_cmd(
 
 @query_app.command("export")
 def export_cmd(
-    table: Annotated[str, typer.Argument(metavar="TABLE", help="What to export: dispatch, ops, derivatives, definitions, stubs, launches, registrations, dispatcher, type-dispatch, calls, library-calls.")],
+    table: Annotated[str, typer.Argument(metavar="TABLE", help="What to export: dispatch, dispatch-table, ops, derivatives, definitions, stubs, launches, registrations, dispatcher, type-dispatch, calls, library-calls.")],
 ) -> None:
     """Every row of a table as JSON lines (fields in the README)."""
     render.emit_jsonl(_index().export(table))

@@ -1,6 +1,6 @@
 """tg-query mcp: a stdio MCP server (the official SDK's MCPServer) over the typed API.
 
-One tool per question: kernels_for, trace, ops_for, op, find, sql. Each returns
+One tool per question: kernels_for, dispatch, trace, ops_for, op, find, sql. Each returns
 structuredContent (the CLI's JSON for the same question, in an envelope that
 says how much of the answer it is) and the CLI's text for the same units. An
 answer never exceeds paging.BUDGET bytes; a cut one says so and how to get the
@@ -23,7 +23,7 @@ from pydantic import Field
 from ..indexer.errors import TgIndexError
 from . import brief as briefs
 from . import paging, render
-from .mcp_models import FindResult, KernelsForResult, OpResult, OpsForResult, SqlResult, TraceResult
+from .mcp_models import DispatchResult, FindResult, KernelsForResult, OpResult, OpsForResult, SqlResult, TraceResult
 
 ENVELOPE = 600  # bytes kept free for the envelope and its note, in the JSON and in the text
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
@@ -128,6 +128,19 @@ class Tools:
             return {"name": name, "brief": False, "hits": render.to_data(list(sub))}, render.reach_text(page)
 
         return _paged(units, offset, limit, build, "hits", "ask brief=true or a smaller depth")
+
+    # -- dispatch ---------------------------------------------------------------------------------
+
+    def dispatch(self, op: str, device: str, flags: dict[str, bool], depth: int, offset: int,
+                 limit: int | None) -> CallToolResult:
+        from . import dispatch as walks
+
+        found = self.ask(lambda ix: ix.dispatch_walk(op, device, depth=depth, **flags))
+
+        def build(sub: Sequence[Any]) -> tuple[dict, str]:
+            return {"op": op, "walks": [walks.walk_data(w) for w in sub]}, walks.walk_text(list(sub)) if sub else ""
+
+        return _paged(found, offset, limit, build, "walks", "ask for one overload (mm.out) or a smaller depth")
 
     # -- op ---------------------------------------------------------------------------------------
 
@@ -248,6 +261,20 @@ def server(db: Path | None = None) -> MCPServer:
                           brief: Brief = True, offset: Offset = 0, limit: Limit = None
                           ) -> Annotated[CallToolResult, KernelsForResult]:
         return _guard(lambda: tools.kernels_for(op, keys, depth, brief, offset, limit))
+
+    @app.tool(annotations=READ_ONLY, description=(
+        "The keys a call of an op visits in the dispatcher, highest priority first (Autocast, Autograd, "
+        "ADInplaceOrView, Functionalize, BackendSelect, the backend), what each does (runs and redispatches, "
+        "falls through, handles the call) with the kernel and its registration file:line, then the handling "
+        "kernel's chain. Example: dispatch(op='mm', device='cuda', requires_grad=True, autocast=True)"))
+    async def dispatch(op: OpName, device: Annotated[Literal["cpu", "cuda", "meta", "mps"], Field(description="the tensors' device")] = "cpu",
+                       requires_grad: bool = False, autocast: bool = False, inference_mode: bool = False,
+                       functionalize: bool = False, vmap: bool = False,
+                       depth: Annotated[int, Field(ge=0, le=20, description="levels of calls followed below the handling kernel")] = 8,
+                       offset: Offset = 0, limit: Limit = None) -> Annotated[CallToolResult, DispatchResult]:
+        flags = {"requires_grad": requires_grad, "autocast": autocast, "inference_mode": inference_mode,
+                 "functionalize": functionalize, "vmap": vmap}
+        return _guard(lambda: tools.dispatch(op, device, flags, depth, offset, limit))
 
     @app.tool(annotations=READ_ONLY, description=(
         "From a Python API name to the aten ops it reaches (nn.Module forward, functional, torch.X, Tensor "

@@ -38,6 +38,11 @@ class KernelsForResult(Paged):
         description="one per overload: `tg-query kernels-for --json` items (brief: `--brief --json`); units are keys")
 
 
+class DispatchResult(Paged):
+    op: str = Field(description="the op as asked")
+    walks: list[dict[str, Any]] = Field(description="one per overload: `tg-query dispatch --json` items; units are walks")
+
+
 class TraceResult(Paged):
     name: str
     resolved: str

@@ -180,7 +180,7 @@ def kernels_for_text(answers: list[KernelsFor]) -> str:
         for k in a.keys:
             note = f"[via {k.via}]" if k.via else _ORIGIN_NOTE.get(k.origin, "")
             where = str(k.definition) if k.definition else f"(yaml {k.location})"
-            kernel = f"{k.cpp_namespace}::{k.kernel}" + (f" {note}" if note else "")
+            kernel = (f"{k.cpp_namespace}::" if k.cpp_namespace else "") + k.kernel + (f" {note}" if note else "")
             if k.same_as in shown:  # a page (MCP) may hold the key without the one it shares a chain with
                 out.append(f"  {k.key:<14} same kernel and chain as {k.same_as}")
                 out.extend(_wrapper_lines(k))

@@ -26,7 +26,8 @@ class Meta(Base):
     tool_version (the installed tg-index's), schema_version, seconds, files, parsed and
     py_parsed (files extracted by this build), cxx_key and py_key (what cached facts depend on), link_key (the link stage's code: the graph is made again when it changes),
     excludes, stub_macros (the path of DispatchStub.h, or `built-in (DispatchStub.h missing)`),
-    partial_files (how many files' status is `partial: ...`)."""
+    partial_files (how many files' status is `partial: ...`), dispatch_table_warning (why the dispatch keys
+    were not read, else empty)."""
 
     __tablename__ = "meta"
     key: Mapped[str] = mapped_column(String, primary_key=True, comment="name of the fact")
@@ -547,3 +548,54 @@ class Edge(Base):
     how: Mapped[str] = mapped_column(String, comment="exact, same-file, include, same-namespace, using, receiver-type, overload, specialisations, unique-name, registered, yaml, generated; for no target: op, tensor-method, macro, standard, vendor, type, ambiguous, not-in-checkout, virtual")
     target: Mapped[str | None] = mapped_column(String, comment="the name as written at the edge's place: at::cuda::blas::gemm<scalar_t>, add_kernel")
     detail: Mapped[str | None] = mapped_column(Text, comment="registers: device and CPU capability (CPU AVX2); launches: the <<<config>>>; dtypes: the macro and its dtypes; ambiguous: the number of candidates")
+
+
+# ---- The dispatcher's keys and its computed table (indexer/dispatcher/keymodel.py, table.py)
+
+
+class DispatchKey(Base):
+    """Every name of the checkout's DispatchKey enum (c10/core/DispatchKey.h), read at build time;
+    the per-backend runtime keys (AutogradCPU, SparseCUDA) that its macros make included."""
+
+    __tablename__ = "dispatch_keys"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String, index=True, comment="the key as PyTorch spells it: CPU, AutogradCUDA, BackendSelect, CompositeImplicitAutograd")
+    kind: Mapped[str] = mapped_column(String, comment="functionality (a key with its own slot in the table: BackendSelect, Python, FPGA), per_backend (Dense, Sparse, AutogradFunctionality: one runtime key per backend), runtime (a per-backend key: CPU, SparseCUDA, AutogradCPU), alias (Autograd, CompositeImplicitAutograd, ...: covers runtime keys, never dispatched to), synonym (another name: Autocast = AutocastCUDA)")
+    priority: Mapped[int] = mapped_column(Integer, comment="the functionality's value in the enum: a call goes to the key of highest priority first; a runtime key has its functionality's (AutogradCPU: AutogradFunctionality's); a synonym its key's")
+    functionality: Mapped[str | None] = mapped_column(String, comment="a runtime key's per-backend functionality (Dense for CPU, AutogradFunctionality for AutogradCPU); else NULL")
+    backend: Mapped[str | None] = mapped_column(String, comment="a runtime key's BackendComponent (CPU, CUDA, Meta); else NULL")
+    same_as: Mapped[str | None] = mapped_column(String, comment="a synonym's key (Autocast -> AutocastCUDA); else NULL")
+    covered_by: Mapped[str] = mapped_column(Text, comment="JSON list of the alias keys that cover this runtime key (isIncludedInAlias, DispatchKeySet.cpp runtimeDispatchKeySetHas); [] for the others")
+    file: Mapped[str] = mapped_column(String, comment="c10/core/DispatchKey.h")
+    line: Mapped[int] = mapped_column(Integer, comment="the enumerator's line; for a per-backend runtime key, the C10_FORALL_FUNCTIONALITY_KEYS #define's")
+
+
+class DispatchKeySetRow(Base):
+    """The key sets of c10/core/DispatchKeySet.h/.cpp a call's key set is made from: every constexpr
+    DispatchKeySet, and per backend what getAutogradRelatedKeySetFromBackend(B) and
+    getAutocastRelatedKeySetFromBackend(B) return (a tensor of that backend carries them)."""
+
+    __tablename__ = "dispatch_keysets"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String, index=True, comment="default_included_set, autograd_dispatch_keyset_with_ADInplaceOrView, getAutogradRelatedKeySetFromBackend(CPU), ...")
+    functionality: Mapped[str] = mapped_column(Text, comment="JSON list of the functionality bits (per-backend ones by their functionality name: Dense, AutogradFunctionality)")
+    backends: Mapped[str] = mapped_column(Text, comment="JSON list of the backend bits (CPU, CUDA, ...)")
+
+
+class DispatchTableEntry(Base):
+    """The computed dispatch table: one row per (op, runtime key) that gets a kernel, chosen from
+    dispatcher_registrations by the rules of the checkout's OperatorEntry.cpp
+    (computeDispatchTableEntryWithDebug; indexer/dispatcher/table.py)."""
+
+    __tablename__ = "dispatch_table"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    op: Mapped[str] = mapped_column(String, index=True, comment="the operator as registered: aten::add.Tensor, aten::relu")
+    key: Mapped[str] = mapped_column(String, comment="the runtime key: CPU, AutogradCUDA, ADInplaceOrView")
+    kind: Mapped[str] = mapped_column(String, comment="PyTorch's word for the entry: kernel (registered at the key), default backend kernel (CompositeExplicitAutograd[NonFunctional]), nested kernel, math kernel (CompositeImplicitAutograd), ambiguous autogradother, autograd kernel (the Autograd alias), batched kernel (FuncTorchBatchedDecomposition), backend fallback")
+    fallthrough: Mapped[int] = mapped_column(Integer, comment="1 when the kernel is a fallthrough: the call goes on to the next key")
+    from_key: Mapped[str | None] = mapped_column(String, comment="the registration key the kernel comes from (CompositeExplicitAutograd for CPU's default backend kernel); NULL for the ambiguous autogradother kernel")
+    kernel: Mapped[str | None] = mapped_column(String, comment="the registered kernel (dispatcher_registrations.kernel); ambiguousAutogradOtherKernel for the ambiguous entry")
+    source: Mapped[str | None] = mapped_column(String, comment="generated, handwritten or python (dispatcher_registrations.source)")
+    file: Mapped[str | None] = mapped_column(String, comment="where the registration is written (dispatcher_registrations.file)")
+    line: Mapped[int | None] = mapped_column(Integer, comment="its line; NULL for a generated one")
+    others: Mapped[int] = mapped_column(Integer, comment="how many other registrations at from_key were not taken (table.py says which is taken)")

@@ -1,7 +1,7 @@
 """The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
 
-SCHEMA_VERSION = 4  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
-# 4: dispatcher_registrations, registration_macro_uses
+SCHEMA_VERSION = 5  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
+# 4: dispatcher_registrations, registration_macro_uses; 5: dispatch_keys, dispatch_keysets, dispatch_table
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.
@@ -12,6 +12,9 @@ TABLES = (
     "derivative_formulas",
     "derivatives",
     "dispatch",
+    "dispatch_keys",
+    "dispatch_keysets",
+    "dispatch_table",
     "dispatcher_registrations",
     "edges",
     "files",

@@ -111,7 +111,7 @@ def test_one_line_errors(mini: Path, mini_db: Path, tmp_path: Path):
         f"error: no index at {tmp_path / 'none.db'}; run `tg-index` first (or pass --db / set TG_INDEX_DB)"
     assert _error(run("tg-query", "--db", str(mini_db), "export", "dispatc")) == (
         "error: unknown export 'dispatc'; did you mean 'dispatch'? (one of: dispatch, definitions, stubs, launches, "
-        "registrations, dispatcher, type-dispatch, calls, library-calls, ops, derivatives)")
+        "registrations, dispatcher, type-dispatch, calls, library-calls, ops, derivatives, dispatch-table)")
     assert _error(run("tg-query", "--db", str(mini_db), "sql", "SELEC 1")).startswith("error: SQL error: near \"SELEC\"")
     assert _error(run("tg-index", str(tmp_path / "absent"), "--db", str(tmp_path / "x.db"))) == \
         f"error: no checkout at {tmp_path / 'absent'}; clone PyTorch there (see README) or pass its path"

@@ -21,7 +21,7 @@ from tg_index.queries.paging import BUDGET
 
 from .conftest import BIN, real_tree, run
 
-TOOLS = {"kernels_for", "trace", "ops_for", "op", "find", "sql"}
+TOOLS = {"kernels_for", "dispatch", "trace", "ops_for", "op", "find", "sql"}
 
 # (label, tool, arguments): every call the module makes, in one server session.
 CALLS = [
