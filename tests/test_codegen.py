@@ -174,3 +174,17 @@ def test_kernels_for_steps_through_the_generated_files(checkout: Path, tmp_path:
     assert ("      registered by the generated wrapper at::(anonymous)::wrapper_CPU_add_out_out  "
             ".tg-codegen/aten/RegisterCPU.cpp:3  (m.impl at .tg-codegen/aten/RegisterCPU.cpp:8)") in text.splitlines()
     assert next(k for k in answer.keys if k.key == "CUDA").wrapper is None  # no RegisterCUDA.cpp was generated
+
+
+def test_dispatcher_registrations_point_into_the_generated_files(checkout: Path, tmp_path: Path) -> None:
+    """The generated rows are at their m.impl in --codegen's files; those files give no hand-written row."""
+    db = tmp_path / "index.db"
+    build(checkout, db)
+    query = "SELECT source, file, line FROM dispatcher_registrations WHERE op = 'aten::add.out' AND key = 'CPU'"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute(query).fetchall() == [("generated", "RegisterCPU.cpp", None)]
+    build(checkout, db, codegen_timeout=60)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute(query).fetchall() == [("generated", ".tg-codegen/aten/RegisterCPU.cpp", 8)]
+        assert conn.execute("SELECT count(*) FROM dispatcher_registrations WHERE source != 'generated' "
+                            "AND file LIKE '.tg-codegen/%'").fetchone() == (0,)

@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from .. import codegen
 from ..cxx.preprocessor import Define
 from ..cxx.registrations import registration
 from ..cxx.scan import ByteOffsets, balanced_args
@@ -109,7 +110,8 @@ def expand_use(table: MacroTable, use: tuple) -> list[DispatcherRow]:
 
 def macro_rows(conn: sqlite3.Connection) -> list[DispatcherRow]:
     uses = conn.execute("SELECT file, macro, namespace, dispatch_key, variable, name, arguments, line "
-                        "FROM registration_macro_uses ORDER BY id").fetchall()
+                        "FROM registration_macro_uses WHERE file NOT LIKE ? ORDER BY id",
+                        (f"{codegen.PREFIX}/%",)).fetchall()  # --codegen's files are the generated rows
     if not uses:
         return []
     table = load(conn)

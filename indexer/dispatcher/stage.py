@@ -9,11 +9,12 @@ files `import torch` runs and the py_decomps facts (python_regs.py). The table i
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import sqlite3
 from pathlib import Path
 
-from .. import derivatives, native_yaml
+from .. import codegen, derivatives, native_yaml
 from ..errors import TgIndexError
 from . import generated_registrations, parse_version
 from .handwritten import WrittenRegistration, handwritten_row
@@ -46,19 +47,40 @@ def generated_rows(texts: dict[str, str], version: str) -> list[DispatcherRow]:
     return [generated_row(r) for r in generated_registrations(native, derivs, v)]
 
 
+_NOT_GENERATED = f"file NOT LIKE '{codegen.PREFIX}/%'"  # the files --codegen gave are the generated rows' own
+
+
 def handwritten_rows(conn: sqlite3.Connection) -> list[DispatcherRow]:
     rows = []
     for fact in conn.execute("SELECT kind, macro, namespace, dispatch_key, op, function, file, line, via "
-                             "FROM registrations WHERE kind != 'block' ORDER BY id"):
+                             f"FROM registrations WHERE kind != 'block' AND {_NOT_GENERATED} ORDER BY id"):
         row = handwritten_row(WrittenRegistration(*fact))
         if row is not None:
             rows.append(row)
     return rows
 
 
+def with_generated_lines(conn: sqlite3.Connection, rows: list[DispatcherRow]) -> list[DispatcherRow]:
+    """With --codegen's files indexed, a generated row is at its m.impl in the generated file (the rules
+    model names the same files: the integration tests hold the two equal per op and key)."""
+    written: dict[tuple[str, str], tuple[str, int]] = {}
+    for op, key, file, line in conn.execute(
+            "SELECT op, dispatch_key, file, line FROM registrations WHERE kind = 'impl' AND file LIKE ?",
+            (f"{codegen.PREFIX}/%",)):
+        written.setdefault((op if "::" in op else f"aten::{op}", key), (file, line))
+    if not written:
+        return rows
+    out = []
+    for r in rows:
+        at = written.get((r.op, r.key))
+        out.append(dataclasses.replace(r, file=at[0], line=at[1]) if at is not None else r)
+    return out
+
+
 def fill(conn: sqlite3.Connection, root: Path, texts: dict[str, str], version: str) -> int:
     """Replace dispatcher_registrations; the number of rows written."""
-    rows = generated_rows(texts, version) + handwritten_rows(conn) + macro_rows(conn) + python_rows(conn, root)
+    generated = with_generated_lines(conn, generated_rows(texts, version))
+    rows = generated + handwritten_rows(conn) + macro_rows(conn) + python_rows(conn, root)
     conn.execute("DELETE FROM dispatcher_registrations")
     conn.executemany(INSERT, [r.row() for r in rows])
     return len(rows)
