@@ -82,8 +82,9 @@ class Contexts:
         return ctx
 
 
-def link(conn: sqlite3.Connection) -> LinkSummary:
-    """Resolve the facts into nodes and edges (replacing what an earlier build linked)."""
+def link(conn: sqlite3.Connection, jobs: int = 1) -> LinkSummary:
+    """Resolve the facts into nodes and edges (replacing what an earlier build linked); the calls are
+    resolved in `jobs` processes, forked once the symbol table is built (parallel.py)."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     def_columns = _columns(conn, "definitions")
     guards = dict(conn.execute("SELECT id, guard FROM definitions WHERE guard IS NOT NULL")) \
@@ -111,7 +112,7 @@ def link(conn: sqlite3.Connection) -> LinkSummary:
     edges = itertools.chain(
         op_edges(conn, nodes, symbols),
         call_edges(conn, nodes, resolver, callers, contexts, extra, _functors(conn, tables, symbols, resolver),
-                   tables),
+                   tables, jobs),
         stub_edges(conn, nodes, symbols, callers, contexts, resolver),
         launch_edges(conn, nodes, symbols, callers, contexts, resolver, tables),
         dtype_edges(conn, callers))
