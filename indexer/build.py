@@ -297,7 +297,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
                 pool.join()
                 pool = None
             _dispatcher_stage(conn, run)
-            _link_stage(conn, run)
+            _link_stage(conn, run, jobs or os.cpu_count() or 1)
             _dispatch_table_stage(conn, run)
             summary = _finish(conn, run, db)
         if run.plan.analyze:
@@ -451,13 +451,13 @@ def _cxx_stage(conn: Connection, run: _Run, results: Iterator) -> None:
     _insert(conn, FILES_INSERT, listed)
 
 
-def _link_stage(conn: Connection, run: _Run) -> None:
-    """The graph (indexer/link/): resolved again over all facts whenever any fact changed."""
+def _link_stage(conn: Connection, run: _Run, jobs: int) -> None:
+    """The graph (indexer/link/): resolved again over all facts whenever any fact changed, in `jobs` processes."""
     from . import link
 
     run.progress("link", 0, 1)
     conn.commit()
-    link.link(conn.connection.driver_connection)
+    link.link(conn.connection.driver_connection, jobs)
     conn.commit()
     run.progress("link", 1, 1)
 

@@ -37,7 +37,6 @@ from .results import (META_STEP, Backward, Formula, Health, HopKind, KeyHealth, 
                       OpInfo, OpsFor, OpSummary, PartialFile, Reach, Step, StubInfo, StubSite, Symbol, Trace, TraceOp,
                       TypeSet, Unresolved, Use, key_rank, to_data)
 from .reverse import Reverse
-from .trace import PyLinker
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -56,14 +55,16 @@ _UFUNC_SOURCES = "aten/src/ATen/native/ufunc/"  # where the ufunc:: functions of
 def shared_chains(rows: list[KeyKernel]) -> tuple[KeyKernel, ...]:
     """Each key whose kernel, definition and chain equal an earlier key's gets `same_as` that key (its data stays
     whole; text and brief show the chain once)."""
-    first: dict[tuple, str] = {}
+    first: dict[tuple, list[KeyKernel]] = {}  # rows by what is cheap to hash; chains compared only within a group
     out = []
     for row in rows:
-        same = (row.cpp_namespace, row.kernel, row.qualified_name, row.definition, row.note, row.chain, row.truncated)
-        if same in first:
-            row = replace(row, same_as=first[same])
+        group = first.setdefault((row.cpp_namespace, row.kernel, row.qualified_name, row.definition, row.note,
+                                  len(row.chain), row.truncated), [])
+        earlier = next((r for r in group if r.chain == row.chain), None)
+        if earlier is not None:
+            row = replace(row, same_as=earlier.key)
         else:
-            first[same] = row.key
+            group.append(row)
         out.append(row)
     return tuple(out)
 
@@ -393,6 +394,8 @@ class Index:
         """A Python name (torch.nn.LayerNorm, F.cross_entropy, torch.add, Tensor.matmul, _VF.lstm,
         torch.ops.aten.mm) -> its Python hops, the aten ops they reach, and each op's kernels-for answer
         (the chain below each kernel only with chain=True; depth and keys as for kernels_for)."""
+        from .trace import PyLinker  # the Python layer's vocabulary: imported by the questions that need it
+
         linker = PyLinker(self.conn, hops)
         found = linker.trace(name)
         ops = []

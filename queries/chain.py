@@ -23,6 +23,7 @@ from ..indexer.vocab import DefinitionKind, StepKind, StubKind
 from .results import Definition, Step, Truncation
 
 GENERATED = "generated"
+CHAIN_MEMO = 512  # chains a Linker keeps (the oldest goes first): a long-lived server's memory stays bounded
 FANOUT = 4  # an ambiguous call's candidates are followed only up to this many
 OVERLOAD_FANOUT = 12  # and the overloads of one overload set
 _AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas live
@@ -30,6 +31,7 @@ _FUNCTION_NODES = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURE
 _COMPOSITE = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 _RUNTIME_OF_COMPOSITE = ("CPU", "CUDA")
 _SEVERAL = (How.AMBIGUOUS, How.OVERLOAD_SET)  # calls with an edge per candidate
+_CALLS = str(EdgeKind.CALLS)
 
 
 def meta_function(cpp_namespace: str, struct: str) -> str:
@@ -98,9 +100,10 @@ class _Walk:
 # The edges a walk can show: every edge with a target, and of those without one the places (dtypes, a
 # stub's declaration and definition, nullptr registrations, lambdas run) and the ambiguous calls some of
 # whose candidates lead to device work; calls ending in a macro, the standard library or a type are not read.
-_EDGES = ("SELECT e.kind, e.dst, e.file, e.line, e.how, e.target, e.detail, n.id, n.kind, n.name, n.file, n.line, "
-          "n.end_line, n.device_path FROM edges e LEFT JOIN nodes n ON n.id = e.dst WHERE e.src = ? AND "
+_EDGES = ("SELECT e.src, e.kind, e.dst, e.file, e.line, e.how, e.target, e.detail, n.id, n.kind, n.name, n.file, "
+          "n.line, n.end_line, n.device_path FROM edges e LEFT JOIN nodes n ON n.id = e.dst WHERE e.src IN ({}) AND "
           "(e.dst IS NOT NULL OR e.kind != 'calls' OR e.detail LIKE '%lead to device work%') ORDER BY e.id")
+_BATCH = 500  # nodes whose edges one statement reads (SQLite allows 32,766 parameters)
 
 
 class Linker:
@@ -110,6 +113,10 @@ class Linker:
         self.conn = conn
         self._op_bases: set[str] | None = None
         self._edges: dict[int, list[tuple]] = {}
+        # The database does not change: a chain walked once from a node, for a key and a depth, is the same
+        # every time (an answer's keys sharing a definition, repeated questions, ops sharing helpers).
+        self._chains: dict[tuple[int, str, int], tuple[list[Step], tuple[Truncation, ...]]] = {}
+        self._nodes: dict[tuple[str, str, int], int | None] = {}
 
     def op_bases(self) -> set[str]:
         """Base names of every op, also without a trailing underscore (add_ -> add)."""
@@ -119,10 +126,22 @@ class Linker:
         return self._op_bases
 
     def edges(self, node: int) -> list[tuple]:
+        """The edges out of a node a walk can show (in id order), each with its target node's columns."""
         got = self._edges.get(node)
         if got is None:
-            got = self._edges[node] = self.conn.execute(_EDGES, (node,)).fetchall()
+            self.prefetch((node,))
+            got = self._edges[node]
         return got
+
+    def prefetch(self, nodes) -> None:
+        """Read the edges of every node not read yet, a statement per _BATCH nodes (a walk's queue at once)."""
+        todo = list(dict.fromkeys(n for n in nodes if n not in self._edges))
+        for i in range(0, len(todo), _BATCH):
+            part = todo[i:i + _BATCH]
+            for n in part:
+                self._edges[n] = []
+            for row in self.conn.execute(_EDGES.format(", ".join("?" * len(part))), part):
+                self._edges[row[0]].append(row[1:])
 
     def definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool,
                    func: str = "") -> tuple[Definition | None, str, int]:
@@ -133,7 +152,7 @@ class Linker:
                "WHERE k.kernel = ? AND k.key = ? AND k.cpp_namespace = ? AND k.origin = ?")
         args: tuple = (NodeKind.KERNEL, EdgeKind.IMPLEMENTS, kernel, key, cpp_namespace, origin)
         if func:  # ops sharing a kernel name (to.dtype, to.device ...) have a definition each
-            sql += " AND k.op_id IN (SELECT id FROM ops WHERE func = ?)"
+            sql += " AND EXISTS (SELECT 1 FROM ops o WHERE o.id = k.op_id AND o.func = ?)"  # ops.func has no index
             args += (func,)
         row = self.conn.execute(sql + " LIMIT 1", args).fetchone()
         if row is None:
@@ -147,21 +166,36 @@ class Linker:
         return Definition(name, kind, Location(file, line), end, signature), "", int(count.group(1)) if count else 1
 
     def _node_of(self, d: Definition) -> int | None:
-        row = self.conn.execute("SELECT id FROM nodes WHERE name = ? AND file = ? AND line = ? LIMIT 1",
-                                (d.qualified_name, d.loc.file, d.loc.line)).fetchone()
-        return row[0] if row else None
+        where = (d.qualified_name, d.loc.file, d.loc.line)
+        if where not in self._nodes:
+            row = self.conn.execute("SELECT id FROM nodes WHERE name = ? AND file = ? AND line = ? LIMIT 1",
+                                    where).fetchone()
+            self._nodes[where] = row[0] if row else None
+        return self._nodes[where]
 
     # -- the chain ----------------------------------------------------------------------------
 
     def chain(self, start: Definition, key: str, depth: int) -> tuple[list[Step], tuple[Truncation, ...]]:
         """The steps below a kernel's definition, breadth first to `depth` levels, and what was cut."""
         node = self._node_of(start)
-        walk = _Walk(key, device_of(key))
         if node is None:
             return [], ()
+        memo = (node, key, depth)
+        if memo not in self._chains:
+            if len(self._chains) >= CHAIN_MEMO:
+                del self._chains[next(iter(self._chains))]
+            self._chains[memo] = self._walk(node, key, depth)
+        steps, cuts = self._chains[memo]
+        return list(steps), cuts
+
+    def _walk(self, node: int, key: str, depth: int) -> tuple[list[Step], tuple[Truncation, ...]]:
+        """One breadth-first walk from a node (chain() keeps its answer)."""
+        walk = _Walk(key, device_of(key))
         walk.visited.add(node)
         queue: list[tuple[int, int, bool]] = [(node, 0, False)]
         while queue:
+            if queue[0][0] not in self._edges:  # every node queued is expanded: their edges in one read
+                self.prefetch(q[0] for q in queue)
             current, level, in_functor = queue.pop(0)
             for step, target, functor in self._expand(current, level, in_functor, walk):
                 walk.add(step)
@@ -178,7 +212,14 @@ class Linker:
         """(step, node to go on with, whether that node is run as a functor) for each edge out of a node."""
         edges = self.edges(node)
         ambiguous: dict[tuple, list] = {}
-        for kind, dst, file, line, how, target, detail, *n in edges:
+        composite = walk.key in _COMPOSITE
+        for edge in edges:
+            kind = edge[0]
+            if kind == _CALLS and edge[7] is not None and (
+                    edge[8] not in _FUNCTION_NODES or edge[8] == NodeKind.GLOBAL_KERNEL
+                    or not (edge[13] in (1, 2) or in_functor or (edge[13] == 3 and composite))):
+                continue  # most edges: a call of what leads to no device work (as below; decided before any object)
+            _kind, dst, file, line, how, target, detail, *n = edge
             loc = Location(file, line) if file else None
             dn = _Node(*n) if n[0] is not None else None
             if kind == EdgeKind.DTYPES:

@@ -15,7 +15,8 @@ import typer
 from ..indexer import paths
 from ..indexer.codegen import DEFAULT_TIMEOUT as DEFAULT_CODEGEN_TIMEOUT
 from ..indexer.errors import Interrupted, TgIndexError
-from . import render
+from . import output, render
+from .output import emit as _emit, emit_brief as _emit_brief
 from .render import ChainFormat, Format
 
 DbOption = Annotated[Optional[Path], typer.Option("--db", help=f"Index database [env: {paths.DB_ENV}; default: the default checkout's index].", show_default=False)]
@@ -61,18 +62,7 @@ def kernels_for_cmd(
     """Where an op runs: per dispatch key the kernel, its definition, and the chain below it (stubs,
     registered kernels per device and CPU capability, launches, __global__ kernels, dtypes, library calls),
     the meta function, and the backward formulas."""
-    answers = _index().kernels_for(name, tuple(key or ()), depth)
-    out = render.pick(fmt, as_json)
-    if brief:
-        return _emit_brief("kernels_for", answers, out)
-    if out == "dot":
-        sys.stdout.write(render.kernels_for_dot(answers))
-    elif out == "mermaid":
-        sys.stdout.write(render.kernels_for_mermaid(answers))
-    else:
-        _emit(answers, out, render.kernels_for_text,
-              data=lambda a: render.one_or_many_data([render.kernels_for_data(x) for x in a]),
-              items=lambda a: [render.kernels_for_data(x) for x in a])
+    output.kernels_for(_index().kernels_for(name, tuple(key or ()), depth), render.pick(fmt, as_json), brief)
 
 
 @query_app.command("trace", context_settings={"ignore_unknown_options": True})
@@ -175,30 +165,6 @@ def ops_cmd(
     found = _index().ops(key=key, tag=tag, structured=structured, kind=kind, origin=origin, name=name,
                          python_module=python_module)
     _emit(found, render.pick(fmt, as_json), render.ops_text)
-
-
-def _emit(result, out: str, text, *, data=render.to_data, items=None) -> None:
-    """Write a result as text, JSON (data(result)) or JSON lines (items(result), one per line)."""
-    if out == "text":
-        sys.stdout.write(text(result))
-    elif out == "jsonl":
-        rows = items(result) if items is not None else render.to_data(result if isinstance(result, list) else [result])
-        render.emit_jsonl_data(rows)
-    else:
-        render.emit_json(data(result))
-
-
-def _emit_brief(question: str, result, out: str) -> None:
-    """--brief: the short form of kernels-for, trace or ops-for, as text or (json, jsonl) data."""
-    from . import brief
-
-    data, text = brief.brief(question, result)
-    if out == "text":
-        sys.stdout.write(text)
-    elif out == "jsonl":
-        render.emit_jsonl_data(data if isinstance(data, list) else [data])
-    else:
-        render.emit_json(render.one_or_many_data(data) if question == "kernels_for" else data)
 
 
 @query_app.command("symbol")

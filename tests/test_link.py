@@ -145,3 +145,45 @@ def test_doctor_counts_every_call_site_once(db: Path):
     # blas::gemm<scalar_t> (:37) is the one template call; the two specialisations are one site
     assert ("virtual", "f", 2) in calls.top_unresolved
     assert by_how["specialisations"] == 1
+
+
+LINK_LIBRARIES = 4  # the fixture's distinct library_calls (the real trees add vendor calls the resolver names)
+
+
+def test_parts_cover_the_calls_in_order():
+    from tg_index.indexer.link import parallel
+
+    assert parallel.parts(10, 3) == [(0, 10)]  # under MIN_PART items per process: no fork
+    assert parallel.parts(2 * parallel.MIN_PART + 1, 2) == [(0, 20_001), (20_001, 40_001)]
+    assert parallel.parts(3 * parallel.MIN_PART, 8) == [(0, 20_000), (20_000, 40_000), (40_000, 60_000)]
+
+
+def test_forked_parts_come_back_in_order(monkeypatch: pytest.MonkeyPatch):
+    import os
+
+    from tg_index.indexer.link import parallel
+
+    monkeypatch.setattr(parallel, "MIN_PART", 1)
+    got = parallel.map_parts(lambda part: [(x, os.getpid()) for x in part], list(range(7)), 3)
+    assert [[x for x, _pid in part] for part in got] == [[0, 1, 2], [3, 4], [5, 6]]
+    pids = [{pid for _x, pid in part} for part in got]
+    assert pids[-1] == {os.getpid()} and os.getpid() not in pids[0] | pids[1]  # the last part: this process
+
+
+@pytest.mark.parametrize("fixture, libraries", [("link", LINK_LIBRARIES), ("mini", 0)])
+def test_the_graph_is_the_same_with_any_number_of_processes(fixture: str, libraries: int, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch):
+    from tg_index.indexer import link
+    from tg_index.indexer.link import parallel
+
+    monkeypatch.setattr(parallel, "MIN_PART", 1)  # the fixtures' few calls split over the processes too
+    built = tmp_path / "ix.db"
+    build(FIXTURES / fixture, built, jobs=1)
+    graphs = []
+    for jobs in (1, 2, 5):
+        with sqlite3.connect(built) as conn:
+            link.link(conn, jobs)
+            graphs.append([conn.execute(f"SELECT * FROM {t} ORDER BY id").fetchall() for t in ("nodes", "edges")])
+    assert sum(r[1] == "calls" for r in graphs[0][1]) > 10
+    assert sum(r[1] == "library" for r in graphs[0][0]) == libraries  # vendor entry points: numbered by the main process
+    assert graphs[1] == graphs[0] and graphs[2] == graphs[0]

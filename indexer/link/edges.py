@@ -12,6 +12,7 @@ from .kernels import implementation
 from .classify import COMPUTE_FAMILIES, vendor_family
 from .kinds import EdgeKind, How, NodeKind
 from .nodes import Nodes
+from .parallel import map_parts
 from .resolve import Context, Resolver
 from .symbols import Symbol, Symbols, scope_chain
 
@@ -43,54 +44,80 @@ class Callers:
 
 
 def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, callers: Callers,
-               contexts, columns: str, functors=None, tables: set[str] = frozenset()) -> Iterator[Edge]:
+               contexts, columns: str, functors=None, tables: set[str] = frozenset(), jobs: int = 1) -> Iterator[Edge]:
     """One edge per call written in a function (several for a template call that reaches every
-    specialisation): calls to a definition, redispatches to an op, or no target and why."""
+    specialisation): calls to a definition, redispatches to an op, or no target and why. The calls are
+    resolved in `jobs` processes (parallel.py), a contiguous part each; the edges keep the calls' order."""
     library = {(f, ln, c): fam for f, ln, c, fam in conn.execute("SELECT file, line, callee, family FROM library_calls")}
-    last_src = ctx = None
-    aliases = _kernel_aliases(conn, tables)
-    for row in conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
-                            "WHERE caller IS NOT NULL ORDER BY id"):
-        file, caller, callee, name, line = row[:5]
-        argc = row[5] if len(row) > 5 else -1
-        receiver_type = row[6] if len(row) > 6 else None
-        src = last_src if last_src is not None and last_src.qualified_name == caller and last_src.file == file \
-            and last_src.line <= line <= last_src.end_line else callers.at(file, caller, line)
-        if src is None:
-            continue
-        if src is not last_src:
-            last_src, ctx = src, contexts(file, src)
-        if name.endswith("}") and "{" in name:  # `sum_functor<scalar_t>{}(iter)`: the object made by braces
-            name, callee = name[:name.index("{")], callee[:callee.rindex("{")]
-        if name in nodes.stub and callee == name:
-            continue  # a stub called: its uses-stub edge (stub_uses) says so
-        held = aliases.get((file, caller, name)) if aliases and callee == name else None
-        if held:  # a variable holding functions or kernels: each it may hold
-            for target in dict.fromkeys(held):
-                for t in resolver.resolve(ctx, target, target.rsplit("::", 1)[-1], -1, None):
-                    yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, target, f"through {name}")
-            continue
-        targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type)
-        family = library.get((file, line, callee))
-        for t in targets:
-            if t.how is How.TYPE and functors is not None:
-                for op_node in functors(ctx, callee, name):
-                    yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, callee, "constructed")
-            if t.how is How.VENDOR and family is None and t.detail is None and vendor_family(callee) in COMPUTE_FAMILIES:
-                family = vendor_family(callee)
+    rows = conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
+                        "WHERE caller IS NOT NULL ORDER BY id").fetchall()
+    calls = _Calls(nodes, resolver, callers, contexts, functors, library, _kernel_aliases(conn, tables))
+    for part in map_parts(calls.edges, rows, jobs):
+        for edge in part:
+            if type(edge[2]) is tuple:  # a vendor entry point first met here: its node, numbered in the calls' order
+                family, callee = edge[2]
                 if (family, callee) not in nodes.library:
                     nodes.library[(family, callee)] = nodes.add(NodeKind.LIBRARY, callee, None, None, None, None,
                                                                 family)
-            if family is not None and t.node is None:
-                yield (EdgeKind.CALLS_LIBRARY, src.node, nodes.library.get((family, callee)), file, line,
-                       How.VENDOR, callee, family)
-            elif t.how is How.OP:
-                for op_node in (nodes.op[o] for o in t.op):
-                    yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, callee, t.detail)
-            elif t.candidates:
-                yield (EdgeKind.CALLS, src.node, None, file, line, t.how, callee, t.detail, t.candidates)
-            else:
-                yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, callee, t.detail)
+                edge = (edge[0], edge[1], nodes.library[(family, callee)], *edge[3:])
+            yield edge
+
+
+class _Calls:
+    """What resolving calls needs, made before the fork; edges() runs in any of the processes."""
+
+    def __init__(self, nodes: Nodes, resolver: Resolver, callers: Callers, contexts, functors,
+                 library: dict[tuple[str, int, str], str], aliases: dict[tuple[str, str | None, str], list[str]]):
+        self.nodes, self.resolver, self.callers, self.contexts = nodes, resolver, callers, contexts
+        self.functors, self.library, self.aliases = functors, library, aliases
+
+    def edges(self, rows: list[tuple]) -> Iterator[Edge]:
+        """The edges of these calls. A vendor entry point that has no node yet gets (family, callee) for
+        its dst: call_edges numbers it, in order, since nodes made in a worker would not reach the build."""
+        nodes, resolver, callers, contexts, functors = self.nodes, self.resolver, self.callers, self.contexts, self.functors
+        library, aliases = self.library, self.aliases
+        last_src = ctx = None
+        for row in rows:
+            file, caller, callee, name, line = row[:5]
+            argc = row[5] if len(row) > 5 else -1
+            receiver_type = row[6] if len(row) > 6 else None
+            src = last_src if last_src is not None and last_src.qualified_name == caller and last_src.file == file \
+                and last_src.line <= line <= last_src.end_line else callers.at(file, caller, line)
+            if src is None:
+                continue
+            if src is not last_src:
+                last_src, ctx = src, contexts(file, src)
+            if name.endswith("}") and "{" in name:  # `sum_functor<scalar_t>{}(iter)`: the object made by braces
+                name, callee = name[:name.index("{")], callee[:callee.rindex("{")]
+            if name in nodes.stub and callee == name:
+                continue  # a stub called: its uses-stub edge (stub_uses) says so
+            held = aliases.get((file, caller, name)) if aliases and callee == name else None
+            if held:  # a variable holding functions or kernels: each it may hold
+                for target in dict.fromkeys(held):
+                    for t in resolver.resolve(ctx, target, target.rsplit("::", 1)[-1], -1, None):
+                        yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, target, f"through {name}")
+                continue
+            targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type)
+            family = library.get((file, line, callee))
+            new_library = False
+            for t in targets:
+                if t.how is How.TYPE and functors is not None:
+                    for op_node in functors(ctx, callee, name):
+                        yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, callee, "constructed")
+                if t.how is How.VENDOR and family is None and t.detail is None and \
+                        vendor_family(callee) in COMPUTE_FAMILIES:
+                    family = vendor_family(callee)
+                    new_library = (family, callee) not in nodes.library
+                if family is not None and t.node is None:
+                    dst = (family, callee) if new_library else nodes.library.get((family, callee))
+                    yield (EdgeKind.CALLS_LIBRARY, src.node, dst, file, line, How.VENDOR, callee, family)
+                elif t.how is How.OP:
+                    for op_node in (nodes.op[o] for o in t.op):
+                        yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, callee, t.detail)
+                elif t.candidates:
+                    yield (EdgeKind.CALLS, src.node, None, file, line, t.how, callee, t.detail, t.candidates)
+                else:
+                    yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, callee, t.detail)
 
 
 def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,

@@ -1,0 +1,289 @@
+"""The link stage's run: everything that needs more than one file, resolved once per build into the
+graph tables `nodes` and `edges` (schema/models.py documents them; kinds.py names their kinds).
+
+It reads the fact tables the extract stage wrote (one pass over each) and writes the graph in bulk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import naming
+from .classify import OpForms, schema_arity
+from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, stub_edges
+from .includes import IncludeGraph
+from .kinds import EdgeKind, How, NodeKind
+from .nodes import make_nodes
+from .resolve import Context, Resolver
+from .symbols import Symbol, Symbols, is_header, normalise_scope, parameter_names, scope_chain
+
+__all__ = ["GRAPH_TABLES", "link_hash", "EdgeKind", "How", "NodeKind", "LinkSummary", "link"]
+
+# The columns the link stage writes, per graph table (the models in schema/models.py say the same).
+GRAPH_TABLES = {
+    "nodes": ("id", "kind", "name", "file", "line", "end_line", "ref", "detail", "device_path"),
+    "edges": ("id", "kind", "src", "dst", "file", "line", "how", "target", "detail"),
+}
+NODE_INSERT = f"INSERT INTO nodes ({', '.join(GRAPH_TABLES['nodes'])}) VALUES ({', '.join('?' * 9)})"
+# Edges whose source does device work itself (device_path seeds).
+_DEVICE_WORK = frozenset((EdgeKind.USES_STUB, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.CALLS_LIBRARY,
+                          EdgeKind.DTYPES))
+EDGE_INSERT = f"INSERT INTO edges ({', '.join(GRAPH_TABLES['edges'][1:])}) VALUES ({', '.join('?' * 8)})"
+
+
+@dataclass(frozen=True)
+class LinkSummary:
+    nodes: int
+    edges: int
+
+
+def link_hash() -> str:
+    """Hash of this package's code (16 hex digits): an index linked by other code is linked again."""
+    h = hashlib.sha256()
+    for p in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+
+
+class Contexts:
+    """The lookup context of a caller (memoised per file and scope)."""
+
+    def __init__(self, symbols: Symbols, includes: IncludeGraph, usings: dict[str, tuple[str, ...]],
+                 aliases: dict[str, str], local_aliases: dict[tuple[str, str], dict[str, str]]):
+        self.symbols = symbols
+        self.includes = includes
+        self.usings = usings
+        self.aliases = aliases  # namespace and class level: alias -> aliased type
+        self.local_aliases = local_aliases  # (file, function) -> its own aliases
+        self._memo: dict[tuple[str, str], Context] = {}
+
+    def __call__(self, file: str, caller: Symbol | None) -> Context:
+        qualified = caller.qualified_name if caller is not None else ""
+        key = (file, qualified, caller.line if caller is not None else 0)
+        ctx = self._memo.get(key)
+        if ctx is None:
+            chain = scope_chain(qualified, self.symbols.inline) if qualified else [""]
+            closure = self.includes.closure
+            ctx = self._memo[key] = Context(
+                file, chain, self.usings.get(file, ()),
+                lambda f, file=file: f == file or f in closure(file) or (is_header(f) and not self.includes.direct),
+                lambda f, file=file: f in closure(file),
+                parameter_names(caller.signature) if caller is not None else frozenset(),
+                self.local_aliases.get((file, qualified)))
+        return ctx
+
+
+def link(conn: sqlite3.Connection, jobs: int = 1) -> LinkSummary:
+    """Resolve the facts into nodes and edges (replacing what an earlier build linked); the calls are
+    resolved in `jobs` processes, forked once the symbol table is built (parallel.py)."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    def_columns = _columns(conn, "definitions")
+    guards = dict(conn.execute("SELECT id, guard FROM definitions WHERE guard IS NOT NULL")) \
+        if "guard" in def_columns else {}
+    nodes = make_nodes(conn, guards, "name_line" in def_columns)
+    inline = frozenset(r[0] for r in conn.execute("SELECT qualified_name FROM inline_namespaces")) \
+        if "inline_namespaces" in tables else frozenset()
+    arity = ", min_args, max_args" if "min_args" in def_columns else ", -1, -1"
+    symbols = Symbols(((i, nodes.definition[i], *rest) for i, *rest in conn.execute(
+        "SELECT id, name, qualified_name, kind, file, line, end_line, qualifiers, signature" + arity +
+        " FROM definitions ORDER BY id")), inline)
+    macros, types, bases = _names(conn, tables)
+    _structured_bases(conn, bases)
+    namespaces = frozenset(s.split("::", 1)[0] for s in symbols.scopes() if s)
+    resolver = Resolver(symbols, _op_forms(conn), macros, types, bases, namespaces, _scope_usings(conn, tables, inline))
+    includes = IncludeGraph(
+        (r[0] for r in conn.execute("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
+        conn.execute("SELECT file, target FROM includes ORDER BY id") if "includes" in tables else ())
+    global_aliases, local_aliases = _aliases(conn, tables)
+    resolver.aliases = global_aliases
+    contexts = Contexts(symbols, includes, _usings(conn, tables, inline), global_aliases, local_aliases)
+    callers = Callers(symbols)
+    call_columns = _columns(conn, "calls")
+    extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
+    edges = itertools.chain(
+        op_edges(conn, nodes, symbols),
+        call_edges(conn, nodes, resolver, callers, contexts, extra, _functors(conn, tables, symbols, resolver),
+                   tables, jobs),
+        stub_edges(conn, nodes, symbols, callers, contexts, resolver),
+        launch_edges(conn, nodes, symbols, callers, contexts, resolver, tables),
+        dtype_edges(conn, callers))
+    edge_rows = list(edges)
+    _mark_device_paths(nodes.rows, edge_rows)
+    _count_device_candidates(nodes.rows, edge_rows, resolver)
+    _write(conn, nodes.rows, edge_rows)
+    return LinkSummary(len(nodes.rows), len(edge_rows))
+
+
+def _write(conn: sqlite3.Connection, node_rows: list, edge_rows: list) -> None:
+    """Replace the graph; its indexes are made once the rows are in (one sort each, not a b-tree per row)."""
+    indexes = [r[0] for r in conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('nodes', 'edges') AND sql IS NOT NULL")]
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN "
+                                "('nodes', 'edges') AND sql IS NOT NULL").fetchall():
+        conn.execute(f"DROP INDEX {name}")
+    conn.execute("DELETE FROM nodes")
+    conn.execute("DELETE FROM edges")
+    conn.executemany(NODE_INSERT, node_rows)
+    conn.executemany(EDGE_INSERT, edge_rows)
+    for sql in indexes:
+        conn.execute(sql)
+
+
+def _mark_device_paths(node_rows: list[list], edge_rows: list[tuple]) -> None:
+    """device_path = 1 for every node that does device work or calls (transitively) one that does."""
+    callers: dict[int, list[int]] = {}
+    todo = [r[0] for r in node_rows if r[1] == NodeKind.GLOBAL_KERNEL]
+    for kind, src, dst, *_ in edge_rows:
+        if kind in _DEVICE_WORK:
+            todo.append(src)
+        elif kind == EdgeKind.CALLS and dst is not None:
+            callers.setdefault(dst, []).append(src)
+    _fill(node_rows, todo, callers, 1)
+    redispatchers = []
+    for kind, src, dst, _f, _l, how, *_ in edge_rows:
+        if kind == EdgeKind.CALLS and how is How.VIRTUAL and not node_rows[src - 1][8]:
+            node_rows[src - 1][8] = 2  # a helper that calls what it is handed (a stub, a lambda, a functor)
+        elif kind == EdgeKind.REDISPATCHES_TO_OP:
+            redispatchers.append(src)
+    _fill(node_rows, redispatchers, callers, 3)  # 3: leads through calls to an op called through the dispatcher
+
+
+def _fill(node_rows: list[list], todo: list[int], callers: dict[int, list[int]], value: int) -> None:
+    """device_path = value for the nodes of todo and, transitively, their callers, where it is still 0."""
+    while todo:
+        node = todo.pop()
+        row = node_rows[node - 1]
+        if row[8]:
+            continue
+        row[8] = value
+        todo.extend(callers.get(node, ()))
+
+
+def _count_device_candidates(node_rows: list[list], edge_rows: list, resolver: Resolver) -> None:
+    """An ambiguous call with too many candidates for an edge each says how many lead to device work
+    (detail "7 (2 lead to device work)"), so a walk can say what it did not follow."""
+    for i, row in enumerate(edge_rows):
+        if row[5] in (How.AMBIGUOUS, How.OVERLOAD_SET) and row[2] is None and len(row) > 8:
+            device = sum(node_rows[n - 1][8] == 1 for n in row[8])
+            edge_rows[i] = (*row[:7], f"{row[7]} ({device} lead to device work)" if device else row[7])
+        elif len(row) > 8:
+            edge_rows[i] = row[:8]
+
+
+def _op_forms(conn: sqlite3.Connection) -> OpForms:
+    bases, methods, unambiguous, overloads = set(), set(), {}, {}
+    for name, base, overload, variants, kind, func in conn.execute(
+            "SELECT name, base, overload, variants, kind, func FROM ops ORDER BY id"):
+        bases.add(base)
+        if "method" in json.loads(variants):
+            methods.add(base)
+        unambiguous[naming.unambiguous_name(base, overload)] = base
+        overloads.setdefault(base, []).append((name, kind, *schema_arity(func)))
+    return OpForms(bases, methods, unambiguous, overloads)
+
+
+def _names(conn: sqlite3.Connection, tables: set[str]) -> tuple[set[str], set[str], dict[str, tuple[str, ...]]]:
+    """(function-like and object-like macro names, type names, class -> base classes)."""
+    macros = {r[0] for r in conn.execute("SELECT DISTINCT name FROM macros")} if "macros" in tables else set()
+    types: set[str] = set()
+    bases: dict[str, tuple[str, ...]] = {}
+    if "classes" in tables:
+        for name, written in conn.execute("SELECT name, bases FROM classes"):
+            types.add(name)
+            found = tuple(json.loads(written or "[]"))
+            if found:
+                bases[name] = bases.get(name, ()) + found
+    if "usings" in tables:
+        types |= {r[0] for r in conn.execute("SELECT alias FROM usings WHERE kind = 'alias' AND alias IS NOT NULL")}
+    return macros, types, bases
+
+
+FUNCTOR_OVERLOADS = 8  # a constructed functor's operator() overloads followed, at most
+
+
+def _functors(conn: sqlite3.Connection, tables: set[str], symbols: Symbols, resolver: Resolver):
+    """A lookup for calls that construct a functor (`sum_functor<scalar_t>{}(iter)`, `Op()`): the
+    operator() definitions of the class named, found like any call of `Class::operator()`."""
+    if "classes" not in tables:
+        return None
+    callable_classes = {r[0] for r in conn.execute("SELECT DISTINCT name FROM classes WHERE has_call_operator = 1")}
+
+    def operators(ctx, callee: str, name: str) -> list[int]:
+        if name not in callable_classes:
+            return []
+        out: list[int] = []
+        for t in resolver.resolve(ctx, f"{callee}::operator()", "operator()", -1, None):
+            if t.node is not None:
+                out.append(t.node)
+            elif len(t.candidates) <= FUNCTOR_OVERLOADS:  # operator() overloaded by type: each may run
+                out.extend(t.candidates)
+        return out
+    return operators
+
+
+def _aliases(conn: sqlite3.Connection, tables: set[str]) -> tuple[dict[str, str], dict[tuple[str, str], dict[str, str]]]:
+    """Type aliases: those at namespace or class level (one table for the checkout: a name aliased twice
+    keeps its first), and each function's own."""
+    glob: dict[str, str] = {}
+    local: dict[tuple[str, str], dict[str, str]] = {}
+    if "usings" not in tables:
+        return glob, local
+    functions = {(f, q) for f, q in conn.execute("SELECT DISTINCT file, qualified_name FROM definitions")}
+    for file, alias, name, scope in conn.execute(
+            "SELECT file, alias, name, scope FROM usings WHERE kind = 'alias' AND alias IS NOT NULL ORDER BY id"):
+        if (file, scope) in functions:
+            local.setdefault((file, scope), {})[alias] = name
+        else:
+            glob.setdefault(alias, name)
+    return glob, local
+
+
+def _structured_bases(conn: sqlite3.Connection, bases: dict[str, tuple[str, ...]]) -> None:
+    """The classes torchgen generates for structured kernels: the meta struct structured_<op> of each op
+    of a structured group derives from the group's structured_inherits (MetaBase by default), and the impl
+    struct structured_<kernel> of the group's kernels from the meta struct of the group's functional op."""
+    inherits = {name: i or "MetaBase" for name, i in conn.execute(
+        "SELECT name, structured_inherits FROM ops WHERE structured = 1")}
+    functional: dict[str, str] = {}
+    for name, base, overload, delegate, kind in conn.execute(
+            "SELECT name, base, overload, structured_delegate, kind FROM ops WHERE structured = 1 OR "
+            "structured_delegate IS NOT NULL ORDER BY id"):
+        group = name if name in inherits else delegate
+        if group in inherits:
+            bases.setdefault(naming.meta_struct(base, overload), (inherits[group],))
+            if kind == "functional":
+                functional.setdefault(group, naming.meta_struct(base, overload))
+    for kernel, op in conn.execute("SELECT kernel, op FROM dispatch WHERE structured = 1 AND origin != 'meta'"):
+        meta = functional.get(op) or (naming.meta_struct(*naming.split_op(op)) if op in inherits else None)
+        if meta is not None:
+            bases.setdefault(naming.impl_struct(kernel), (meta,))
+
+
+def _scope_usings(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]) -> dict[str, frozenset[str]]:
+    """Using-directives written at namespace scope in headers: every file that includes the header sees
+    the namespace's names there (`namespace at { using namespace c10; }`), so they count for the namespace."""
+    out: dict[str, set[str]] = {}
+    if "usings" in tables:
+        for file, name, scope in conn.execute("SELECT file, name, scope FROM usings WHERE kind = 'directive'"):
+            if is_header(file) and scope not in ("",) and "(" not in scope:
+                target = normalise_scope(name.removeprefix("::").split("::"), inline)
+                out.setdefault(normalise_scope(scope.split("::"), inline), set()).add(target)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _usings(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """Per file, the namespaces its using-directives bring in (normalised)."""
+    out: dict[str, list[str]] = {}
+    if "usings" in tables:
+        for file, name in conn.execute("SELECT file, name FROM usings WHERE kind = 'directive' ORDER BY id"):
+            out.setdefault(file, []).append(normalise_scope(name.removeprefix("::").split("::"), inline))
+    return {f: tuple(dict.fromkeys(v)) for f, v in out.items()}
