@@ -1,6 +1,6 @@
 """The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
 
-SCHEMA_VERSION = 3  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph
+SCHEMA_VERSION = 4  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph; 4: Python method tables
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.
@@ -28,6 +28,8 @@ TABLES = (
     "py_classes",
     "py_decomps",
     "py_defs",
+    "py_method_defs",
+    "py_method_installs",
     "py_reexports",
     "registrations",
     "stub_uses",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import aliases, calls, classes, definitions, directives, namespaces, registrations, sites, usings
+from . import aliases, calls, classes, definitions, directives, method_tables, namespaces, registrations, sites, usings
 from .expansions import macro_definitions
 from .facts import CxxFacts, LaunchFact
 from .launches import kernel_name, text_launches
@@ -55,6 +55,9 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
         namespaces.inline_namespaces(f)
     if expand and f.local and b"{" in f.src:
         _add(f, macro_definitions(f, lambda snippet: _extract(snippet, path, macros, language, expand=False)))
+    if expand:
+        tables, installs = method_tables.method_tables(f)
+        return replace(_facts(f), method_defs=tables, method_installs=installs)
     return _facts(f)
 
 
