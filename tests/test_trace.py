@@ -252,4 +252,4 @@ def test_operators_resolve_to_tensor_py_then_the_yaml_then_unresolved(mini: Path
     assert (out.returncode, out.stderr) == (0, "")
     assert out.stdout.splitlines()[:2] == [
         "-x = torch.Tensor.__neg__",
-        "  operator torch.Tensor.__neg__  `-x`    [C++ binding (python_variable_methods.cpp) not indexed yet]"]
+        "  operator torch.Tensor.__neg__  `-x`    [no C++ method table of torch._C.TensorBase binds it]"]
