@@ -362,9 +362,12 @@ class PyLinker:
         module, _, leaf = dotted.rpartition(".")
         if not leaf or not module:
             return []
-        if module in ("torch.Tensor", "torch._C._TensorBase"):
-            module = TENSOR_BASE
         namespaces = [module] if module.startswith("torch._C") else []
+        if module == "torch.Tensor":  # the C type torch.Tensor derives from: TensorBase (2.x), _TensorBase (1.x)
+            tensor = self.lookup("torch.Tensor")
+            bases = self.bases(tensor.name) if tensor is not None and tensor.kind == "class" else []
+            # the Python facts write torch._C._TensorBase as torch._C.TensorBase (names.normalize); C++ keeps 1.x's name
+            namespaces = [b for b in bases if b.startswith("torch._C.")] + [TENSOR_BASE, "torch._C._TensorBase"]
         if module == "torch":
             for kind, source, excludes in self.conn.execute(
                     "SELECT kind, source, excludes FROM py_reexports WHERE module = 'torch' AND name = '*' "
@@ -475,6 +478,10 @@ class PyLinker:
         note = f"method table {binding.table}: {binding.function}{wrapped}; {where}"
         hops.append(Hop(depth, HopKind.BINDING, binding.python, "cxx", binding.function, binding.entry,
                         binding.definition, note))
+        for op, where in binding.calls:
+            hops.append(Hop(depth + 1, HopKind.OP, op, "cxx", binding.function, where,
+                            note=f"called through the dispatcher in the C++ of {binding.function}"))
+            ops.setdefault(op, OpRef(op, (op,)))
         if binding.ops:
             base = naming.split_op(binding.ops[0])[0]
             hops.append(Hop(depth + 1, HopKind.OP, base, "cxx", binding.function, binding.definition,
