@@ -28,6 +28,7 @@ import sqlite3
 from functools import cache
 
 from ..indexer.dispatcher.versions import parse_version
+from ..indexer.errors import TgIndexError
 
 PYCNAME = "THPVariable_"
 TENSOR_BASE = "torch._C.TensorBase"
@@ -76,7 +77,7 @@ def _version(conn: sqlite3.Connection) -> tuple[int, int]:
     row = conn.execute("SELECT value FROM meta WHERE key = 'pytorch_version'").fetchone()
     try:
         return parse_version(row[0]) if row else (2, 6)
-    except Exception:  # noqa: BLE001 - an index without a readable version gets the newest rules
+    except TgIndexError:  # a checkout without a readable version.txt gets the 2.6 rules
         return (2, 6)
 
 

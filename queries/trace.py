@@ -478,10 +478,17 @@ class PyLinker:
         note = f"method table {binding.table}: {binding.function}{wrapped}; {where}"
         hops.append(Hop(depth, HopKind.BINDING, binding.python, "cxx", binding.function, binding.entry,
                         binding.definition, note))
+        called: dict[str, list[str]] = {}  # base -> its overloads called (an overload set gives each)
+        first: dict[str, Location] = {}
         for op, where in binding.calls:
-            hops.append(Hop(depth + 1, HopKind.OP, op, "cxx", binding.function, where,
-                            note=f"called through the dispatcher in the C++ of {binding.function}"))
-            ops.setdefault(op, OpRef(op, (op,)))
+            base = naming.split_op(op)[0]
+            called.setdefault(base, []).append(op)
+            first.setdefault(base, where)
+        for base, overloads in called.items():
+            hops.append(Hop(depth + 1, HopKind.OP, base, "cxx", binding.function, first[base],
+                            note=f"called through the dispatcher in {binding.function} or a function it calls: "
+                                 + ", ".join(overloads)))
+            ops.setdefault(base, OpRef(base, tuple(overloads)))
         if binding.ops:
             base = naming.split_op(binding.ops[0])[0]
             hops.append(Hop(depth + 1, HopKind.OP, base, "cxx", binding.function, binding.definition,

@@ -8,7 +8,6 @@ add, add_, mul.Scalar, relu ...) and build the index.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 from tg_index.indexer.build import build
