@@ -176,6 +176,8 @@ def cxx_tables() -> tuple[Table, ...]:
         of("classes", cxx.ClassFact),
         of("kernel_aliases", cxx.KernelAliasFact),
         of("inline_namespaces", cxx.InlineNamespaceFact),
+        of("py_method_defs", cxx.method_tables.MethodDefFact),
+        of("py_method_installs", cxx.method_tables.MethodInstallFact),
     )
 
 

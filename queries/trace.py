@@ -20,8 +20,15 @@ the way Python and PyTorch's bindings do:
   every overload bound under it.
 - a dunder (`Tensor.__add__`, or each operator of an expression, operators.py)
   is the def or binding of torch/_tensor.py, else the op named like it (the
-  method variant), else unresolved: a C++ method table binds it, which the
-  index does not hold yet;
+  method variant), else the entry of a C++ method table of torch._C.TensorBase
+  (bindings.py): the entry's file:line, the C++ function (its definition, or
+  the template slot tools/autograd generates it into) and a generated
+  function's ops;
+- a name no Python def, class or op answers (`torch.tensor`,
+  `torch.is_grad_enabled`, `torch._C._nn._parse_to`) is looked up the same way
+  in the namespaces it comes from: torch._C.<M>.x in torch._C.<M>, torch.x in
+  what torch/__init__.py star-imports or loops over (torch._C,
+  torch._C._VariableFunctions);
 - the ops a trace reaches below what was asked are marked plumbing when
   plumbing.py says so; render groups them.
 """
@@ -39,11 +46,14 @@ from ..indexer.facts import Location
 from ..indexer.python_api import classify
 from ..indexer.vocab import PyCallKind
 from . import operators, plumbing
+from .bindings import Binding, Bindings
+from .generated_bindings import TENSOR_BASE
 from .match import shown
 from .results import Decomp, Hop, HopKind, OpRef, PyTrace, Truncation
 
 NO_OP = "no op in native_functions.yaml answers this name"
-CXX_BINDING = "C++ binding (python_variable_methods.cpp) not indexed yet"
+CXX_BINDING = "C++ binding (python_variable_methods.cpp) not indexed yet"  # an index without method tables
+NO_CXX_BINDING = "no C++ method table of torch._C.TensorBase binds it"
 
 PY_MODULES = ("nn", "linalg", "special", "fft", "sparse", "nested")
 # Usual spellings -> the dotted name they stand for (longest prefix first).
@@ -73,7 +83,12 @@ class Entity:
 @dataclass(frozen=True)
 class Unbound:
     name: str  # a name meant for an aten op that no op answers: torch.relu_ in a checkout without relu_
-    reason: str = NO_OP  # or CXX_BINDING: a dunder only a C++ method table binds
+    reason: str = NO_OP  # or CXX_BINDING: a dunder no method table of the index binds
+
+
+@dataclass(frozen=True)
+class Bound:
+    binding: Binding  # a name bound in C++: the method-table entry, the C++ function, a generated one's ops
 
 
 def _excluded(name: str, excludes: list[str]) -> bool:
@@ -90,6 +105,8 @@ def _how(found: list[Entity | OpRef | Unbound]) -> str:
     item = found[0]
     if isinstance(item, Unbound):
         return item.reason
+    if isinstance(item, Bound):
+        return f"C++ method table {item.binding.table} ({item.binding.entry})"
     if isinstance(item, OpRef):
         return "the op named like the dunder in native_functions.yaml (method variant)"
     if item.kind == "binding":
@@ -115,6 +132,7 @@ class PyLinker:
         self._ops: dict[str, list[tuple[str, list[str], str | None]]] = {}
         self._all: dict[str, frozenset[str] | None] = {}
         self._not_followed: dict[str, None] = {}  # defs and classes at --hops, with calls not followed
+        self.bindings = Bindings(conn)
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -330,11 +348,38 @@ class PyLinker:
                 found = [t for t in self.targets(kind, short, dotted, None, None) if not isinstance(t, Unbound)]
             else:
                 found = []
+        if not found:
+            found = [Bound(b) for b in self.cxx_bindings(dotted)]
         if not found and _is_dunder(dotted):
-            return dotted, [Unbound(dotted, CXX_BINDING)]
+            return dotted, [Unbound(dotted, NO_CXX_BINDING if self.bindings.available() else CXX_BINDING)]
         if not found:
             raise TgIndexError(f"unknown Python name {shown(name)}" + self._close(dotted))
         return dotted, found
+
+    def cxx_bindings(self, dotted: str) -> list[Binding]:
+        """The C++ bindings of a torch._C name, of a Tensor method or dunder (torch._C.TensorBase), and of a
+        torch.x that torch/__init__.py takes from torch._C (star import) or torch._C._VariableFunctions (dir loop)."""
+        module, _, leaf = dotted.rpartition(".")
+        if not leaf or not module:
+            return []
+        namespaces = [module] if module.startswith("torch._C") else []
+        if module == "torch.Tensor":  # the C type torch.Tensor derives from: TensorBase (2.x), _TensorBase (1.x)
+            tensor = self.lookup("torch.Tensor")
+            bases = self.bases(tensor.name) if tensor is not None and tensor.kind == "class" else []
+            # the Python facts write torch._C._TensorBase as torch._C.TensorBase (names.normalize); C++ keeps 1.x's name
+            namespaces = [b for b in bases if b.startswith("torch._C.")] + [TENSOR_BASE, "torch._C._TensorBase"]
+        if module == "torch":
+            for kind, source, excludes in self.conn.execute(
+                    "SELECT kind, source, excludes FROM py_reexports WHERE module = 'torch' AND name = '*' "
+                    "AND source LIKE 'torch._C%' ORDER BY line DESC, id DESC"):
+                if kind == "star_import" and not leaf.startswith("_") or kind == "dir_loop" and not _excluded(
+                        leaf, json.loads(excludes)):
+                    namespaces.append(source)
+        for namespace in dict.fromkeys(namespaces):
+            found = self.bindings.lookup(namespace, leaf)
+            if found:
+                return found
+        return []
 
     def _resolves(self, dotted: str) -> bool:
         try:
@@ -412,9 +457,44 @@ class PyLinker:
             if isinstance(item, Unbound):
                 hops.append(Hop(depth, HopKind.UNRESOLVED, item.name, note=item.reason))
                 continue
+            if isinstance(item, Bound):
+                self._bound(item.binding, depth, hops, ops, asked)
+                continue
             kind = HopKind(item.kind) if item.kind != "def" else (HopKind.METHOD if item.cls else HopKind.FUNCTION)
             hops.append(Hop(depth, kind, item.name, definition=item.loc))
             self._expand(item, depth, item.name if item.kind == "class" else item.cls, hops, ops, expanded)
+
+    @staticmethod
+    def _bound(binding: Binding, depth: int, hops: list[Hop], ops: dict[str, OpRef], asked: set[str]) -> None:
+        """A C++ binding's hops: the method-table entry with the C++ function, then a generated function's ops."""
+        wrapped = f" in {', '.join(binding.wrappers)}" if binding.wrappers else ""
+        if binding.generated:
+            where = (f"generated by tools/autograd/gen_python_functions.py into the ${{py_methods}} slot of "
+                     f"{binding.definition.file}" if binding.definition else "generated by tools/autograd")
+        elif binding.definition is not None:
+            where = f"hand-written C++ {binding.function} at {binding.definition}"
+        else:
+            where = f"C++ {binding.function}: no definition in the index"
+        note = f"method table {binding.table}: {binding.function}{wrapped}; {where}"
+        hops.append(Hop(depth, HopKind.BINDING, binding.python, "cxx", binding.function, binding.entry,
+                        binding.definition, note))
+        called: dict[str, list[str]] = {}  # base -> its overloads called (an overload set gives each)
+        first: dict[str, Location] = {}
+        for op, where in binding.calls:
+            base = naming.split_op(op)[0]
+            called.setdefault(base, []).append(op)
+            first.setdefault(base, where)
+        for base, overloads in called.items():
+            hops.append(Hop(depth + 1, HopKind.OP, base, "cxx", binding.function, first[base],
+                            note=f"called through the dispatcher in {binding.function} or a function it calls: "
+                                 + ", ".join(overloads)))
+            ops.setdefault(base, OpRef(base, tuple(overloads)))
+        if binding.ops:
+            base = naming.split_op(binding.ops[0])[0]
+            hops.append(Hop(depth + 1, HopKind.OP, base, "cxx", binding.function, binding.definition,
+                            note="the ops tools/autograd binds under this name: " + ", ".join(binding.ops)))
+            ops.setdefault(base, OpRef(base, binding.ops))
+            asked.add(base)
 
     def _calls(self, entity: Entity) -> list[tuple[str, str, str, Location]]:
         if entity.kind == "def":

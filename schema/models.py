@@ -418,6 +418,39 @@ class InlineNamespace(Base):
     line: Mapped[int] = mapped_column(Integer)
 
 
+class PyMethodDefRow(Base):
+    """Python method tables in C++ (indexer/cxx/method_tables.py): each entry of a PyMethodDef array
+    (`{"__add__", castPyCFunctionWithKeywords(TypeError_to_NotImplemented_<THPVariable_add>), METH_VARARGS |
+    METH_KEYWORDS, nullptr}`), each filled slot of a PyMappingMethods (mp_subscript -> __getitem__), and
+    the `${py_method_defs}` slot of a template that tools/autograd fills with generated entries."""
+
+    __tablename__ = "py_method_defs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String)
+    table_name: Mapped[str] = mapped_column(String, index=True, comment="the table, qualified by its namespaces: torch::autograd::variable_methods")
+    table_line: Mapped[int] = mapped_column(Integer, comment="the line the table's name is written on")
+    python_name: Mapped[str | None] = mapped_column(String, index=True, comment="the Python name bound: __add__, _parse_to; NULL for a template's slot")
+    function: Mapped[str | None] = mapped_column(String, index=True, comment="the C++ function under the wrappers: THPVariable_add; NULL for a slot")
+    wrappers: Mapped[str] = mapped_column(Text, comment='JSON array, outermost first: ["castPyCFunctionWithKeywords", "TypeError_to_NotImplemented_"]')
+    flags: Mapped[str] = mapped_column(String, comment="METH_VARARGS | METH_KEYWORDS as written; a mapping slot's field (mp_subscript); a slot's text (${py_method_defs})")
+    line: Mapped[int] = mapped_column(Integer, comment="the line of the entry")
+
+
+class PyMethodInstall(Base):
+    """How method tables reach Python, as each file writes it (indexer/cxx/method_tables.py InstallKind);
+    queries/bindings.py follows them across files to the Python namespace of a table."""
+
+    __tablename__ = "py_method_installs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String)
+    kind: Mapped[str] = mapped_column(String, comment="add, tp_methods, tp_as_mapping, name, returns, instance or attribute (indexer/cxx/method_tables.py InstallKind)")
+    target: Mapped[str] = mapped_column(String, index=True, comment="the vector, type, module def, function (qualified) or module attribute the source goes to")
+    source: Mapped[str] = mapped_column(String, index=True, comment='the table, type or name as written: torch::autograd::variable_methods; for kind name the Python name ("torch._C.TensorBase")')
+    line: Mapped[int] = mapped_column(Integer)
+
+
 # ---- Python facts (stdlib ast, indexer/python_api.py), from the files of python_api.PY_SOURCES.
 # Names are dotted Python paths derived from the file path: torch/nn/modules/conv.py -> torch.nn.modules.conv,
 # a package's __init__.py -> the package. Each row belongs to one file of `files` (language python).

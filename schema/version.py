@@ -1,7 +1,8 @@
 """The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
 
-SCHEMA_VERSION = 5  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
-# 4: dispatcher_registrations, registration_macro_uses; 5: dispatch_keys, dispatch_keysets, dispatch_table
+SCHEMA_VERSION = 6  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
+# 4: dispatcher_registrations, registration_macro_uses; 5: dispatch_keys, dispatch_keysets, dispatch_table;
+# 6: Python method tables (py_method_defs, py_method_installs)
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.
@@ -33,6 +34,8 @@ TABLES = (
     "py_classes",
     "py_decomps",
     "py_defs",
+    "py_method_defs",
+    "py_method_installs",
     "py_reexports",
     "registration_macro_uses",
     "registrations",

@@ -240,10 +240,10 @@ def test_operators_resolve_to_tensor_py_then_the_yaml_then_unresolved(mini: Path
     assert ix.trace("x & y").hops[0].note == ("reflected: the right operand's __rand__ when this returns "
                                               "NotImplemented; the op named like the dunder in native_functions.yaml "
                                               "(method variant)")
-    # only a C++ method table binds __add__ and __getitem__: unresolved, never a guess at add
+    # only a C++ method table binds __add__ and __getitem__, and this checkout has none: unresolved, never a guess
     assert [(h.kind, h.name, h.note) for h in ix.trace("x[0] + y").hops if h.kind == "unresolved"] == [
-        ("unresolved", "torch.Tensor.__getitem__", "C++ binding (python_variable_methods.cpp) not indexed yet"),
-        ("unresolved", "torch.Tensor.__add__", "C++ binding (python_variable_methods.cpp) not indexed yet")]
+        ("unresolved", "torch.Tensor.__getitem__", "no C++ method table of torch._C.TensorBase binds it"),
+        ("unresolved", "torch.Tensor.__add__", "no C++ method table of torch._C.TensorBase binds it")]
     assert ix.trace("x[0] + y").ops == ()
     assert [(h.kind, h.name) for h in ix.trace("Tensor.__add__").hops] == [("unresolved", "torch.Tensor.__add__")]
     # the name asked is never plumbing
@@ -252,4 +252,4 @@ def test_operators_resolve_to_tensor_py_then_the_yaml_then_unresolved(mini: Path
     assert (out.returncode, out.stderr) == (0, "")
     assert out.stdout.splitlines()[:2] == [
         "-x = torch.Tensor.__neg__",
-        "  operator torch.Tensor.__neg__  `-x`    [C++ binding (python_variable_methods.cpp) not indexed yet]"]
+        "  operator torch.Tensor.__neg__  `-x`    [no C++ method table of torch._C.TensorBase binds it]"]

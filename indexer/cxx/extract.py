@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import aliases, calls, classes, definitions, directives, namespaces, registrations, sites, usings
+from . import aliases, calls, classes, definitions, directives, method_tables, namespaces, registrations, sites, usings
 from .body_macros import body_macro_uses
 from .expansions import macro_definitions
 from .facts import CxxFacts, LaunchFact
@@ -58,6 +58,9 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
         snippet = lambda text: _extract(text, path, macros, language, expand=False)  # noqa: E731
         _add(f, macro_definitions(f, snippet))
         _add(f, body_macro_uses(f, snippet))
+    if expand:
+        tables, installs = method_tables.method_tables(f)
+        return replace(_facts(f), method_defs=tables, method_installs=installs)
     return _facts(f)
 
 

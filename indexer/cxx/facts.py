@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from ..vocab import DefinitionKind, RegistrationKind, StubKind, StubUseHow
 from .kinds import ClassKind, UsingKind
+from .method_tables import MethodDefFact, MethodInstallFact
 
 @dataclass(frozen=True)
 class DefinitionFact:
@@ -215,5 +216,7 @@ class CxxFacts:
     classes: tuple[ClassFact, ...] = ()
     kernel_aliases: tuple[KernelAliasFact, ...] = ()
     inline_namespaces: tuple[InlineNamespaceFact, ...] = ()
+    method_defs: tuple[MethodDefFact, ...] = ()  # Python method tables (method_tables.py)
+    method_installs: tuple[MethodInstallFact, ...] = ()
     parse_errors: int = 0  # ERROR + MISSING nodes (+1 if extraction itself failed)
     failure: str | None = None  # "ExceptionType: message" when extraction stopped early (a bug to report)
