@@ -193,6 +193,8 @@ def py_tables() -> tuple[Table, ...]:
         of("py_bindings", python_api.BindingFact),
         of("py_reexports", python_api.ReexportFact),
         of("py_decomps", python_api.DecompFact),
+        of("py_branches", python_api.BranchFact),
+        of("py_flags", python_api.FlagFact),
     )
 
 

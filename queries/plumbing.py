@@ -12,6 +12,7 @@ from __future__ import annotations
 _METADATA = "reads shape or dtype metadata; no kernel touches the data"
 _VIEW = "a view: new sizes and strides over the same storage, no data moved"
 _DETACH = "a view without autograd history; no data moved"
+_SPARSE = "a sparse tensor's own indices or values tensor, returned as it is stored"
 
 # op base -> why it is plumbing
 PLUMBING: dict[str, str] = {
@@ -50,6 +51,17 @@ PLUMBING: dict[str, str] = {
     "chunk": "views: splits a tensor into slices of the same storage",
     "detach": _DETACH,
     "alias": _VIEW,
+    # met in the traces of torch.optim, nn.utils, nn.init and distributions
+    "view_as_real": "a view: a complex tensor's storage read as pairs of reals, no data moved",
+    "view_as_complex": "a view: pairs of reals read as complex numbers, no data moved",
+    "diagonal": _VIEW,
+    "unfold": "a view: sliding windows as a new dimension over the same storage",
+    "unbind": "views: one slice per index of a dimension",
+    "broadcast_tensors": "views: each tensor expanded to the common shape",
+    "values": _SPARSE,
+    "_values": _SPARSE,
+    "indices": _SPARSE,
+    "_indices": _SPARSE,
 }
 
 

@@ -9,6 +9,7 @@ from typing import Any, Iterable
 
 from ..indexer.facts import Location
 from ..indexer.vocab import Origin, StepKind
+from . import conditions
 from .backward import BackwardUse
 from .results import (META_STEP, CallShares, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, OpInfo, OpsFor, OpSummary,
                       Step, StubInfo, StubSite, Symbol, Trace, TraceOp, Truncation, Use, to_data, truncation_data)
@@ -424,7 +425,7 @@ def _hop_data(hop: Hop) -> dict[str, Any]:
     for field_name in ("call", "definition"):
         if getattr(hop, field_name) is not None:
             data[field_name] = _loc_data(getattr(hop, field_name))
-    return data
+    return {**data, **conditions.hop_data(hop)}
 
 
 def _dispatch_data(answer: KernelsFor) -> dict[str, Any]:
@@ -468,7 +469,7 @@ def _hop_line(h: Hop) -> str:
     if h.definition is not None:
         where = f"{where} -> {h.definition}" if where else str(h.definition)
     note = f"  [{h.note}]" if h.note else ""
-    return f"{pad}{label} {h.name}{via}  {where}{note}".rstrip()
+    return f"{pad}{label} {h.name}{via}  {where}{note}".rstrip() + conditions.hop_text(h, pad)
 
 
 def _trace_op_lines(trace: Trace, o: TraceOp) -> list[str]:

@@ -47,6 +47,7 @@ from ..indexer.python_api import classify
 from ..indexer.vocab import PyCallKind
 from . import operators, plumbing
 from .bindings import Binding, Bindings
+from .conditions import Branches
 from .generated_bindings import TENSOR_BASE
 from .match import shown
 from .results import Decomp, Hop, HopKind, OpRef, PyTrace, Truncation
@@ -133,6 +134,7 @@ class PyLinker:
         self._all: dict[str, frozenset[str] | None] = {}
         self._not_followed: dict[str, None] = {}  # defs and classes at --hops, with calls not followed
         self.bindings = Bindings(conn)
+        self.branches = Branches(conn)  # the conditions that pick each call (conditions.py)
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -425,6 +427,7 @@ class PyLinker:
         asked: set[str] = set()  # the ops the name (or an operator) stands for itself: never plumbing
         expanded: set[tuple[str, str | None]] = set()
         self._not_followed = {}
+        self.branches.reset()
         if operators.looks_like_expression(name):
             resolved = []
             for operator in operators.operators(name):
@@ -514,6 +517,8 @@ class PyLinker:
                 self._not_followed[entity.name] = None
             return
         if entity.kind == "class":
+            init = self.member(entity.name, "__init__")
+            self.branches.init = self.branches.init or (init.name if init is not None else None)
             # an nn.Module runs its forward, an optimizer its step (inherited or its own)
             for method, hop_kind in (("forward", HopKind.FORWARD), ("step", HopKind.STEP)):
                 entry = self.member(entity.name, method)
@@ -524,27 +529,29 @@ class PyLinker:
                     break
             return
         seen_here: set[str] = set()
+        picked = self.branches.hop  # a hop with the conditions that pick its call
         for kind, short, target, where in self._calls(entity):
             for reached in self.targets(kind, short, target, self_cls, entity.cls):
                 if isinstance(reached, OpRef):
                     key = f"op:{reached.spec}"
                     if key not in seen_here:
                         seen_here.add(key)
-                        hops.append(Hop(depth + 1, HopKind.OP, reached.spec, kind, target, where))
+                        hops.append(picked(Hop(depth + 1, HopKind.OP, reached.spec, kind, target, where), entity.name, target))
                         ops.setdefault(reached.spec, reached)
                 elif isinstance(reached, Unbound):
                     if reached.name not in seen_here:
                         seen_here.add(reached.name)
-                        hops.append(Hop(depth + 1, HopKind.UNRESOLVED, reached.name, kind, target, where,
-                                        note=reached.reason))
+                        hops.append(picked(Hop(depth + 1, HopKind.UNRESOLVED, reached.name, kind, target, where,
+                                               note=reached.reason), entity.name, target))
                 else:
                     if reached.name in seen_here:
                         continue
                     seen_here.add(reached.name)
                     inner_self = self_cls if target.split(".")[0] in ("self", "cls", "super()") else reached.cls
                     done = (reached.name, inner_self) in expanded
-                    hops.append(Hop(depth + 1, HopKind.BINDING if reached.kind == "binding" else HopKind.CALL, reached.name,
-                                    kind, target, where, reached.loc, "see above" if done else None))
+                    hops.append(picked(Hop(depth + 1, HopKind.BINDING if reached.kind == "binding" else HopKind.CALL,
+                                           reached.name, kind, target, where, reached.loc, "see above" if done else None),
+                                       entity.name, target))
                     if not done:
                         expanded.add((reached.name, inner_self))
                         self._expand(reached, depth + 1, inner_self, hops, ops, expanded)

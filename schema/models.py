@@ -549,6 +549,34 @@ class PyDecomp(Base):
     line: Mapped[int] = mapped_column(Integer, comment="the registration: decorator line, call line, or the def line")
 
 
+class PyBranch(Base):
+    """The conditions that pick a call of py_calls: the if/elif/else and conditional expressions around it."""
+
+    __tablename__ = "py_branches"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), comment="the file of `files`")
+    file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
+    caller: Mapped[str] = mapped_column(String, index=True, comment="as py_calls.caller; the call is (caller, target, file, line)")
+    target: Mapped[str] = mapped_column(String, comment="as py_calls.target: torch.optim.adamw._fused_adamw")
+    line: Mapped[int] = mapped_column(Integer, comment="as py_calls.line (for a call through a local alias, the assignment's line)")
+    conditions: Mapped[str] = mapped_column(Text, comment='JSON list, outermost first, of {"kind": if|elif|else|ifexp|ifexp_else, "test": the test as written ("" for an else), "negated": the earlier tests of its chain, false here, "line": the test\'s line (an else: its chain\'s last test)}')
+
+
+class PyFlag(Base):
+    """Where a name that a def's if tests read gets its value: the parameter's default, each assignment in the def."""
+
+    __tablename__ = "py_flags"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), comment="the file of `files`")
+    file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
+    function: Mapped[str] = mapped_column(String, index=True, comment="qualified name of the def: torch.optim.adamw.adamw")
+    name: Mapped[str] = mapped_column(String, comment="the name tested: foreach")
+    kind: Mapped[str] = mapped_column(String, comment="parameter (with a default) or assign")
+    text: Mapped[str] = mapped_column(Text, comment="foreach=None; _, foreach = _default_to_fused_or_foreach(params, differentiable, use_fused=False)")
+    conditions: Mapped[str] = mapped_column(Text, comment="JSON list as py_branches.conditions: the branches the assignment is under; [] for a parameter")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the parameter or of the assignment")
+
+
 # ---- The graph: what the link stage (indexer/link/) resolves across files, once per build.
 # Walk it with WITH RECURSIVE over edges.src -> edges.dst; the README has two example queries.
 

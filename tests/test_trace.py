@@ -128,7 +128,9 @@ def test_json_and_text(ix: Index):
     assert data["hops"][0] == {"depth": 0, "kind": "function", "name": "torch.nn.functional.relu",
                                "definition": {"file": FN, "line": 10}}
     assert data["hops"][2] == {"depth": 1, "kind": "op", "name": "relu", "via": "torch", "target": "torch.relu",
-                               "call": {"file": FN, "line": 16}}
+                               "call": {"file": FN, "line": 16},
+                               "conditions": [{"kind": "else", "test": "", "negated": ["inplace"], "line": 13,
+                                               "text": "else: not (inplace)"}]}  # functional.py:13 if inplace: ... else:
     [op] = data["ops"]
     assert op["op"] == "relu" and op["reached_by"] == ["torch.relu"]
     assert op["overloads"][0]["keys"] == [

@@ -15,6 +15,8 @@ records, per file, what is statically visible of that chain:
                 ``__all__``, the ``for name in dir(_C._VariableFunctions)`` loop,
                 the ``torch._VF`` attribute forwarding)
 - DecompFact    decompositions, references and ``py_impl`` kernels with their aten op
+- BranchFact    the if/elif/else and conditional expressions that pick a call (``if fused and ...``)
+- FlagFact      where the names those tests read get their values (parameter defaults, assignments)
 
 Where each part lives:
 
@@ -25,6 +27,7 @@ Where each part lives:
 - subtree.py     the one traversal per def that the walk reads (calls, locals, imports, inner defs)
 - bindings.py, decomps.py, reexports.py   the recognisers of bound names, of registrations, of re-exports
 - aliases.py     the recogniser of calls through a local alias of a function (the optimizers' paths)
+- branches.py    the conditions around each call of a def, and the flags they test
 - syntax.py      shapes of Python syntax the others read
 - nn_modules.py  the one cross-file question: which classes are nn.Module subclasses
 
@@ -47,9 +50,9 @@ from pathlib import Path
 
 from ..facts import Location
 from ..vocab import PyCallKind
-from .facts import BindingFact, CallFact, ClassFact, DecompFact, DefFact, PyFacts, ReexportFact
+from .facts import BindingFact, BranchFact, CallFact, ClassFact, Condition, DecompFact, DefFact, FlagFact, PyFacts, ReexportFact
 from .files import PY_SOURCES, py_source_files
-from .kinds import BindingVia, DecompHow, DecompKind, PyDefKind, ReexportKind
+from .kinds import BindingVia, BranchKind, DecompHow, DecompKind, FlagKind, PyDefKind, ReexportKind
 from .names import MODULE_ROOTS, TENSOR_BASES, classify, module_name
 from .nn_modules import ClassBases, Reexport, module_classes, module_classes_of
 from .walk import extract
@@ -57,8 +60,9 @@ from .walk import extract
 CallKind = PyCallKind  # the name queries/ imports; indexer/ uses PyCallKind
 
 __all__ = [
-    "MODULE_ROOTS", "PY_SOURCES", "TENSOR_BASES", "BindingFact", "BindingVia", "CallFact", "CallKind",
-    "ClassBases", "ClassFact", "DecompFact", "DecompHow", "DecompKind", "DefFact", "Location", "PyCallKind",
+    "MODULE_ROOTS", "PY_SOURCES", "TENSOR_BASES", "BindingFact", "BindingVia", "BranchFact", "BranchKind", "CallFact",
+    "CallKind", "ClassBases", "ClassFact", "Condition", "DecompFact", "DecompHow", "DecompKind", "DefFact", "FlagFact",
+    "FlagKind", "Location", "PyCallKind",
     "PyDefKind", "PyFacts", "Reexport", "ReexportFact", "ReexportKind", "classify", "extract",
     "extractor_hash", "module_classes", "module_classes_of", "module_name", "py_source_files",
 ]  # fmt: skip

@@ -2,11 +2,12 @@
 
 A local name counts as an alias when every binding of it in the def is a plain
 assignment of a function reference (a name or a dotted name that starts at an
-import or a module-level name). A call of the alias then stands for a call of
-each function assigned, charged at the line of the assignment: the call of
-`func(...)` itself is kept as it is (a python call of `func`), and the facts
-add one call per `func = X`. Which condition picks which assignment is not a
-fact of this table (py_calls has no column for it).
+import or a module-level name), or of a conditional expression whose values are
+such references (`index_put = aten.index_put_ if inplace else aten.index_put`).
+A call of the alias then stands for a call of each function assigned, charged
+at the line of the assignment: the call of `func(...)` itself is kept as it is
+(a python call of `func`), and the facts add one call per function assigned.
+Which condition picks which one is in py_branches (branches.py).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def aliases(node: Def, calls: list[ast.Call], local: frozenset[str]) -> dict[str
     spoiled: set[str] = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
-                and n.targets[0].id in wanted and isinstance(n.value, ast.Name | ast.Attribute):
+                and n.targets[0].id in wanted and _is_reference(n.value):
             plain.setdefault(n.targets[0].id, []).append(n)
             plain_targets.add(id(n.targets[0]))
         elif isinstance(n, ast.arg) and n.arg in wanted:
@@ -45,7 +46,15 @@ def aliases(node: Def, calls: list[ast.Call], local: frozenset[str]) -> dict[str
     return {name: found for name, found in plain.items() if name not in spoiled}
 
 
-def reference_call(assign: ast.Assign) -> ast.Call:
-    """`func = X` as the call `X()` written at the assignment's line (for the walk's call classifier)."""
-    call = ast.Call(func=assign.value, args=[], keywords=[])
+def _is_reference(value: ast.expr) -> bool:
+    """A name, a dotted name, or `A if T else B` of references."""
+    if isinstance(value, ast.IfExp):
+        return _is_reference(value.body) and _is_reference(value.orelse)
+    return isinstance(value, ast.Name | ast.Attribute)
+
+
+def reference_call(reference: ast.expr, assign: ast.Assign) -> ast.Call:
+    """A reference assigned in `func = ...` as the call `X()` written at the assignment's line (for the walk's
+    call classifier)."""
+    call = ast.Call(func=reference, args=[], keywords=[])
     return ast.copy_location(call, assign)

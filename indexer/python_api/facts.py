@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ..facts import Location
 from ..vocab import PyCallKind
-from .kinds import BindingVia, DecompHow, DecompKind, PyDefKind, ReexportKind
+from .kinds import BindingVia, BranchKind, DecompHow, DecompKind, FlagKind, PyDefKind, ReexportKind
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,39 @@ class DecompFact:
 
 
 @dataclass(frozen=True)
+class Condition:
+    """One branch that must be taken to reach a call (branches.py)."""
+
+    kind: BranchKind  # if, elif, else, ifexp, ifexp_else
+    test: str  # the test as source text (ast.unparse): "fused and (not torch.jit.is_scripting())"; "" for an else
+    negated: tuple[str, ...]  # the earlier tests of the same chain, false here
+    line: int  # the test's line; for an else, the line of the last test of its chain
+
+    def __str__(self) -> str:
+        if self.kind in (BranchKind.ELSE, BranchKind.IFEXP_ELSE):
+            return "else: " + ", ".join(f"not ({t})" for t in self.negated)
+        return f"{'elif' if self.kind == BranchKind.ELIF else 'if'} {self.test}"
+
+
+@dataclass(frozen=True)
+class BranchFact:
+    caller: str  # as the CallFact's caller
+    target: str  # as the CallFact's target: the call it guards is (caller, target, loc)
+    loc: Location  # the call's line (for a call through a local alias, the assignment's line)
+    conditions: tuple[Condition, ...]  # outermost first
+
+
+@dataclass(frozen=True)
+class FlagFact:
+    function: str  # qualified name of the def
+    name: str  # a name that a test of the def reads: "foreach"
+    kind: FlagKind  # parameter (its default) or assign
+    text: str  # "foreach=None"; "_, foreach = _default_to_fused_or_foreach(params, differentiable, use_fused=False)"
+    conditions: tuple[Condition, ...]  # of the assignment, outermost first; () for a parameter
+    loc: Location  # the parameter's or the assignment's line
+
+
+@dataclass(frozen=True)
 class PyFacts:
     path: str
     module: str
@@ -81,6 +114,8 @@ class PyFacts:
     bindings: tuple[BindingFact, ...] = ()
     reexports: tuple[ReexportFact, ...] = ()
     decomps: tuple[DecompFact, ...] = ()
+    branches: tuple[BranchFact, ...] = ()
+    flags: tuple[FlagFact, ...] = ()
     error: str | None = None  # "torch/x.py:3: invalid syntax" when the file does not parse
 
 
@@ -94,6 +129,8 @@ class Collected:
     bindings: list[BindingFact] = field(default_factory=list)
     reexports: list[ReexportFact] = field(default_factory=list)
     decomps: list[DecompFact] = field(default_factory=list)
+    branches: list[BranchFact] = field(default_factory=list)
+    flags: list[FlagFact] = field(default_factory=list)
 
     def frozen(self, path: str, module: str) -> PyFacts:
         return PyFacts(
@@ -105,4 +142,6 @@ class Collected:
             bindings=tuple(self.bindings),
             reexports=tuple(self.reexports),
             decomps=tuple(self.decomps),
+            branches=tuple(self.branches),
+            flags=tuple(self.flags),
         )

@@ -16,6 +16,7 @@ PY_SOURCES: tuple[str, ...] = (
     "torch/nn/utils/**/*.py",  # clip_grad, weight_norm, parametrizations, rnn packing, ...
     "torch/nn/init.py",
     "torch/nn/attention/**/*.py",  # sdpa_kernel's backends (2.x; absent in 1.13.1)
+    "torch/backends/cuda/__init__.py",  # the sdp flag setters sdpa_kernel calls (enable_flash_sdp ...)
     "torch/optim/**/*.py",  # the optimizers: for-loop, foreach and fused paths
     "torch/distributions/**/*.py",
     "torch/linalg/__init__.py",

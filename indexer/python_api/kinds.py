@@ -49,3 +49,20 @@ class BindingVia(StrEnum):
     MAKE_ALIAS = "_make_alias"  # X = _make_alias(callee, ...)
     MAKE_INPLACE = "_make_inplace"  # X = _make_inplace(callee)
     ASSIGN = "assign"  # X = callee
+
+
+class BranchKind(StrEnum):
+    """py_branches.conditions[].kind: the branch a call is under (branches.py)."""
+
+    IF = "if"
+    ELIF = "elif"
+    ELSE = "else"
+    IFEXP = "ifexp"  # the first value of `A if T else B`
+    IFEXP_ELSE = "ifexp_else"  # its second value
+
+
+class FlagKind(StrEnum):
+    """py_flags.kind: where a name a test reads gets its value."""
+
+    PARAMETER = "parameter"  # the def's parameter, with its default
+    ASSIGN = "assign"  # an assignment in the def

@@ -14,10 +14,11 @@ import builtins
 
 from ..facts import Location
 from ..vocab import PyCallKind
+from . import branches, dynamic
 from .aliases import aliases, reference_call
 from .bindings import Bindings
 from .decomps import Decomps
-from .facts import CallFact, ClassFact, Collected, DefFact, PyFacts
+from .facts import BranchFact, CallFact, ClassFact, Collected, Condition, DefFact, PyFacts
 from .kinds import PyDefKind
 from .names import MODULE_ROOTS, TENSOR_BASES, Names, Scope, classify, module_name, normalize
 from .reexports import Reexports
@@ -37,9 +38,10 @@ _SELF = ("self", "cls")
 class Walker:
     """Walks one parsed file, filling a Collected with its facts."""
 
-    def __init__(self, names: Names, tree: ast.Module) -> None:
+    def __init__(self, names: Names, tree: ast.Module, lines: list[bytes] | None = None) -> None:
         self.names = names
         self.tree = tree
+        self.lines = lines or []  # the source lines, for the text of branch tests
         self.found = Collected()
         self.tensor_classes: set[str] = set()  # classes of this file derived from TensorBase
         self.decomps = Decomps(names, self.found)
@@ -93,21 +95,35 @@ class Walker:
         scope = Scope(qual, cls, frozenset(sub.names), self.names.local_imports(sub.imports))
         if cls is None:
             self.decomps.note_helper(node, sub.defs, scope)
-        self.add_calls(sub.calls, scope)
-        self.add_alias_calls(node, sub.calls, scope)
+        guards = branches.guards(node, self.lines)
+        self.add_calls(sub.calls, scope, guards)
+        self.add_alias_calls(node, sub.calls, scope, guards)
+        if dynamic.has_spelled(sub.calls):
+            for spelled, written in dynamic.expansions(node, self.names.module_values, scope.locals):
+                if (fact := self.call(spelled, scope)) is not None:
+                    self.add_fact(fact, guards.get(id(written), ()))
+        self.found.flags.extend(branches.flags(node, qual, self.names.path, guards, self.lines))
         if cls is None:
             self.decomps.public_ref(node, qual, before)
 
-    def add_alias_calls(self, node: Def, calls: list[ast.Call], scope: Scope) -> None:
+    def add_alias_calls(self, node: Def, calls: list[ast.Call], scope: Scope, guards: branches.Guards) -> None:
         """`func = _fused_adam` ... `func(...)`: a call of each function the local alias is assigned (aliases.py),
-        kept only where the reference resolves to an import or a module-level name."""
+        kept only where the reference resolves to an import or a module-level name; each with the conditions of
+        its assignment and of the conditional expression it is a value of."""
         for assigns in aliases(node, calls, scope.locals).values():
             for assign in assigns:
-                resolved = self.names.resolve(assign.value, scope)
-                if resolved is not None and resolved[1]:
-                    fact = self.call(reference_call(assign), scope)
-                    if fact is not None:
-                        self.found.calls.append(fact)
+                for reference, inner in branches.if_exp_leaves(assign.value, self.lines):
+                    resolved = self.names.resolve(reference, scope)
+                    if resolved is not None and resolved[1]:
+                        fact = self.call(reference_call(reference, assign), scope)
+                        if fact is not None:
+                            self.add_fact(fact, (*guards.get(id(assign), ()), *inner))
+
+    def add_fact(self, fact: CallFact, conditions: tuple[Condition, ...]) -> None:
+        """A call's fact, and the branches that pick it when there are any."""
+        self.found.calls.append(fact)
+        if conditions:
+            self.found.branches.append(BranchFact(fact.caller, fact.target, fact.loc, conditions))
 
     def walk_class(self, node: ast.ClassDef, prefix: str, outer: Scope) -> None:
         qual = self.names.qualified(prefix, node.name)
@@ -134,12 +150,12 @@ class Walker:
         sub.add(node)
         self.add_calls(sub.calls, scope)
 
-    def add_calls(self, calls: list[ast.Call], scope: Scope) -> None:
-        """The facts of calls (in ast.walk's order) charged to scope.owner."""
+    def add_calls(self, calls: list[ast.Call], scope: Scope, guards: branches.Guards | None = None) -> None:
+        """The facts of calls (in ast.walk's order) charged to scope.owner, with their conditions in a def."""
         for node in calls:
             fact = self.call(node, scope)
             if fact is not None:
-                self.found.calls.append(fact)
+                self.add_fact(fact, guards.get(id(node), ()) if guards else ())
 
     def call(self, node: ast.Call, scope: Scope) -> CallFact | None:
         """One call -> its fact; None for a builtin or a method of a literal value."""
@@ -188,7 +204,7 @@ def extract(source: bytes, path: str) -> PyFacts:
         return PyFacts(path, module, error=f"{path}:{e.lineno or 0}: {e.msg}")
     except (ValueError, RecursionError, MemoryError) as e:
         return PyFacts(path, module, error=f"{path}:0: {type(e).__name__}: {e}")
-    walker = Walker(Names(path, module), tree)
+    walker = Walker(Names(path, module), tree, source.splitlines())
     try:
         walker.walk_module()
     except RecursionError as e:

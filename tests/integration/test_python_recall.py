@@ -133,8 +133,9 @@ def test_one_traversal_gives_ast_walk_order_for_every_def(version):
                 inner = [n for n in walked if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
                 assert (sub.imports, sub.defs) == (imports, inner), (rel, node.lineno)
                 checked += 1
-    # every def, nested ones included (1829 and 1310 before optim, nn.utils, nn.init, nn.attention, distributions)
-    assert checked == {"2.6.0": 3169, "1.13.1": 2458}[version]
+    # every def, nested ones included (1829 and 1310 before optim, nn.utils, nn.init, nn.attention, distributions;
+    # 3169 and 2458 before torch/backends/cuda/__init__.py)
+    assert checked == {"2.6.0": 3198, "1.13.1": 2476}[version]
 
 
 @both
@@ -338,7 +339,8 @@ def test_refs_factory_naming_rule_2_6_0():
 
 # --- the modules added for issue 13: optim, nn.utils, nn.init, nn.attention, distributions ---------
 
-NEW_MODULES = ("torch/optim/", "torch/nn/utils/", "torch/nn/init.py", "torch/nn/attention/", "torch/distributions/")
+NEW_MODULES = ("torch/optim/", "torch/nn/utils/", "torch/nn/init.py", "torch/nn/attention/", "torch/distributions/",
+               "torch/backends/cuda/")  # the sdp flag setters of nn.attention
 
 
 def _scan_defs_and_classes(text: str) -> set[tuple[str, str, int]]:
@@ -366,7 +368,8 @@ def _scan_defs_and_classes(text: str) -> set[tuple[str, str, int]]:
     return found
 
 
-@pytest.mark.parametrize(("version", "files", "total"), [("2.6.0", 100, 1470), ("1.13.1", 92, 1278)])
+# without torch/backends/cuda/__init__.py: 100 files, 1470 defs and classes (2.6.0); 92, 1278 (1.13.1)
+@pytest.mark.parametrize(("version", "files", "total"), [("2.6.0", 101, 1503), ("1.13.1", 93, 1300)])
 def test_every_def_and_class_of_the_new_modules_is_extracted(version, files, total):
     root = checkout(version)
     facts = {rel: f for rel, f in all_facts(version).items() if rel.startswith(NEW_MODULES)}
@@ -393,3 +396,38 @@ def test_optimizer_paths_through_the_local_alias(version):
                    ("python", "_multi_tensor_adam", 294), ("python", "_fused_adam", 296),
                    ("python", "_single_tensor_adam", 298)],
     }[version]
+
+
+def _scan_path_choices(text: str) -> set[tuple[str, int, str, str]]:
+    """(function, line, if|elif|else, test) of every `func = NAME` line, read off the nearest line above it that is
+    indented less: the `if TEST:`, `elif TEST:` or `else:` that picks it."""
+    lines = text.splitlines()
+    found = set()
+    for i, line in enumerate(lines):
+        m = re.match(r"(\s+)func = (\w+)\s*$", line)
+        if not m:
+            continue
+        for above in reversed(lines[:i]):
+            head = re.match(r"(\s*)(if|elif|else)\b\s*(.*?):\s*$", above)
+            if above.strip() and len(above) - len(above.lstrip()) < len(m[1]):
+                if head:
+                    found.add((m[2], i + 1, head[2], head[3]))
+                break
+    return found
+
+
+@both
+def test_every_optimizer_path_choice_has_its_condition(version):
+    # an independent line scan of torch/optim/*.py against py_branches' facts of the alias calls
+    expected: set[tuple[str, int, str, str]] = set()
+    got: set[tuple[str, int, str, str]] = set()
+    for rel, f in all_facts(version).items():
+        if not rel.startswith("torch/optim/"):
+            continue
+        expected |= _scan_path_choices((checkout(version) / rel).read_text())
+        for b in f.branches:
+            last = b.conditions[-1]
+            if (b.loc.line, b.target.rpartition(".")[2]) in {(e[1], e[0]) for e in expected}:
+                got.add((b.target.rpartition(".")[2], b.loc.line, last.kind, last.test))
+    assert len(expected) == {"2.6.0": 28, "1.13.1": 23}[version]  # 2.6.0: adagrad, adam, adamw, sgd 3 each, 8 files 2, lr_scheduler 1; 1.13.1: adam 3, 10 files 2
+    assert got == expected
