@@ -27,8 +27,6 @@ import re
 import sqlite3
 from functools import cache
 
-from ..indexer.dispatcher.versions import parse_version
-from ..indexer.errors import TgIndexError
 
 PYCNAME = "THPVariable_"
 TENSOR_BASE = "torch._C.TensorBase"
@@ -74,11 +72,11 @@ def _skip_patterns(version: tuple[int, int]) -> tuple[re.Pattern[str], ...]:
 
 
 def _version(conn: sqlite3.Connection) -> tuple[int, int]:
+    """The checkout's (major, minor) from meta ("2.6.0a0" -> (2, 6)); the 2.6 rules when it has none.
+    (indexer/dispatcher/versions.py reads it the same way; importing it would load PyYAML on the query side.)"""
     row = conn.execute("SELECT value FROM meta WHERE key = 'pytorch_version'").fetchone()
-    try:
-        return parse_version(row[0]) if row else (2, 6)
-    except TgIndexError:  # a checkout without a readable version.txt gets the 2.6 rules
-        return (2, 6)
+    m = re.match(r"\s*(\d+)\.(\d+)", row[0]) if row else None
+    return (int(m.group(1)), int(m.group(2))) if m else (2, 6)
 
 
 def python_module(namespace: str) -> tuple[str | None, str | None] | None:
