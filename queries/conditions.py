@@ -18,11 +18,13 @@ import ast
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..indexer.facts import Location
-from ..indexer.python_api import BranchKind, Condition, FlagKind
 from .results import Hop, HopKind
+
+if TYPE_CHECKING:  # the CLI imports this module through render; python_api is loaded by a trace only
+    from ..indexer.python_api import Condition
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class BranchHop(Hop):
 
 
 def _conditions(text: str) -> tuple[Condition, ...]:
+    from ..indexer.python_api import BranchKind, Condition
+
     return tuple(Condition(BranchKind(c["kind"]), c["test"], tuple(c["negated"]), c["line"]) for c in json.loads(text))
 
 
@@ -104,6 +108,8 @@ class Branches:
     def _flags_for(self, caller: str, conditions: tuple[Condition, ...]) -> list[Flag]:
         """The flags of the tested names that are parameters of caller with a default, each name once per trace:
         the default, the assignments in caller, and the default of the traced class's __init__ parameter."""
+        from ..indexer.python_api import FlagKind
+
         flags: list[Flag] = []
         for name in names_tested(conditions):
             own = [f for f in self.flags_of(caller) if f.name == name]
@@ -136,6 +142,8 @@ def hop_text(hop: Hop, pad: str) -> str:
     """What a hop's conditions add to its text line: `  [if fused; ...]`, then a line per flag below it."""
     if not isinstance(hop, BranchHop):
         return ""
+    from ..indexer.python_api import FlagKind
+
     out = "  [" + "; ".join(map(str, hop.conditions)) + "]"
     for f in hop.flags:
         what = f"parameter {f.text}" if f.kind == FlagKind.PARAMETER else f.text
