@@ -210,7 +210,9 @@ V2_6_0 = {
     "conj": {  # native_functions.yaml:470
         "CPU": ("math kernel", "CompositeImplicitAutograd", 0, "wrapper_CompositeImplicitAutograd__conj"),
         "AutogradCPU": ("math kernel", "CompositeImplicitAutograd", 0, "wrapper_CompositeImplicitAutograd__conj"),
-        "Conjugate": ("backend fallback", "Conjugate", 0, "aten/src/ATen/ConjugateFallback.cpp:18"),
+        # TORCH_VIEW_FNS(m) at ConjugateFallback.cpp:60 writes m.impl("conj", makeFallthrough())
+        # (aten/src/ATen/native/MathBitFallThroughLists.h:49): a fallthrough kernel at the key itself
+        "Conjugate": ("kernel", "Conjugate", 1, "aten/src/ATen/ConjugateFallback.cpp:60"),
         "Named": ("kernel", "Named", 1, "aten/src/ATen/core/NamedRegistrations.cpp:119"),
     },
     "resolve_conj": {  # native_functions.yaml:500
