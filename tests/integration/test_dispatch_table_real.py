@@ -22,8 +22,9 @@ matmul, dropout, flatten.using_ints, narrow, conj, size.int), composite explicit
 zeros_like, t, _conj), in-place (add_.Tensor, relu_, mul_.Tensor, fill_.Scalar, copy_), view (transpose.int,
 view, t, expand, select.int, narrow), factory (empty.memory_format, ones, full, randn, arange.start,
 _to_copy's BackendSelect), fallthrough-heavy (copy_, clone, resolve_conj, conj, size.int: Conjugate,
-Negative, ZeroTensor, Named lists). Python-meta registrations (register_meta) are not in
-dispatcher_registrations yet, so none is here.
+Negative, ZeroTensor, Named lists), Python-meta (angle: torch/_meta_registrations.py registers its Meta
+kernel at import; activate_meta's filter, which skips composite-implicit and view ops, is not modelled,
+so only an op it keeps is pinned here).
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ from __future__ import annotations
 import pytest
 
 V2_6_0 = {
+    "angle": {  # native_functions.yaml:401: CPU, CUDA and SparseCsr kernels, no Meta, not composite
+        # @register_meta(aten.angle.default) at torch/_meta_registrations.py:670; activate_meta() gives it to
+        # the Meta key (the op has no CompositeImplicitAutograd kernel and is no view)
+        "Meta": ("kernel", "Meta", 0, "torch/_meta_registrations.py:670"),
+        "CPU": ("kernel", "CPU", 0, "wrapper_CPU__angle"),
+    },
     "add.Tensor": {  # native_functions.yaml:552
         "CPU": ("kernel", "CPU", 0, "wrapper_CPU_add_Tensor"),
         "Meta": ("kernel", "Meta", 0, "wrapper_Meta_add_Tensor"),
