@@ -11,8 +11,12 @@ The forms, in the files of IMPORT_SOURCES:
 Plus the py_impl kernels of the py_decomps facts (`@aten.X.py_impl(DispatchKey.K)`), which
 register with the Python dispatcher at key K.
 
-activate_meta()'s filter (ops that have a C++ Meta or CompositeImplicitAutograd kernel keep it)
-is not modelled: every register_meta op gets its row.
+activate_meta() (torch/_meta_registrations.py) does not register at Meta an op that has a
+CompositeImplicitAutograd kernel, a view op, or one of the names it lists in a set literal: the
+names are read from that function here (`skipped_by_activate_meta`), and the stage drops the
+composite and view ones (stage.py, activate_meta_filter), which needs the other registrations.
+The rest of the decomposition tables that activate_meta also registers at Meta (post_autograd,
+pre_autograd entries without a meta of their own) are not modelled.
 """
 
 from __future__ import annotations
@@ -156,7 +160,18 @@ def read(rel: str, source: bytes, overloads: dict[str, list[str]]) -> list[Dispa
         return []
     reader = _Reader(rel, overloads)
     reader.visit(tree)
-    return reader.rows
+    skipped = skipped_by_activate_meta(tree)
+    return [r for r in reader.rows if not (r.generator == "register_meta" and r.op in skipped)]
+
+
+def skipped_by_activate_meta(tree: ast.Module) -> frozenset[str]:
+    """The op names activate_meta() lists in a set literal of strings (`"aten::clone"`, ...): it registers
+    no Meta kernel for them."""
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "activate_meta":
+            return frozenset(e.value for n in ast.walk(node) if isinstance(n, ast.Set) for e in n.elts
+                             if isinstance(e, ast.Constant) and isinstance(e.value, str) and "::" in e.value)
+    return frozenset()
 
 
 _PY_IMPL = re.compile(r"py_impl\((.*)\)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 import sqlite3
 from pathlib import Path
 
@@ -77,10 +78,27 @@ def with_generated_lines(conn: sqlite3.Connection, rows: list[DispatcherRow]) ->
     return out
 
 
+def activate_meta_filter(conn: sqlite3.Connection, others: list[DispatcherRow],
+                         python: list[DispatcherRow]) -> list[DispatcherRow]:
+    """register_meta's rows without those activate_meta() skips (torch/_meta_registrations.py): an op with a
+    CompositeImplicitAutograd kernel, and a view op (its schema returns an alias without `!`)."""
+    composite = {r.op for r in others if r.key == "CompositeImplicitAutograd"}
+    views = {f"aten::{name}" for name, func in conn.execute("SELECT name, func FROM ops")
+             if _returns_alias(func)}
+    return [r for r in python if r.generator != "register_meta" or (r.op not in composite and r.op not in views)]
+
+
+def _returns_alias(func: str) -> bool:
+    """`transpose.int(Tensor(a) self, ...) -> Tensor(a)`: the returns carry an alias annotation that writes nothing."""
+    returns = func.rsplit("->", 1)[-1] if "->" in func else ""
+    return bool(re.search(r"\(\w+\)", returns))
+
+
 def fill(conn: sqlite3.Connection, root: Path, texts: dict[str, str], version: str) -> int:
     """Replace dispatcher_registrations; the number of rows written."""
     generated = with_generated_lines(conn, generated_rows(texts, version))
-    rows = generated + handwritten_rows(conn) + macro_rows(conn) + python_rows(conn, root)
+    others = generated + handwritten_rows(conn) + macro_rows(conn)
+    rows = others + activate_meta_filter(conn, others, python_rows(conn, root))
     conn.execute("DELETE FROM dispatcher_registrations")
     conn.executemany(INSERT, [r.row() for r in rows])
     return len(rows)

@@ -17,8 +17,10 @@ from .keys import DISPATCH_KEY_H, DispatchKeysError
 from .table import Registration, compute
 
 TABLES = ("dispatch_keys", "dispatch_keysets", "dispatch_table")
+# py_impl kernels go to the Python dispatcher (OpOverload.py_kernels, torch/_ops.py), not to the C++
+# dispatcher's table that OperatorEntry.cpp computes: they stay in dispatcher_registrations only.
 _REGISTRATIONS = ("SELECT op, key, kernel, source, file, line, fallthrough, kind FROM dispatcher_registrations "
-                  "ORDER BY id")
+                  "WHERE NOT (source = 'python' AND generator = 'py_impl') ORDER BY id")
 
 
 def write(conn: sqlite3.Connection, sources: dict[str, bytes]) -> str | None:
