@@ -86,7 +86,10 @@ V2_6_0 = {
         "Python": ("backend fallback", "Python", 0, "aten/src/ATen/core/PythonFallbackKernel.cpp:195"),
     },
     "relu_": {  # native_functions.yaml:5042
-        "Meta": ("kernel", "Meta", 0, "wrapper_Meta__relu_"),
+        # @register_meta(aten.relu_.default) at torch/_meta_registrations.py:3775: activate_meta() registers it
+        # at Meta after the C++ wrapper_Meta__relu_, and the newest kernel is the one taken (OperatorEntry.cpp:170
+        # emplace_front; :151 does not warn for Meta: "overriding C++ meta functions with python meta functions")
+        "Meta": ("kernel", "Meta", 0, "torch/_meta_registrations.py:3775"),
         "ADInplaceOrView": ("kernel", "ADInplaceOrView", 0, "ADInplaceOrView::relu_"),
     },
     "sigmoid.out": {  # native_functions.yaml:5307
@@ -161,7 +164,9 @@ V2_6_0 = {
     "fill_.Scalar": {  # native_functions.yaml:2697
         "QuantizedCPU": ("kernel", "QuantizedCPU", 0, "wrapper_QuantizedCPU_Scalar_fill_"),
         "SparseCPU": None,
-        "Meta": ("kernel", "Meta", 0, "wrapper_Meta_Scalar_fill_"),
+        # @register_meta([aten.fill_.Tensor, aten.fill_.Scalar]) at torch/_meta_registrations.py:3765 takes
+        # Meta over wrapper_Meta_Scalar_fill_, as for relu_
+        "Meta": ("kernel", "Meta", 0, "torch/_meta_registrations.py:3765"),
     },
     "transpose.int": {  # native_functions.yaml:6109
         "ADInplaceOrView": ("kernel", "ADInplaceOrView", 0, "ADInplaceOrView::transpose_int"),
@@ -327,7 +332,8 @@ V1_13_1 = {
     },
     "conj": {  # native_functions.yaml:412
         "CPU": ("math kernel", "CompositeImplicitAutograd", 0, "wrapper__conj"),
-        "Conjugate": ("backend fallback", "Conjugate", 0, "aten/src/ATen/ConjugateFallback.cpp:19"),
+        # TORCH_VIEW_FNS(m) at ConjugateFallback.cpp:61 (aten/src/ATen/native/MathBitFallThroughLists.h:49)
+        "Conjugate": ("kernel", "Conjugate", 1, "aten/src/ATen/ConjugateFallback.cpp:61"),
         "Functionalize": ("kernel", "Functionalize", 0, "at::native::conj"),
     },
     "resolve_conj": {  # native_functions.yaml:438
