@@ -26,10 +26,9 @@ import bisect
 import re
 from dataclasses import replace
 
+from .expansions import macro_use_sites
 from .facts import CxxFacts
 from .preprocessor import expand_text
-from .scan import dec
-from .sites import IDENTIFIERS
 from .sourcefile import SourceFile
 
 _USE = "__tg_macro_use_"  # the snippet's function for use k is _USE + str(k)
@@ -54,27 +53,15 @@ def body_macro_uses(f: SourceFile, extract_snippet) -> CxxFacts | None:
 
 def _uses(f: SourceFile, names: set[str]) -> tuple[list[str], list[tuple[str, int, int, str, int | None]]]:
     """The snippet's functions, and per use (caller, line, last line, macro, where its #define is)."""
-    src = f.orig
-    pattern = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in sorted(names)) + rb")\s*\(")
     pieces: list[str] = []
     uses: list[tuple[str, int, int, str, int | None]] = []
-    for m in pattern.finditer(src):
+    for m, name, _node in macro_use_sites(f, names, in_function=True):
         a = m.start()
-        if a in f.define_names or f.in_skip(a) or f.in_define(a):
-            continue
-        if a > 0 and src[a - 1] in b".>:":
-            continue  # a member or a qualified name, not the macro
         caller = f.caller_at(a)
-        if caller is None:
-            continue  # at namespace scope: expansions.py's business
-        n = f.root.named_descendant_for_byte_range(a, a + len(m.group(1)))
-        if n is None or n.type not in IDENTIFIERS or n.start_byte != a:
-            continue
         parsed = f.orig_scan.args(m.end() - 1)
         if parsed is None:
             continue
         args, end = parsed
-        name = dec(m.group(1))
         defines, define_at = _in_effect(f, name, a)
         text = expand_text(f"{name}({', '.join(args)})", defines)
         if text.startswith(f"{name}("):

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import replace
+
+from tree_sitter import Node
 
 from .facts import CxxFacts
 from .preprocessor import expand_text
@@ -56,23 +59,11 @@ def _definers(local) -> set[str]:
 def _expanded_uses(f: SourceFile, definers: set[str]) -> tuple[list[str], list[tuple]]:
     """The expansions of the uses at namespace or class scope, and per use
     (first snippet line, line, end_line, scope, macro)."""
-    src = f.orig
-    pattern = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in definers) + rb")\s*\(")
     pieces: list[str] = []
     uses: list[tuple[int, int, int, list[str], str]] = []
     snippet_line = 1
-    for m in pattern.finditer(src):
+    for m, name, n in macro_use_sites(f, definers, in_function=False):
         a = m.start()
-        if a in f.define_names or f.caller_at(a) is not None or f.in_skip(a):
-            continue
-        if f.in_define(a):
-            continue  # inside another #define's body
-        if a > 0 and src[a - 1] in b".>:":
-            continue
-        name = dec(m.group(1))
-        n = f.root.named_descendant_for_byte_range(a, a + len(m.group(1)))
-        if n is None or n.type not in IDENTIFIERS or n.start_byte != a:
-            continue
         p = n.parent
         # a brace of a #define tree-sitter could not shape opens a block of its own: not a body
         while p is not None and (p.type not in _BODY_HOLDERS or f.in_define(p.start_byte)):
@@ -91,6 +82,26 @@ def _expanded_uses(f: SourceFile, definers: set[str]) -> tuple[list[str], list[t
         pieces.append(text)
         snippet_line += text.count("\n") + 1
     return pieces, uses
+
+
+def macro_use_sites(f: SourceFile, names: set[str], in_function: bool) -> Iterator[tuple[re.Match, str, Node]]:
+    """The uses `NAME(` of the given macros of the file, as (match, name, identifier node): not a #define's
+    own name, not in a comment, string or another #define's body, not written as a member or a qualified
+    name, and inside a function's range when in_function, else outside every function."""
+    src = f.orig
+    pattern = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in sorted(names)) + rb")\s*\(")
+    for m in pattern.finditer(src):
+        a = m.start()
+        if a in f.define_names or f.in_skip(a) or f.in_define(a):
+            continue
+        if a > 0 and src[a - 1] in b".>:":
+            continue  # a member or a qualified name, not the macro
+        if (f.caller_at(a) is not None) != in_function:
+            continue
+        n = f.root.named_descendant_for_byte_range(a, a + len(m.group(1)))
+        if n is None or n.type not in IDENTIFIERS or n.start_byte != a:
+            continue
+        yield m, dec(m.group(1)), n
 
 
 def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple]) -> CxxFacts:
