@@ -70,6 +70,7 @@ def is_header(path: str) -> bool:
 
 
 _PARAMS: dict[str, list[str] | None] = {}
+_BRACKET_OR_COMMA = re.compile(r"[<>()\[\]{},]")
 _MACRO_PARAMS = re.compile(r"\s*[A-Z][A-Z0-9_]*\(.*\)\s*", re.S)
 
 
@@ -95,19 +96,22 @@ def _split_params(signature: str) -> list[str] | None:
     if not any(c in inner for c in "<([{"):
         return [p.strip() for p in inner.split(",")]
     parts, depth, begin = [], 0, 0
-    for i, ch in enumerate(inner):
+    for m in _BRACKET_OR_COMMA.finditer(inner):  # only the characters that matter, not every one
+        ch = m.group()
         if ch in "<([{":
             depth += 1
-        elif ch in ">)]}":
+        elif ch != ",":
             depth -= 1
-        elif ch == "," and depth == 0:
+        elif depth == 0:
+            i = m.start()
             parts.append(inner[begin:i].strip())
             begin = i + 1
     parts.append(inner[begin:].strip())
     return parts
 
 
-_PARAM_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*$")
+_ARRAY_BOUND = re.compile(r"\s*\[[^\]]*\]\s*$")  # the last `[...]` of a declarator
+_TRAILING_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
 
 
 _NAMES: dict[str, frozenset[str]] = {}
@@ -124,10 +128,23 @@ def parameter_names(signature: str) -> frozenset[str]:
 def _parameter_names(signature: str) -> frozenset[str]:
     out = set()
     for p in _params(signature) or ():
-        m = _PARAM_NAME.search(p.split("=", 1)[0].strip())
-        if m and m.group(1) not in ("const", "void"):
-            out.add(m.group(1))
+        name = _declared_name(p.split("=", 1)[0].rstrip())
+        if name and name not in ("const", "void"):
+            out.add(name)
     return frozenset(out)
+
+
+def _declared_name(param: str) -> str | None:
+    """The name a parameter declares: the identifier that ends it, after any `[N]` array bounds
+    (`const int64_t sizes[3]` -> sizes). Read from the end, since a search from the start costs a
+    scan per character of long template types."""
+    while param.endswith("]"):
+        m = _ARRAY_BOUND.search(param)
+        if m is None:
+            return None
+        param = param[:m.start()]
+    m = _TRAILING_NAME.search(param)
+    return m.group(1) if m else None
 
 
 def arity(signature: str) -> tuple[int, int]:
