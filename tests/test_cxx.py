@@ -80,15 +80,16 @@ def test_compile_context():
     assert cxx.compile_context("aten/src/ATen/native/mps/operations/BinaryOps.mm") == "mps"
 
 
-def _definition(*fields, arity: tuple[int, int] = (0, 0)) -> DefinitionFact:
-    return DefinitionFact(*fields, min_args=arity[0], max_args=arity[1])
+def _definition(*fields, arity: tuple[int, int] = (0, 0), template_params: tuple[str, ...] | None = None) -> DefinitionFact:
+    return DefinitionFact(*fields, min_args=arity[0], max_args=arity[1], template_params=template_params)
 
 
 def test_definitions(macros):
     f = run("definitions.cpp", "aten/src/ATen/native/Defs.cpp", macros)
     assert f.definitions == (
         DefinitionFact("helper", "at::native::(anonymous)::helper", "function", "helper(int x)", 5, 5, False, (), min_args=1, max_args=1),
-        DefinitionFact("twice", "at::native::twice", "function", "twice(T v)", 10, 12, True, (), min_args=1, max_args=1),
+        DefinitionFact("twice", "at::native::twice", "function", "twice(T v)", 10, 12, True, (), min_args=1, max_args=1,
+                       template_params=("T:type",)),  # `template <typename T>` at line 9
         DefinitionFact("add", "at::native::Accumulator::add", "method", "add(int v)", 15, 15, False, (), min_args=1, max_args=1),
         DefinitionFact("Accumulator_reset", "at::native::Accumulator_reset", "function", "Accumulator_reset(Accumulator& a)", 19, 19, False, (),
                       min_args=1, max_args=1),
@@ -295,9 +296,10 @@ def test_attribute_macros_do_not_break_definitions(macros):
     D = _definition
     assert f.definitions == (
         D("add", "at::native::ufunc::add", "device_function", "add(T self, T other, T alpha)", 8, 10, True,
-          ("C10_HOST_DEVICE", "C10_ALWAYS_INLINE"), arity=(3, 3)),
+          ("C10_HOST_DEVICE", "C10_ALWAYS_INLINE"), arity=(3, 3), template_params=("T:type",)),
         D("add", "at::native::ufunc::add", "function",
-          "add(Vectorized<T> self, Vectorized<T> other, Vectorized<T> alpha)", 13, 15, True, ("C10_ALWAYS_INLINE",), arity=(3, 3)),
+          "add(Vectorized<T> self, Vectorized<T> other, Vectorized<T> alpha)", 13, 15, True, ("C10_ALWAYS_INLINE",), arity=(3, 3),
+          template_params=("T:type",)),
         D("WelfordData", "at::native::ufunc::WelfordData::WelfordData", "device_function", "WelfordData()", 19, 19, False,
           ("C10_HOST_DEVICE",)),
         # the line is the first token after the blanked macros, as for C10_LAUNCH_BOUNDS_1(...) __global__

@@ -21,6 +21,7 @@ from .facts import DefinitionFact
 from .scan import dec, norm, nospace, skip_space
 from .scopes import function_declarator, scope_prefix, split_scope
 from .sourcefile import SourceFile
+from .template_params import template_parameters
 
 # macro -> (kind, the member the macro's struct defines)
 STRUCTURED = {
@@ -91,7 +92,14 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
         min_args=min_args,
         max_args=max_args,
         name_line=_other_line(inner.start_point[0] + 1, node.start_point[0] + 1),
+        template_params=_template_params(node) if is_template else None,
     )
+
+
+def _template_params(node) -> tuple[str, ...] | None:
+    """`name:kind` per parameter of its template head (template_params.py)."""
+    found = template_parameters(node)
+    return tuple(f"{name}:{kind}" for name, kind in found) if found is not None else None
 
 
 def _other_line(name_line: int, line: int) -> int:

@@ -30,6 +30,7 @@ class DefinitionFact:
     min_args: int = 0  # the parameters without a default
     max_args: int = 0  # all parameters; -1 when variadic (`...` or a parameter pack)
     name_line: int = 0  # the line its name is written on (the declarator's), where a reader points; 0: same as line
+    template_params: tuple[str, ...] | None = None  # "K:template", "RNG:type", "N:value" per parameter of its template head; None: no template
 
 
 @dataclass(frozen=True)

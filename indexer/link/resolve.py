@@ -8,6 +8,8 @@ The rules, in order (the first that decides wins):
 4. an unqualified name is looked up in the caller's class and namespaces, inner first, then in the
    namespaces the caller's file brings in with `using`;
 5. local definitions (unnamed namespace, static) are seen only from their own file and its includers;
+   a name that is one of the caller's template parameters is that parameter, never a definition of
+   the same name elsewhere (template_args.py follows it to the arguments call sites write);
 6. among what is left: the caller's own file, then files it includes, then by argument count;
    explicit specialisations answer a call whose template arguments name one, and a call with
    dependent template arguments (`gemm<scalar_t>`) reaches every specialisation;
@@ -48,6 +50,7 @@ class Context(NamedTuple):
     includes: Callable[[str], bool]  # is the file in the caller's include closure
     params: frozenset[str] = frozenset()  # the caller's parameter names (a call through one is indirect)
     aliases: dict[str, str] | None = None  # the caller's own type aliases (`using Vec = Vectorized<scalar_t>;`)
+    template_params: dict[str, str] | None = None  # the caller's template parameters, name -> kind
 
 
 _CONSTRUCTED = re.compile(r"(?:[\w:]+::)?([A-Z]\w*)(?:<[^()]*>)?\(")  # `TensorOptions().dtype(...)`: a T made in place
@@ -120,6 +123,10 @@ class Resolver:
         """The targets of a call (memoised: a file calls the same names from the same scope again and again)."""
         if callee_name in ctx.params and callee.split("<", 1)[0] == callee_name:
             return _THROUGH_PARAMETER
+        if ctx.template_params:
+            head = callee.split("<", 1)[0].split("(", 1)[0].split("::", 1)[0]
+            if head in ctx.template_params:  # `K<RNG>()(x)`, `Op::apply(x)`: what the caller's caller passes as K, Op
+                return [Target(None, How.TEMPLATE_PARAMETER, head)]  # bound after the calls (template_args.py)
         if callee_name not in self.symbols.by_name:  # no definition has the name: the scope cannot matter
             inner = ctx.chain[0].rsplit("::", 1)[-1]
             structured = inner.startswith("structured_") and inner in self.bases
@@ -224,6 +231,8 @@ class Resolver:
             here = [s for s in here if s.qualified_name.endswith(want)]
         if len(here) == 1:
             return [Target(here[0].node, How.REGISTERED)]
+        if here:  # the file defines it more than once (under #if / #else): those, not a namesake elsewhere
+            return [Target(s.node, How.REGISTERED, f"{len(here)} definitions in the registering file") for s in here]
         return self.resolve(ctx, kernel, name, -1, None)
 
     def _lookup(self, ctx: Context, cands: list[Symbol], qualifier: str, receiver: str | None,

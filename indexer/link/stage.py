@@ -18,6 +18,7 @@ from .classify import OpForms, schema_arity
 from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, stub_edges
 from .includes import IncludeGraph
 from .kinds import EdgeKind, How, NodeKind
+from . import template_args
 from .nodes import make_nodes
 from .resolve import Context, Resolver
 from .symbols import Symbol, Symbols, is_header, normalise_scope, parameter_names, scope_chain
@@ -78,7 +79,7 @@ class Contexts:
                 lambda f, file=file: f == file or f in closure(file) or (is_header(f) and not self.includes.direct),
                 lambda f, file=file: f in closure(file),
                 parameter_names(caller.signature) if caller is not None else frozenset(),
-                self.local_aliases.get((file, qualified)))
+                self.local_aliases.get((file, qualified)), caller.template_params if caller is not None else None)
         return ctx
 
 
@@ -93,6 +94,7 @@ def link(conn: sqlite3.Connection, jobs: int = 1) -> LinkSummary:
     inline = frozenset(r[0] for r in conn.execute("SELECT qualified_name FROM inline_namespaces")) \
         if "inline_namespaces" in tables else frozenset()
     arity = ", min_args, max_args" if "min_args" in def_columns else ", -1, -1"
+    arity += ", template_params" if "template_params" in def_columns else ""
     symbols = Symbols(((i, nodes.definition[i], *rest) for i, *rest in conn.execute(
         "SELECT id, name, qualified_name, kind, file, line, end_line, qualifiers, signature" + arity +
         " FROM definitions ORDER BY id")), inline)
@@ -109,14 +111,14 @@ def link(conn: sqlite3.Connection, jobs: int = 1) -> LinkSummary:
     callers = Callers(symbols)
     call_columns = _columns(conn, "calls")
     extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
+    functors = _functors(conn, tables, symbols, resolver)
     edges = itertools.chain(
         op_edges(conn, nodes, symbols),
-        call_edges(conn, nodes, resolver, callers, contexts, extra, _functors(conn, tables, symbols, resolver),
-                   tables, jobs),
+        call_edges(conn, nodes, resolver, callers, contexts, extra, functors, tables, jobs),
         stub_edges(conn, nodes, symbols, callers, contexts, resolver),
         launch_edges(conn, nodes, symbols, callers, contexts, resolver, tables),
         dtype_edges(conn, callers))
-    edge_rows = list(edges)
+    edge_rows = template_args.bind(list(edges), symbols, resolver, contexts, functors)
     _mark_device_paths(nodes.rows, edge_rows)
     _count_device_candidates(nodes.rows, edge_rows, resolver)
     _write(conn, nodes.rows, edge_rows)

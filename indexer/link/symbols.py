@@ -40,6 +40,7 @@ class Symbol:
     min_args: int  # -1 when unknown (a macro writes the parameters)
     max_args: int  # -1 for variadic or unknown
     signature: str
+    template_params: dict[str, str] | None = None  # name -> kind (type, template, value) of its template head
 
 
 def norm_component(component: str) -> str:
@@ -171,6 +172,13 @@ def normalise_type(text: str) -> str:
     return re.sub(r"\b(?:at|c10|::)::", "", text.replace(" ", "")).removeprefix("::")
 
 
+def _template_params(written: str | None) -> dict[str, str] | None:
+    """definitions.template_params (`["K:template", "RNG:type"]`) as name -> kind."""
+    if not written:
+        return None
+    return dict(p.rsplit(":", 1) for p in json.loads(written)) or None
+
+
 class Symbols:
     """Definitions by name, and the per-file facts lookup needs."""
 
@@ -179,7 +187,7 @@ class Symbols:
         self.by_name: dict[str, list[Symbol]] = {}
         self.by_file: dict[str, list[Symbol]] = {}
         self.by_qualified: dict[str, list[Symbol]] = {}
-        for def_id, node, name, qualified, kind, file, line, end_line, qualifiers, signature, lo, hi in rows:
+        for def_id, node, name, qualified, kind, file, line, end_line, qualifiers, signature, lo, hi, *more in rows:
             parts = split_scope(qualified)
             scope = normalise_scope(parts[:-1], inline)
             quals = json.loads(qualifiers)
@@ -187,7 +195,7 @@ class Symbols:
             if lo == -1 and hi == -1:
                 lo, hi = arity(signature)
             sym = Symbol(def_id, node, name, qualified, kind, file, line, end_line, scope, local,
-                         specialisation(qualified), lo, hi, signature)
+                         specialisation(qualified), lo, hi, signature, _template_params(more[0] if more else None))
             self.by_name.setdefault(name, []).append(sym)
             self.by_file.setdefault(file, []).append(sym)
             self.by_qualified.setdefault(qualified, []).append(sym)

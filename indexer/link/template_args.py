@@ -1,0 +1,156 @@
+"""Calls through a template parameter, bound to the arguments the call sites write.
+
+    template <template <typename> class bernoulli_kernel, typename RNG>
+    Tensor& bernoulli_impl_(Tensor& self, double p, ...) { bernoulli_kernel<RNG>()(self, p, gen); }
+    ... bernoulli_impl_<BernoulliStub, Generator>(self, p, gen);        // Distributions.cpp
+
+Inside bernoulli_impl_, `bernoulli_kernel` is whatever its caller passes: BernoulliStub, whose
+operator() calls the stub. C++ lookup never finds a definition that merely has the parameter's name
+(resolve.py answers How.TEMPLATE_PARAMETER for such a call); this pass, run once all calls are
+resolved, replaces each of those answers:
+
+- by the edges of the rewritten call, the parameter replaced by each argument written for it at a call
+  site of the template (`BernoulliStub<RNG>()(...)` -> BernoulliStub::operator(); `Op::apply(x)` with
+  Op = AddOp -> AddOp::apply; `f(x)` with a function as the value argument -> that function), looked up
+  from the call site that writes the argument; an edge that reaches a definition is How.TEMPLATE_ARGUMENT
+  and its detail says what was bound where;
+- where no call site in the checkout writes the argument (it is deduced, or the template is called
+  from outside): a type parameter constructs or converts (How.TYPE), a value parameter is called
+  through (How.VIRTUAL).
+
+The graph holds one copy of a template, so a parameter gets every argument any call site writes for it.
+An argument that is itself a template parameter of its call site's function is followed to what that
+function's call sites write, a few levels up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .classify import template_args, written_parts
+from .kinds import EdgeKind, How
+from .resolve import Resolver
+from .symbols import Symbol, Symbols
+
+FORWARDED = 3  # levels of templates that pass their own parameter on
+_BOUND_AT = "{param} = {arg} at {file}:{line}"
+
+
+class _Site:
+    __slots__ = ("arg", "caller", "file", "line")
+
+    def __init__(self, arg: str, caller: Symbol, file: str, line: int):
+        self.arg, self.caller, self.file, self.line = arg, caller, file, line
+
+
+def split_args(args: str) -> list[str]:
+    """Template arguments at the top level: `BernoulliStub, Generator` -> [BernoulliStub, Generator]."""
+    out, depth, begin = [], 0, 0
+    for i, ch in enumerate(args):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(args[begin:i].strip())
+            begin = i + 1
+    last = args[begin:].strip()
+    return [*out, last] if last or out else out
+
+
+def bind(edge_rows: list, symbols: Symbols, resolver: Resolver, contexts: Callable, functors) -> list:
+    """edge_rows with every How.TEMPLATE_PARAMETER row replaced by its bound edges (in place of the row,
+    so the order stays that of the calls)."""
+    if not any(row[5] is How.TEMPLATE_PARAMETER for row in edge_rows):
+        return edge_rows
+    by_node = {s.node: s for syms in symbols.by_file.values() for s in syms}
+    sites = _sites(edge_rows, by_node)
+    out: list = []
+    for row in edge_rows:
+        if row[5] is How.TEMPLATE_PARAMETER:
+            out.extend(_bound(row, by_node, sites, resolver, contexts, functors))
+        else:
+            out.append(row)
+    return out
+
+
+def _sites(edge_rows: list, by_node: dict[int, Symbol]) -> dict[tuple[int, str], list[_Site]]:
+    """(template's node, parameter) -> the arguments call sites write for it, in the calls' order."""
+    out: dict[tuple[int, str], list[_Site]] = {}
+    for kind, src, dst, file, line, _how, target, *_ in edge_rows:
+        if kind != EdgeKind.CALLS or dst is None or not target:
+            continue
+        template = by_node.get(dst)
+        if template is None or not template.template_params:
+            continue
+        args = template_args(written_parts(target)[1])
+        caller = by_node.get(src)
+        if args is None or caller is None:
+            continue
+        for param, arg in zip(template.template_params, split_args(args)):
+            if arg:
+                got = out.setdefault((dst, param), [])
+                if not any(s.arg == arg and s.caller is caller for s in got):
+                    got.append(_Site(arg, caller, file, line))
+    return out
+
+
+def _arguments(node: int, param: str, sites: dict, depth: int = 0) -> list[_Site]:
+    """The arguments bound to a template's parameter; one that is its own caller's template parameter
+    is followed to that caller's call sites."""
+    out: list[_Site] = []
+    for site in sites.get((node, param), ()):
+        head = site.arg.split("<", 1)[0].split("::", 1)[0].lstrip("&").strip()
+        forwarded = site.caller.template_params and head in site.caller.template_params
+        if forwarded and depth < FORWARDED:
+            for outer in _arguments(site.caller.node, head, sites, depth + 1):
+                out.append(_Site(outer.arg + site.arg.lstrip("&").strip()[len(head):], outer.caller, outer.file,
+                                 outer.line))
+        elif not forwarded:
+            out.append(site)
+    return out
+
+
+def _bound(row: tuple, by_node: dict[int, Symbol], sites: dict, resolver: Resolver, contexts: Callable,
+           functors) -> list[tuple]:
+    kind, src, _dst, file, line, _how, callee, param = row[:8]
+    caller = by_node[src]
+    bound = _arguments(src, param, sites)
+    if not bound:
+        unbound = How.VIRTUAL if caller.template_params.get(param) == "value" else How.TYPE
+        return [(kind, src, None, file, line, unbound, callee,
+                 f"template parameter {param}: no call site in the checkout writes its argument")]
+    out: list[tuple] = []
+    for site in bound:
+        arg = site.arg.lstrip("&").strip()
+        written = arg + callee[len(param):]
+        detail = _BOUND_AT.format(param=param, arg=arg, file=site.file, line=site.line)
+        ctx = contexts(site.caller.file, site.caller)
+        out.extend(_rewritten(kind, src, file, line, written, callee, detail, ctx, resolver, functors))
+    return _merged(out)
+
+
+def _merged(edges: list[tuple]) -> list[tuple]:
+    """One edge per target: several call sites that write the same argument name the first, and count the rest."""
+    sites: dict[tuple, list[str]] = {}
+    for edge in edges:
+        got = sites.setdefault(edge[:7], [])
+        if edge[7] not in got:
+            got.append(edge[7])
+    return [(*key, details[0] if len(details) == 1 else f"{details[0]} (and {len(details) - 1} more call sites)")
+            for key, details in sites.items()]
+
+
+def _rewritten(kind: str, src: int, file: str, line: int, written: str, callee: str, detail: str, ctx,
+               resolver: Resolver, functors) -> list[tuple]:
+    """The edges of the call with the argument written in. A functor class made (`Stub<RNG>`) runs its
+    operator(), and the call of the object made (`Stub<RNG>()(...)`, written `Stub<RNG>()`) calls it;
+    anything else is looked up as written. The edges keep the callee as the caller writes it (`target`)."""
+    head = written.split("(", 1)[0]
+    name = written_parts(head)[1].split("<", 1)[0]
+    operators = functors(ctx, head, name) if functors is not None else []
+    if operators:
+        edge = EdgeKind.RUNS_FUNCTOR if written == head else EdgeKind.CALLS
+        return [(edge, src, op, file, line, How.TEMPLATE_ARGUMENT, callee, detail) for op in operators]
+    return [(kind, src, t.node, file, line, How.TEMPLATE_ARGUMENT if t.node is not None else t.how, callee, detail)
+            for t in resolver.resolve(ctx, written, name, -1, None)]

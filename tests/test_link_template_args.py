@@ -1,0 +1,122 @@
+"""Calls through a template parameter (link/template_args.py): bound to the arguments the call sites
+write, never to a definition that only shares the parameter's name. The fixture is written here, and
+each expected edge is read in it (line numbers are the fixture's)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from tg_index.indexer.build import build
+from tg_index.queries.api import Index
+
+N = "aten/src/ATen/native/"
+HEADER = """\
+namespace at { namespace native {
+namespace templates {
+template <template <typename> class sample_kernel, typename RNG>
+void sample_impl_(int& self, double p) {
+  sample_kernel<RNG>()(self, p);
+}
+template <typename Op>
+int apply_impl(int x) {
+  return Op::apply(x);
+}
+template <typename T>
+T twice(T x) {
+  return T(x);
+}
+template <void (*fn)(int)>
+void call_value(int x) {
+  fn(x);
+}
+template <typename Op>
+int forward_impl(int x) {
+  return apply_impl<Op>(x);
+}
+}  // namespace templates
+}}
+"""
+SOURCE = """\
+#include "Dist.h"
+namespace at { namespace native {
+void fill_one(int x) {}
+template <typename RNG>
+struct SampleStub {
+  void operator()(int& self, double p) { fill_one(self); }
+};
+struct AddOp { static int apply(int x) { return x + 1; } };
+void sample_(int& self, double p) {
+  templates::sample_impl_<SampleStub, int>(self, p);
+  templates::call_value<fill_one>(2);
+  templates::forward_impl<AddOp>(3);
+  templates::twice(4);
+}
+}}
+"""
+NAMESAKE = """\
+namespace at { namespace native {
+void sample_kernel(int& self, double p) {}
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("tparams")
+    native = root / N
+    (native / "cuda").mkdir(parents=True)
+    (native / "Dist.h").write_text(HEADER)
+    (native / "Dist.cpp").write_text(SOURCE)
+    (native / "cuda" / "Namesake.cu").write_text(NAMESAKE)
+    (native / "native_functions.yaml").write_text("- func: sample_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n"
+                                                  "    CPU: sample_\n")
+    out = root / "ix.db"
+    build(root, out, jobs=1)
+    return out
+
+
+def edges(db: Path, src: str) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "SELECT e.kind, e.target, e.how, d.name, e.line, e.detail FROM edges e JOIN nodes s ON s.id = e.src "
+            "LEFT JOIN nodes d ON d.id = e.dst WHERE s.name = ? AND e.kind IN ('calls', 'runs-functor') "
+            "ORDER BY e.id", (src, )).fetchall()
+
+
+def test_the_template_parameters_are_facts(db: Path):
+    with sqlite3.connect(db) as conn:
+        got = dict(conn.execute("SELECT name, template_params FROM definitions WHERE file = ?", (f"{N}Dist.h",)))
+    assert got == {"sample_impl_": '["sample_kernel:template", "RNG:type"]', "apply_impl": '["Op:type"]',
+                   "twice": '["T:type"]', "call_value": '["fn:value"]', "forward_impl": '["Op:type"]'}
+
+
+def test_a_template_template_parameter_runs_the_functor_its_caller_passes(db: Path):
+    bound = f"sample_kernel = SampleStub at {N}Dist.cpp:10"
+    assert edges(db, "at::native::templates::sample_impl_") == [  # Dist.h:5, never Namesake.cu's sample_kernel
+        ("runs-functor", "sample_kernel<RNG>", "template-argument", "at::native::SampleStub::operator()", 5, bound),
+        ("calls", "sample_kernel<RNG>()", "template-argument", "at::native::SampleStub::operator()", 5, bound)]
+
+
+def test_a_type_parameter_names_the_class_its_caller_passes_even_when_forwarded(db: Path):
+    # forward_impl<AddOp> (Dist.cpp:12) passes its Op on to apply_impl<Op> (Dist.h:21)
+    assert edges(db, "at::native::templates::apply_impl") == [
+        ("calls", "Op::apply", "template-argument", "at::native::AddOp::apply", 9, f"Op = AddOp at {N}Dist.cpp:12")]
+
+
+def test_a_value_parameter_calls_the_function_passed(db: Path):
+    assert edges(db, "at::native::templates::call_value") == [
+        ("calls", "fn", "template-argument", "at::native::fill_one", 17, f"fn = fill_one at {N}Dist.cpp:11")]
+
+
+def test_a_deduced_parameter_is_a_type(db: Path):
+    assert edges(db, "at::native::templates::twice") == [
+        ("calls", "T", "type", None, 13, "template parameter T: no call site in the checkout writes its argument")]
+
+
+def test_kernels_for_follows_the_bound_functor(db: Path):
+    [answer] = Index.open(db).kernels_for("sample_")
+    names = [s.name for k in answer.keys for s in k.chain]
+    assert "at::native::SampleStub::operator()" in names
+    assert "at::native::sample_kernel" not in names
