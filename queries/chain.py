@@ -81,11 +81,15 @@ class _Walk:
     too_deep: dict[str, None] = field(default_factory=dict)
     too_many: dict[str, None] = field(default_factory=dict)
 
+    sites: set[tuple[str, int]] = field(default_factory=set)  # the call sites of the steps so far
+
     def add(self, step: Step) -> None:
         mark = (step.kind, step.name, step.loc, step.device, step.detail, step.site)
         if mark not in self.marks:
             self.marks.add(mark)
             self.steps.append(step)
+            if step.site is not None:
+                self.sites.add((step.site.file, step.site.line))
 
     def truncations(self, depth: int) -> tuple[Truncation, ...]:
         cuts = []
@@ -104,6 +108,31 @@ _EDGES = ("SELECT e.src, e.kind, e.dst, e.file, e.line, e.how, e.target, e.detai
           "n.line, n.end_line, n.device_path FROM edges e LEFT JOIN nodes n ON n.id = e.dst WHERE e.src IN ({}) AND "
           "(e.dst IS NOT NULL OR e.kind != 'calls' OR e.detail LIKE '%lead to device work%') ORDER BY e.id")
 _BATCH = 500  # nodes whose edges one statement reads (SQLite allows 32,766 parameters)
+
+
+def _binding_site(detail: str) -> tuple[str, int] | None:
+    """Where a template-argument edge's argument is written: `K = Stub at FILE:LINE` (link/template_args.py)."""
+    where = detail.rpartition(" at ")[2]
+    file, _, line = where.rpartition(":")
+    return (file, int(line)) if file and line.isdigit() else None
+
+
+def _bound_here(edges: list, sites: set[tuple[str, int]]) -> list:
+    """A template's calls through its parameters, only those bound by the call sites this walk came through,
+    when it came through one of them (the graph has one copy of a template for all its callers); each
+    target once."""
+    bound = [e for e in edges if e[4] == How.TEMPLATE_ARGUMENT and e[6]]
+    if not bound:
+        return edges
+    here = {id(e) for e in bound if _binding_site(e[6]) in sites}
+    out, seen = [], set()
+    for e in edges:
+        if e[4] == How.TEMPLATE_ARGUMENT and e[6]:
+            if (here and id(e) not in here) or (e[0], e[1], e[3]) in seen:
+                continue
+            seen.add((e[0], e[1], e[3]))
+        out.append(e)
+    return out
 
 
 class Linker:
@@ -210,7 +239,7 @@ class Linker:
 
     def _expand(self, node: int, level: int, in_functor: bool, walk: _Walk):
         """(step, node to go on with, whether that node is run as a functor) for each edge out of a node."""
-        edges = self.edges(node)
+        edges = _bound_here(self.edges(node), walk.sites)
         ambiguous: dict[tuple, list] = {}
         composite = walk.key in _COMPOSITE
         for edge in edges:

@@ -53,6 +53,11 @@ void sample_(int& self, double p) {
   templates::forward_impl<AddOp>(3);
   templates::twice(4);
 }
+template <typename RNG>
+struct SampleMeta {
+  void operator()(int& self, double p) {}
+};
+void sample_meta_(int& self, double p) { templates::sample_impl_<SampleMeta, int>(self, p); }
 }}
 """
 NAMESAKE = """\
@@ -71,7 +76,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (native / "Dist.cpp").write_text(SOURCE)
     (native / "cuda" / "Namesake.cu").write_text(NAMESAKE)
     (native / "native_functions.yaml").write_text("- func: sample_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n"
-                                                  "    CPU: sample_\n")
+                                                  "    CPU: sample_\n    Meta: sample_meta_\n")
     out = root / "ix.db"
     build(root, out, jobs=1)
     return out
@@ -93,10 +98,13 @@ def test_the_template_parameters_are_facts(db: Path):
 
 
 def test_a_template_template_parameter_runs_the_functor_its_caller_passes(db: Path):
-    bound = f"sample_kernel = SampleStub at {N}Dist.cpp:10"
+    stub, meta = f"sample_kernel = SampleStub at {N}Dist.cpp:10", f"sample_kernel = SampleMeta at {N}Dist.cpp:19"
+    functor, made, called = "template-argument", "sample_kernel<RNG>", "sample_kernel<RNG>()"
     assert edges(db, "at::native::templates::sample_impl_") == [  # Dist.h:5, never Namesake.cu's sample_kernel
-        ("runs-functor", "sample_kernel<RNG>", "template-argument", "at::native::SampleStub::operator()", 5, bound),
-        ("calls", "sample_kernel<RNG>()", "template-argument", "at::native::SampleStub::operator()", 5, bound)]
+        ("runs-functor", made, functor, "at::native::SampleStub::operator()", 5, stub),
+        ("runs-functor", made, functor, "at::native::SampleMeta::operator()", 5, meta),
+        ("calls", called, functor, "at::native::SampleStub::operator()", 5, stub),
+        ("calls", called, functor, "at::native::SampleMeta::operator()", 5, meta)]
 
 
 def test_a_type_parameter_names_the_class_its_caller_passes_even_when_forwarded(db: Path):
@@ -115,8 +123,10 @@ def test_a_deduced_parameter_is_a_type(db: Path):
         ("calls", "T", "type", None, 13, "template parameter T: no call site in the checkout writes its argument")]
 
 
-def test_kernels_for_follows_the_bound_functor(db: Path):
+def test_kernels_for_follows_the_functor_its_own_call_site_binds(db: Path):
     [answer] = Index.open(db).kernels_for("sample_")
-    names = [s.name for k in answer.keys for s in k.chain]
-    assert "at::native::SampleStub::operator()" in names
-    assert "at::native::sample_kernel" not in names
+    names = {k.key: [s.name for s in k.chain] for k in answer.keys}
+    # CPU comes through Dist.cpp:10 (SampleStub), Meta through Dist.cpp:19 (SampleMeta): one template, two bindings
+    assert [n for n in names["CPU"] if n.endswith("operator()")] == ["at::native::SampleStub::operator()"]
+    assert [n for n in names["Meta"] if n.endswith("operator()")] == ["at::native::SampleMeta::operator()"]
+    assert all("at::native::sample_kernel" not in chain for chain in names.values())

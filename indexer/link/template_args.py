@@ -18,7 +18,8 @@ resolved, replaces each of those answers:
   from outside): a type parameter constructs or converts (How.TYPE), a value parameter is called
   through (How.VIRTUAL).
 
-The graph holds one copy of a template, so a parameter gets every argument any call site writes for it.
+The graph holds one copy of a template, so a parameter gets every argument any call site writes for it,
+an edge per call site (kernels-for follows those of the call sites it came through: queries/chain.py).
 An argument that is itself a template parameter of its call site's function is followed to what that
 function's call sites write, a few levels up.
 """
@@ -127,18 +128,8 @@ def _bound(row: tuple, by_node: dict[int, Symbol], sites: dict, resolver: Resolv
         detail = _BOUND_AT.format(param=param, arg=arg, file=site.file, line=site.line)
         ctx = contexts(site.caller.file, site.caller)
         out.extend(_rewritten(kind, src, file, line, written, callee, detail, ctx, resolver, functors))
-    return _merged(out)
+    return list(dict.fromkeys(out))
 
-
-def _merged(edges: list[tuple]) -> list[tuple]:
-    """One edge per target: several call sites that write the same argument name the first, and count the rest."""
-    sites: dict[tuple, list[str]] = {}
-    for edge in edges:
-        got = sites.setdefault(edge[:7], [])
-        if edge[7] not in got:
-            got.append(edge[7])
-    return [(*key, details[0] if len(details) == 1 else f"{details[0]} (and {len(details) - 1} more call sites)")
-            for key, details in sites.items()]
 
 
 def _rewritten(kind: str, src: int, file: str, line: int, written: str, callee: str, detail: str, ctx,
