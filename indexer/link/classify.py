@@ -31,7 +31,7 @@ transform reverse numeric_limits""".split())
 _VENDOR = re.compile(
     r"(^|::)(cublas\w*|cudnn\w*|cusparse\w*|cufft\w*|curand\w*|cusolver\w*|nvrtc\w*|nvtx\w*|nccl\w*|magma\w*|"
     r"mkl_\w+|cblas_\w+|Dfti\w+|vsl\w*|vml\w*|cuda[A-Z]\w*|cu[A-Z]\w*|hip[A-Z]\w*|rocblas\w*|miopen\w*|hipblas\w*|"
-    r"MPS\w+)$|^(thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|cudnn_frontend|mkl|fbgemm|pytorch_qnnpack|"
+    r"MPS(?:Graph|NDArray|Shape|DataType|Kernel|Image|Matrix|Vector|Command|CNN|RNN|Temporary|State|Tensor)\w*)$|^(thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|cudnn_frontend|mkl|fbgemm|pytorch_qnnpack|"
     r"qnnpack|xnnpack|sleef|Sleef|nnpack|cpuinfo|pocketfft|ducc0|tensorpipe|gloo|ncclx?|at::cuda::blas)::|"
     r"^(xnn|pytorch_qnnp|qnnp|nnp|Sleef|ducc|cpuinfo)_\w+$")
 _STANDARD = re.compile(r"^(::)?(std|cuda::std|__gnu_cxx|__cxxabiv1|detail_std)::")
@@ -57,6 +57,15 @@ _FAMILY = re.compile(r"(?:^|::)(cublasLt|cublas|cudnn|cusparse|cufft|curand|cuso
 COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft", "curand", "cusolver", "nccl", "magma",
                               "mkl", "cub", "thrust", "onednn", "cutlass", "cute", "fbgemm", "xnnpack", "qnnpack",
                               "sleef", "rocblas", "miopen", "mps"))
+
+
+# Vendor calls that configure or ask the library (threads, version, memory) rather than compute: an
+# edge to the vendor (How.VENDOR), not a calls-library edge that ends a chain as the work done.
+_SERVICE = re.compile(r"(^|::)mkl_(set|get|free|enable|disable|verbose|mem|peak|finalize|thread)\w*$")
+
+
+def is_service_call(callee: str) -> bool:
+    return _SERVICE.search(callee) is not None
 
 
 def vendor_family(callee: str) -> str:

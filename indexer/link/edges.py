@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from ..vocab import Origin, StubKind
 from .kernels import implementation
-from .classify import COMPUTE_FAMILIES, vendor_family
+from .classify import COMPUTE_FAMILIES, is_service_call, vendor_family
 from .kinds import EdgeKind, How, NodeKind
 from .nodes import Nodes
 from .parallel import map_parts
@@ -108,7 +108,7 @@ class _Calls:
                         vendor_family(callee) in COMPUTE_FAMILIES:
                     family = vendor_family(callee)
                     new_library = (family, callee) not in nodes.library
-                if family is not None and t.node is None:
+                if family is not None and t.node is None and not is_service_call(callee):
                     dst = (family, callee) if new_library else nodes.library.get((family, callee))
                     yield (EdgeKind.CALLS_LIBRARY, src.node, dst, file, line, How.VENDOR, callee, family)
                 elif t.how is How.OP:

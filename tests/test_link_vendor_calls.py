@@ -1,0 +1,45 @@
+"""Vendor calls in the graph: a call that computes ends a chain (calls-library); one that configures or
+asks the library (MKL's thread and version functions) is an edge to the vendor that does no device work;
+a PyTorch name that merely starts like a vendor's (MPSHooksRegistry, a c10 registry) is no vendor call."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from tg_index.indexer.build import build
+
+N = "aten/src/ATen/native/"
+SOURCE = """\
+namespace at { namespace native {
+void threads_only() {
+  mkl_set_num_threads(1);
+  mkl_get_max_threads();
+}
+void gemm_cpu(float* a) {
+  cblas_sgemm(a);
+}
+void hooks() {
+  MPSHooksRegistry()->Create();
+  MPSGraphTensor* t = nullptr;
+}
+}}
+"""
+
+
+def test_service_calls_do_no_device_work(tmp_path: Path):
+    (tmp_path / N).mkdir(parents=True)
+    (tmp_path / N / "Blas.cpp").write_text(SOURCE)
+    (tmp_path / N / "native_functions.yaml").write_text("- func: gemmish(Tensor self) -> Tensor\n  dispatch:\n"
+                                                        "    CPU: gemm_cpu\n")
+    db = tmp_path / "ix.db"
+    build(tmp_path, db, jobs=1)
+    with sqlite3.connect(db) as conn:
+        got = conn.execute("SELECT s.name, e.kind, e.target, e.how, e.dst IS NOT NULL FROM edges e "
+                           "JOIN nodes s ON s.id = e.src WHERE e.kind IN ('calls', 'calls-library') ORDER BY e.id").fetchall()
+        device = dict(conn.execute("SELECT name, device_path FROM nodes WHERE kind = 'function'"))
+    assert ("at::native::threads_only", "calls", "mkl_set_num_threads", "vendor", 0) in got  # Blas.cpp:3
+    assert ("at::native::threads_only", "calls", "mkl_get_max_threads", "vendor", 0) in got  # Blas.cpp:4
+    assert ("at::native::gemm_cpu", "calls-library", "cblas_sgemm", "vendor", 1) in got  # Blas.cpp:7
+    assert not [g for g in got if g[2] == "MPSHooksRegistry" and g[3] == "vendor"]  # Blas.cpp:10
+    assert device["at::native::threads_only"] == 0 and device["at::native::gemm_cpu"] == 1
