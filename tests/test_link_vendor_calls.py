@@ -1,5 +1,5 @@
 """Vendor calls in the graph: a call that computes ends a chain (calls-library); one that configures or
-asks the library (MKL's thread and version functions) is an edge to the vendor that does no device work;
+asks the library (MKL's thread and version functions, VSL's stream set-up) is an edge to the vendor that does no device work;
 a PyTorch name that merely starts like a vendor's (MPSHooksRegistry, a c10 registry) is no vendor call."""
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ void threads_only() {
 }
 void gemm_cpu(float* a) {
   cblas_sgemm(a);
+}
+void sample_cpu(int* out) {
+  vslNewStream(out);
+  viRngBernoulli(out);
 }
 void hooks() {
   MPSHooksRegistry()->Create();
@@ -41,5 +45,7 @@ def test_service_calls_do_no_device_work(tmp_path: Path):
     assert ("at::native::threads_only", "calls", "mkl_set_num_threads", "vendor", 0) in got  # Blas.cpp:3
     assert ("at::native::threads_only", "calls", "mkl_get_max_threads", "vendor", 0) in got  # Blas.cpp:4
     assert ("at::native::gemm_cpu", "calls-library", "cblas_sgemm", "vendor", 1) in got  # Blas.cpp:7
-    assert not [g for g in got if g[2] == "MPSHooksRegistry" and g[3] == "vendor"]  # Blas.cpp:10
+    assert ("at::native::sample_cpu", "calls", "vslNewStream", "vendor", 0) in got  # Blas.cpp:10: MKL VSL's stream set-up
+    assert ("at::native::sample_cpu", "calls-library", "viRngBernoulli", "vendor", 1) in got  # Blas.cpp:11
+    assert not [g for g in got if g[2] == "MPSHooksRegistry" and g[3] == "vendor"]  # Blas.cpp:14
     assert device["at::native::threads_only"] == 0 and device["at::native::gemm_cpu"] == 1

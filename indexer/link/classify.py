@@ -30,7 +30,7 @@ transform reverse numeric_limits""".split())
 
 _VENDOR = re.compile(
     r"(^|::)(cublas\w*|cudnn\w*|cusparse\w*|cufft\w*|curand\w*|cusolver\w*|nvrtc\w*|nvtx\w*|nccl\w*|magma\w*|"
-    r"mkl_\w+|cblas_\w+|Dfti\w+|vsl\w*|vml\w*|cuda[A-Z]\w*|cu[A-Z]\w*|hip[A-Z]\w*|rocblas\w*|miopen\w*|hipblas\w*|"
+    r"mkl_\w+|cblas_\w+|Dfti\w+|vsl\w*|vml\w*|v[sdi]Rng\w+|cuda[A-Z]\w*|cu[A-Z]\w*|hip[A-Z]\w*|rocblas\w*|miopen\w*|hipblas\w*|"
     r"MPS(?:Graph|NDArray|Shape|DataType|Kernel|Image|Matrix|Vector|Command|CNN|RNN|Temporary|State|Tensor)\w*)$|^(thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|cudnn_frontend|mkl|fbgemm|pytorch_qnnpack|"
     r"qnnpack|xnnpack|sleef|Sleef|nnpack|cpuinfo|pocketfft|ducc0|tensorpipe|gloo|ncclx?|at::cuda::blas)::|"
     r"^(xnn|pytorch_qnnp|qnnp|nnp|Sleef|ducc|cpuinfo)_\w+$")
@@ -48,6 +48,7 @@ _PARTS: dict[str, tuple[str, str, str | None]] = {}
 
 
 _FAMILY = re.compile(r"(?:^|::)(cublasLt|cublas|cudnn|cusparse|cufft|curand|cusolver|nvrtc|nccl|magma|mkl|cblas|"
+                     r"vsl|vml|v[sdi]Rng|Dfti|"
                      r"thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|fbgemm|xnnpack|qnnpack|sleef|hip|rocblas|miopen|"
                      r"cuda|cu|MPS|mps)", re.I)
 
@@ -61,7 +62,9 @@ COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft"
 
 # Vendor calls that configure or ask the library (threads, version, memory) rather than compute: an
 # edge to the vendor (How.VENDOR), not a calls-library edge that ends a chain as the work done.
-_SERVICE = re.compile(r"(^|::)mkl_(set|get|free|enable|disable|verbose|mem|peak|finalize|thread)\w*$")
+_SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak|finalize|thread)\w*|"
+                      r"vsl(New|Delete|Copy|SkipAhead|LeapFrog|Get|Save|Load)\w*|"
+                      r"Dfti(Create|Free|Commit|Set|Get|Error|Copy)\w*)$")
 
 
 def is_service_call(callee: str) -> bool:
@@ -75,7 +78,8 @@ def vendor_family(callee: str) -> str:
         return "vendor"
     name = m.group(1).lower()
     return {"cu": "cuda runtime", "cuda": "cuda runtime", "mkldnn": "onednn", "dnnl": "onednn", "ideep": "onednn",
-            "cblas": "mkl"}.get(name, name)
+            "cblas": "mkl", "vsl": "mkl", "vml": "mkl", "dfti": "mkl"}.get(name, "mkl" if name[:1] == "v" and name.endswith("rng")
+                                                                    else name)
 
 
 def written_parts(callee: str) -> tuple[str, str, str | None]:

@@ -7,7 +7,8 @@ UNDIAGNOSED says where no cause was found."""
 from __future__ import annotations
 
 LOCAL_MACRO = 'the #defines written in launch_gather_topk_kernel\'s body (RUN_T holds `[&] {`) break tree-sitter\'s parse of that function, which ends at TensorTopK.cu:887: the RUN_T uses after it belong to no function, so nothing below is reached'
-TEMPLATE_ARG = 'the stub is called from a struct handed as a template argument (templates::bernoulli_impl_<BernoulliStub, ...>): template arguments are not followed'
+OTHER_DEVICE = "the stub's CPU registration, written in this CUDA trace: a chain shows the registrations for its key's device only"
+HANDED_ON = 'cpu_serial_kernel(iter, op) calls its overload with a range (Loops.h:374), which hands op on to basic_loop inside a lambda; device_path marks only the function that calls its parameter (basic_loop), not one that passes it on, so the walk does not enter the overload'
 FUNCTOR_LINE = "the functor is shown at its operator() (the next line), not at the struct's line"
 UNDIAGNOSED = 'not reached; the cause was not diagnosed this session'
 
@@ -109,43 +110,11 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/cuda/fused_adam_utils.cuh:110', 'FusedAdamMathFunctor'): UNDIAGNOSED,
     },
     'Y2:bernoulli_.float-CUDA': {
-        ('aten/src/ATen/native/Distributions.cpp:153', 'BernoulliStub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/Distributions.cpp:154', 'bernoulli_scalar_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/UnaryOps.h:96', 'bernoulli_scalar_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/Distributions.cpp:133', 'bernoulli_scalar_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cuda/DistributionBernoulli.cu:38', 'bernoulli_scalar_kernel'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:239', 'bernoulli_scalar_kernel'): TEMPLATE_ARG,
+        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:239', 'bernoulli_scalar_kernel'): OTHER_DEVICE,
     },
     'Y2:native_dropout-CPU': {
-        ('aten/src/ATen/native/Distributions.cpp:154', 'bernoulli_scalar_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:239', 'bernoulli_scalar_kernel'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:49', 'bernoulli_scalar_kernel'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:60', 'AT_DISPATCH_ALL_TYPES_AND3'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:78', 'viRngBernoulli'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:45', 'bernoulli_scalar_kernel'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:46', 'bernoulli_scalar_kernel_default'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:40', 'bernoulli_scalar_kernel_default'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:42', 'bernoulli_kernel'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionTemplates.h:402', 'bernoulli_kernel'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionTemplates.h:403', 'AT_DISPATCH_ALL_TYPES_AND3'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionTemplates.h:408', 'cpu_serial_kernel'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/Loops.h:373', 'cpu_serial_kernel'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/Loops.h:358', 'cpu_serial_kernel'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/Loops.h:367', 'basic_loop'): TEMPLATE_ARG,
-    },
-    'Y2:normal_-CUDA': {
-        ('aten/src/ATen/native/Distributions.cpp:262', 'NormalStub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/Distributions.cpp:263', 'normal_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/UnaryOps.h:102', 'normal_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/Distributions.cpp:140', 'normal_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cuda/DistributionNormal.cu:13', 'normal_kernel'): TEMPLATE_ARG,
-    },
-    'Y2:uniform_-CUDA': {
-        ('aten/src/ATen/native/Distributions.cpp:238', 'UniformStub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/Distributions.cpp:239', 'uniform_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/UnaryOps.h:101', 'uniform_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/Distributions.cpp:139', 'uniform_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cuda/DistributionUniform.cu:13', 'uniform_kernel'): TEMPLATE_ARG,
+        ('aten/src/ATen/native/cpu/Loops.h:358', 'cpu_serial_kernel'): HANDED_ON,
+        ('aten/src/ATen/native/cpu/Loops.h:367', 'basic_loop'): HANDED_ON,
     },
     'Y2:copy_-CompositeExplicitAutograd': {
         ('aten/src/ATen/native/cuda/Copy.cu:381', 'cudaMemcpyAsync'): UNDIAGNOSED,
@@ -162,11 +131,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/cudnn/Conv_v7.cpp:656', 'cudnnConvolutionForward'): UNDIAGNOSED,
     },
     'Y2:bernoulli_.float-CUDA-1.13.1': {
-        ('aten/src/ATen/native/Distributions.cpp:146', 'BernoulliStub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/Distributions.cpp:147', 'bernoulli_scalar_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/UnaryOps.h:88', 'bernoulli_scalar_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/Distributions.cpp:126', 'bernoulli_scalar_stub'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cuda/DistributionBernoulli.cu:38', 'bernoulli_scalar_kernel'): TEMPLATE_ARG,
-        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:152', 'bernoulli_scalar_kernel'): TEMPLATE_ARG,
+        ('aten/src/ATen/native/cpu/DistributionKernels.cpp:152', 'bernoulli_scalar_kernel'): OTHER_DEVICE,
     },
 }
