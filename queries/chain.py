@@ -110,7 +110,7 @@ _EDGES = ("SELECT e.src, e.kind, e.dst, e.file, e.line, e.how, e.target, e.detai
 _BATCH = 500  # nodes whose edges one statement reads (SQLite allows 32,766 parameters)
 
 
-def _binding_site(detail: str) -> tuple[str, int] | None:
+def binding_site(detail: str) -> tuple[str, int] | None:
     """Where a template-argument edge's argument is written: `K = Stub at FILE:LINE` (link/template_args.py)."""
     where = detail.rpartition(" at ")[2]
     file, _, line = where.rpartition(":")
@@ -124,7 +124,7 @@ def _bound_here(edges: list, sites: set[tuple[str, int]]) -> list:
     bound = [e for e in edges if e[4] == How.TEMPLATE_ARGUMENT and e[6]]
     if not bound:
         return edges
-    here = {id(e) for e in bound if _binding_site(e[6]) in sites}
+    here = {id(e) for e in bound if binding_site(e[6]) in sites}
     out, seen = [], set()
     for e in edges:
         if e[4] == How.TEMPLATE_ARGUMENT and e[6]:

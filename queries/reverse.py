@@ -16,19 +16,20 @@ from dataclasses import dataclass, field
 
 from ..indexer import naming
 from ..indexer.link.kinds import EdgeKind, How, NodeKind
-from .chain import device_of, is_cuda
+from .chain import binding_site, device_of, is_cuda
 from .results import OpsFor, Reach, Truncation
 
 CALLERS_PER_NODE = 200  # edges followed up from one node
 
 _UP = (EdgeKind.CALLS, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.USES_STUB, EdgeKind.REGISTERS,
        EdgeKind.CALLS_LIBRARY, EdgeKind.IMPLEMENTS, EdgeKind.REDISPATCHES_TO_OP)
-_UP_SQL = ("SELECT e.kind, e.src, e.how, e.detail, n.kind, n.name, n.ref, n.detail FROM edges e "
+_UP_SQL = ("SELECT e.kind, e.src, e.how, e.detail, n.kind, n.name, n.ref, n.detail, e.file, e.line FROM edges e "
            f"JOIN nodes n ON n.id = e.src WHERE e.dst = ? AND e.kind IN ({', '.join('?' * len(_UP))}) "
            f"ORDER BY e.id LIMIT {CALLERS_PER_NODE + 1}")
 
-# (node, the path from it down to the name asked about, the device a registration pinned or None)
-_Entry = tuple[int, tuple[str, ...], str | None]
+# (node, the path from it down to the name asked about, the device a registration pinned or None, and for a
+# template reached through a call bound to one template argument, the call site that writes that argument)
+_Entry = tuple[int, tuple[str, ...], str | None, tuple[str, int] | None]
 
 
 @dataclass
@@ -58,15 +59,18 @@ class Reverse:
         self.conn = conn
 
     def starts(self, name: str) -> list[tuple[int, str, str | None]]:
-        """(node, its name, its file) of every definition, stub or vendor entry point the name means:
-        a qualified name exactly, or a last component."""
+        """(node, its name, its file) of every definition, stub or vendor entry point the name means: a
+        qualified name, exactly or as its last components (`UniformStub::operator()`), or a bare name."""
         stem = name.split("::")[-1]
+        qualified = "::" in name.removeprefix("::")
+        by_definition = "n.name = ? OR substr(n.name, -?) = ?" if qualified else "n.name = ? OR d.name = ?"
+        wanted = (name, len(name) + 2, "::" + name) if qualified else (name, stem)
         rows = self.conn.execute(
             "SELECT n.id, n.name, n.file, n.kind FROM nodes n LEFT JOIN definitions d ON d.id = n.ref AND n.kind IN (?, ?, ?) "
-            "WHERE (n.kind IN (?, ?, ?) AND (n.name = ? OR d.name = ?)) OR (n.kind IN (?, ?) AND n.name = ?) "
+            f"WHERE (n.kind IN (?, ?, ?) AND ({by_definition})) OR (n.kind IN (?, ?) AND n.name = ?) "
             "ORDER BY n.id",
             (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED,
-             NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED, name, stem,
+             NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED, *wanted,
              NodeKind.STUB, NodeKind.LIBRARY, stem)).fetchall()
         return [(i, n, f) for i, n, f, _k in rows]
 
@@ -98,29 +102,31 @@ class Reverse:
             hits[(op, key)] = Reach(op, key, kernel, (f"generated ufunc kernel -> uses {name.split('::')[-1]}",))
         for op, key, kernel in self.generated(name):
             hits.setdefault((op, key), Reach(op, key, kernel, (f"{kernel} [generated]",)))
-        frontier: list[_Entry] = [(node, (n,), "CUDA" if f and is_cuda(f) else None)
+        frontier: list[_Entry] = [(node, (n,), "CUDA" if f and is_cuda(f) else None, None)
                                   for node, n, f in self.starts(name)]
-        seen = {(e[0], e[2]) for e in frontier}
+        seen = {(e[0], e[2], None) for e in frontier}
         cuts = _Cuts()
         for level in range(depth + 1):
             following: list[_Entry] = []
-            for node, path, device in frontier:
+            for node, path, device, site in frontier:
                 if level == depth:
                     cuts.deep += 1
                     continue
-                following.extend(self._up(node, path, device, hits, seen, cuts))
+                following.extend(self._up(node, path, device, site, hits, seen, cuts))
             frontier = following
             if not frontier:
                 break
         return OpsFor(name, tuple(sorted(hits.values(), key=lambda r: (r.op, r.key))), cuts.truncations(depth))
 
-    def _up(self, node: int, path: tuple[str, ...], device: str | None, hits: dict, seen: set,
-            cuts: _Cuts) -> list[_Entry]:
+    def _up(self, node: int, path: tuple[str, ...], device: str | None, site: tuple[str, int] | None, hits: dict,
+            seen: set, cuts: _Cuts) -> list[_Entry]:
         rows = self.conn.execute(_UP_SQL, (node, *_UP)).fetchall()
         if len(rows) > CALLERS_PER_NODE:
             cuts.callers[path[0]] = None
         out: list[_Entry] = []
-        for kind, src, how, detail, skind, sname, sref, sdetail in rows[:CALLERS_PER_NODE]:
+        for kind, src, how, detail, skind, sname, sref, sdetail, file, line in rows[:CALLERS_PER_NODE]:
+            if site is not None and kind == EdgeKind.CALLS and (file, line) != site:
+                continue  # the template runs this argument only when called from the site that writes it
             if how in (How.AMBIGUOUS, How.OVERLOAD_SET):
                 cuts.ambiguous[sname] = None  # a caller that may mean another definition does not say it reaches this one
                 continue
@@ -141,11 +147,13 @@ class Reverse:
                     op_node = self._op_node(op)
                     if (op_node, hop_device) not in seen:  # ops whose kernels redispatch to this one reach it too
                         seen.add((op_node, hop_device))
-                        out.append((op_node, (f"redispatch to {op}", *path), hop_device))
+                        out.append((op_node, (f"redispatch to {op}", *path), hop_device, None))
                 continue
-            if (src, hop_device) in seen:
+            bound = binding_site(detail) if how == How.TEMPLATE_ARGUMENT and detail else None
+            if (src, hop_device, bound) in seen:
                 continue
-            seen.add((src, hop_device))
+            seen.add((src, hop_device, bound))
             label = f"uses {path[0]}" if kind == EdgeKind.USES_STUB else sname
-            out.append((src, (sname, *path) if kind != EdgeKind.USES_STUB else (sname, label, *path[1:]), hop_device))
+            out.append((src, (sname, *path) if kind != EdgeKind.USES_STUB else (sname, label, *path[1:]), hop_device,
+                        bound))
         return out

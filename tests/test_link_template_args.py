@@ -130,3 +130,10 @@ def test_kernels_for_follows_the_functor_its_own_call_site_binds(db: Path):
     assert [n for n in names["CPU"] if n.endswith("operator()")] == ["at::native::SampleStub::operator()"]
     assert [n for n in names["Meta"] if n.endswith("operator()")] == ["at::native::SampleMeta::operator()"]
     assert all("at::native::sample_kernel" not in chain for chain in names.values())
+
+
+def test_ops_for_a_qualified_name_means_that_definition_only(db: Path):
+    ix = Index.open(db)
+    stub, meta = ix.ops_for("at::native::SampleStub::operator()"), ix.ops_for("SampleMeta::operator()")
+    assert {(h.op, h.key) for h in stub.hits} == {("sample_", "CPU")}  # not SampleMeta's operator() as well
+    assert {(h.op, h.key) for h in meta.hits} == {("sample_", "Meta")}
