@@ -19,6 +19,13 @@ from .symbols import Symbol, Symbols, scope_chain
 Edge = tuple  # (kind, src, dst, file, line, how, target, detail)
 
 
+def _in(files: str | None, where: bool = False) -> str:
+    """The SQL condition that keeps the rows of the files in the temporary table `files` (all when None)."""
+    if files is None:
+        return ""
+    return f"{'WHERE' if where else 'AND'} file IN (SELECT path FROM {files}) "
+
+
 class Callers:
     """The definition a fact inside a function body belongs to: by file, qualified name and line."""
 
@@ -44,13 +51,16 @@ class Callers:
 
 
 def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, callers: Callers,
-               contexts, columns: str, functors=None, tables: set[str] = frozenset(), jobs: int = 1) -> Iterator[Edge]:
+               contexts, columns: str, functors=None, tables: set[str] = frozenset(), jobs: int = 1,
+               files: str | None = None) -> Iterator[Edge]:
     """One edge per call written in a function (several for a template call that reaches every
     specialisation): calls to a definition, redispatches to an op, or no target and why. The calls are
-    resolved in `jobs` processes (parallel.py), a contiguous part each; the edges keep the calls' order."""
-    library = {(f, ln, c): fam for f, ln, c, fam in conn.execute("SELECT file, line, callee, family FROM library_calls")}
+    resolved in `jobs` processes (parallel.py), a contiguous part each; the edges keep the calls' order.
+    files: only the calls written in the files of that temporary table."""
+    library = {(f, ln, c): fam for f, ln, c, fam in conn.execute(
+        f"SELECT file, line, callee, family FROM library_calls {_in(files, True)}")}
     rows = conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
-                        "WHERE caller IS NOT NULL ORDER BY id").fetchall()
+                        f"WHERE caller IS NOT NULL {_in(files)}ORDER BY id").fetchall()
     calls = _Calls(nodes, resolver, callers, contexts, functors, library, _kernel_aliases(conn, tables))
     for part in map_parts(calls.edges, rows, jobs):
         for edge in part:
@@ -121,15 +131,16 @@ class _Calls:
 
 
 def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,
-               contexts, resolver: Resolver) -> Iterator[Edge]:
+               contexts, resolver: Resolver, files: str | None = None) -> Iterator[Edge]:
     """uses-stub from the functions that call or pass a stub; declared-at, defined-at and registers
     (per device and CPU capability; the kernel looked up from the registering file) from the stub."""
-    for stub, caller, file, line, how in conn.execute("SELECT stub, caller, file, line, how FROM stub_uses ORDER BY id"):
+    for stub, caller, file, line, how in conn.execute(
+            f"SELECT stub, caller, file, line, how FROM stub_uses {_in(files, True)}ORDER BY id"):
         src = callers.at(file, caller, line)
         if src is not None and stub in nodes.stub:
             yield (EdgeKind.USES_STUB, src.node, nodes.stub[stub], file, line, How.EXACT, stub, how)
     for stub, kind, device, arch, kernel, null, file, line in conn.execute(
-            "SELECT stub, kind, device, arch, kernel, is_nullptr, file, line FROM stubs ORDER BY id"):
+            f"SELECT stub, kind, device, arch, kernel, is_nullptr, file, line FROM stubs {_in(files, True)}ORDER BY id"):
         src = nodes.stub[stub]
         if kind == StubKind.DECLARE:
             yield (EdgeKind.DECLARED_AT, src, None, file, line, How.EXACT, stub, None)
@@ -154,13 +165,14 @@ def _kernel_aliases(conn: sqlite3.Connection, tables: set[str]) -> dict[tuple[st
 
 
 def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,
-                 contexts, resolver: Resolver, tables: set[str] = frozenset()) -> Iterator[Edge]:
+                 contexts, resolver: Resolver, tables: set[str] = frozenset(), files: str | None = None
+                 ) -> Iterator[Edge]:
     """launches: a <<<...>>> to the __global__ kernel it names, or to each kernel a variable or table
     launched holds (how: the way each was found, detail: through which variable); runs-functor: a launch
     helper's functor (its operator()) or lambda."""
     aliases = _kernel_aliases(conn, tables)
     for kind, kernel, config, caller, file, line, lam in conn.execute(
-            "SELECT kind, kernel, config, caller, file, line, lambda_line FROM launches ORDER BY id"):
+            f"SELECT kind, kernel, config, caller, file, line, lambda_line FROM launches {_in(files, True)}ORDER BY id"):
         src = callers.at(file, caller, line)
         if src is None:
             continue
@@ -190,9 +202,9 @@ def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, calle
                    f"lambda at line {lam}" if lam else "lambda", kind)
 
 
-def dtype_edges(conn: sqlite3.Connection, callers: Callers) -> Iterator[Edge]:
+def dtype_edges(conn: sqlite3.Connection, callers: Callers, files: str | None = None) -> Iterator[Edge]:
     for macro, dtypes, name, caller, file, line in conn.execute(
-            "SELECT macro, dtypes, name, caller, file, line FROM type_dispatch ORDER BY id"):
+            f"SELECT macro, dtypes, name, caller, file, line FROM type_dispatch {_in(files, True)}ORDER BY id"):
         src = callers.at(file, caller, line)
         if src is not None:
             yield (EdgeKind.DTYPES, src.node, None, file, line, How.EXACT, name or macro,
