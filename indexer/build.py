@@ -277,6 +277,7 @@ class _Run:
     deferred: list = field(default_factory=list)  # indexes a fresh build makes once the rows are in
     previous: dict[str, str] | None = None  # meta of the index updated (None: a fresh one)
     db: Path | None = None  # the index updated, still as it was until the build's rename
+    includes: object = None  # the include graph of the C++ facts (link.includes.IncludeGraph), once made
 
 
 def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
@@ -298,6 +299,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
                 pool.close()
                 pool.join()
                 pool = None
+            _release_sources(run)
             _dispatcher_stage(conn, run)
             _link_stage(conn, run, jobs or os.cpu_count() or 1)
             _dispatch_table_stage(conn, run)
@@ -315,6 +317,15 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
         tmp.unlink(missing_ok=True)
         raise
     return dataclasses.replace(summary, seconds=time.perf_counter() - run.start)
+
+
+def _release_sources(run: _Run) -> None:
+    """The sources are extracted: only the dispatch-key headers are read again (the link's forked process
+    then shares less memory, which counts in both processes' resident size)."""
+    from .dispatcher import keymodel
+
+    run.ck.contents = {p: run.ck.contents[p] for p in keymodel.SOURCES if p in run.ck.contents}
+    run.ck.py_contents = {}
 
 
 def _start_workers(run: _Run, jobs: int | None) -> tuple[object, Iterator]:
@@ -467,9 +478,9 @@ def _link_stage(conn: Connection, run: _Run, jobs: int) -> None:
         from .link import incremental
 
         summary = incremental.relink(raw, jobs, run.db, previous["link_inputs"],
-                                     json.loads(previous.get("link_file_includes") or "{}"))
+                                     json.loads(previous.get("link_file_includes") or "{}"), run.includes)
     if summary is None:
-        summary = link.link(raw, jobs)
+        summary = link.link(raw, jobs, run.includes)
     run.meta["link_inputs"] = summary.inputs
     run.meta["link_file_includes"] = json.dumps(summary.file_includes, sort_keys=True)
     run.meta["linked"] = "incremental" if summary.incremental else "whole"
@@ -529,15 +540,13 @@ def _dispatcher_stage(conn: Connection, run: _Run) -> None:
     what it reads is what it read for the index updated (its tables, the yaml texts, the version, the
     Python files it reads, the include graph of the C++ files)."""
     from .dispatcher import python_regs, stage
-    from .link.includes import IncludeGraph
+    from .link.stage import include_graph
 
     run.progress("dispatcher", 0, 1)
     conn.commit()
     version = discover.pytorch_version(run.ck.root)
-    includes = IncludeGraph(
-        (r[0] for r in conn.exec_driver_sql("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
-        conn.exec_driver_sql("SELECT file, target FROM includes ORDER BY id"))
-    texts = [run.meta["link_key"].encode(), version.encode(), repr(sorted(includes.direct.items())).encode()]
+    run.includes = include_graph(conn.connection.driver_connection, {"includes"})
+    texts = [run.meta["link_key"].encode(), version.encode(), repr(sorted(run.includes.direct.items())).encode()]
     texts += [rel.encode() + b"\0" + text.encode() for rel, text in sorted(run.ck.texts.items())]
     for rel in python_regs.IMPORT_SOURCES:
         try:

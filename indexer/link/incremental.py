@@ -17,7 +17,6 @@ count it among their candidates ("7 (2 lead to device work)") are resolved again
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 import sqlite3
@@ -28,8 +27,10 @@ from pathlib import Path
 from .. import index_file
 from .kinds import EdgeKind, How, NodeKind
 from .nodes import Nodes, definition_nodes, make_nodes
-from .stage import (EDGE_INSERT, NODE_INSERT, LinkSummary, Prepared, callable_classes, count_device_candidates,
-                    definition_guards, device_paths, fact_edges, prepare)
+from .edges import call_rows
+from .includes import IncludeGraph
+from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, LinkSummary, callable_classes,
+                    count_device_candidates, definition_guards, fact_edges, prepare)
 
 OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BACKWARD)  # made again each time
 _DEFINITIONS = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
@@ -50,10 +51,11 @@ class _Matched:
 
 
 def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inputs: str,
-           previous_includes: dict[str, str]) -> LinkSummary | None:
+           previous_includes: dict[str, str], includes: IncludeGraph | None = None) -> LinkSummary | None:
     """Update the graph in conn (a copy of previous_db with the changed files' facts replaced; previous_inputs
-    and previous_includes: the last link's LinkSummary.inputs and .file_includes); None when it must be
-    linked whole (the checkout-wide inputs changed, or the graph is not the one expected)."""
+    and previous_includes: the last link's LinkSummary.inputs and .file_includes; includes: the include
+    graph of conn's facts, when made already); None when it must be linked whole (the checkout-wide inputs
+    changed, or the graph is not the one expected)."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     def_columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
     with sqlite3.connect(index_file.read_only_uri(previous_db), uri=True) as old:
@@ -65,8 +67,8 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS _link_names (name TEXT PRIMARY KEY)")
     files = changed | _callers_of(conn, matched.changed_names, tables)
     for _ in range(_ROUNDS):
-        _select(conn, files, tables)
-        p = prepare(conn, matched.nodes, tables, def_columns, matched.cold, some=True)
+        calls = _select(conn, files, tables)
+        p = prepare(conn, matched.nodes, tables, def_columns, matched.cold, some=True, includes=includes)
         if p.inputs != previous_inputs:
             return None
         own = {f for f in p.file_includes.keys() | previous_includes.keys()
@@ -74,12 +76,12 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
         if own:  # files no other includes whose includes changed (found again: a file added or removed)
             files |= own
             continue
-        edges = _resolve(conn, p, jobs, matched.removed)
-        if edges is None:
+        work = _kept(conn, matched)
+        if work is None:
             return None
-        kept, new = edges
-        device = device_paths(_global_kernels(conn, matched), itertools.chain(kept, new))
-        del kept
+        new = list(fact_edges(conn, p, jobs, _FILES, call_rows=calls))
+        work.add(new)
+        device = work.paths()
         more = _counting(conn, {n for n, v in matched.device.items() if device.get(n, 0) != v}, files)
         if not more:
             break
@@ -212,13 +214,14 @@ def _fill(conn: sqlite3.Connection, table: str, values: Iterable[str]) -> None:
     conn.executemany(f"INSERT INTO temp.{table} VALUES (?)", [(v,) for v in values])
 
 
-def _select(conn: sqlite3.Connection, files: set[str], tables: set[str]) -> None:
-    """The temporary tables prepare and fact_edges read: the files resolved again, and every name their
-    facts and the op edges look up (stage.SOME_DEFINITIONS)."""
+def _select(conn: sqlite3.Connection, files: set[str], tables: set[str]) -> list[tuple]:
+    """Fill the temporary tables prepare and fact_edges read: the files resolved again, and every name their
+    facts and the op edges look up (stage.SOME_DEFINITIONS); the files' calls (edges.call_rows)."""
     _fill(conn, "_relink_files", files)
+    calls = call_rows(conn, _FILES)
     names = {"operator()"}
     names |= {r[0] for r in conn.execute("SELECT DISTINCT kernel FROM dispatch")}
-    for (name,) in conn.execute(f"SELECT DISTINCT callee_name FROM calls WHERE file IN (SELECT path FROM {_FILES})"):
+    for name in {r[3] for r in calls}:
         names.add(name)
         if name.endswith("}") and "{" in name:
             names.add(name[:name.index("{")])
@@ -229,18 +232,38 @@ def _select(conn: sqlite3.Connection, files: set[str], tables: set[str]) -> None
         for (targets,) in conn.execute(f"SELECT targets FROM kernel_aliases WHERE file IN (SELECT path FROM {_FILES})"):
             names |= {t.rsplit("::", 1)[-1] for t in json.loads(targets)}
     _fill(conn, "_link_names", names)
+    return calls
 
 
-def _resolve(conn: sqlite3.Connection, p: Prepared, jobs: int,
-             removed: set[int]) -> tuple[list[tuple], list[tuple]] | None:
-    """(the edges kept, as (kind, src, dst, file, line, how); the edges of the files resolved again);
-    None when a kept edge names a node that is gone (it should have been resolved again)."""
-    marks = ", ".join("?" * len(OP_EDGES))
-    kept = conn.execute(f"SELECT kind, src, dst, file, line, how FROM edges WHERE kind NOT IN ({marks}) AND "
-                        f"(file IS NULL OR file NOT IN (SELECT path FROM {_FILES}))", OP_EDGES).fetchall()
-    if removed and any(src in removed or dst in removed for _k, src, dst, *_ in kept):
+_KEPT = f"kind NOT IN ({', '.join(repr(str(k)) for k in OP_EDGES)}) AND (file IS NULL OR file NOT IN " \
+        f"(SELECT path FROM {_FILES}))"
+
+
+def _kept(conn: sqlite3.Connection, m: _Matched) -> DeviceWork | None:
+    """What the edges kept (not the op edges, not those of the files resolved again) say of device work,
+    read as numbers; None when a kept edge names a node that is gone (it should have been resolved again)."""
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS _removed (id INTEGER PRIMARY KEY)")
+    conn.execute("DELETE FROM temp._removed")
+    conn.executemany("INSERT INTO temp._removed VALUES (?)", [(n,) for n in m.removed])
+    if conn.execute(f"SELECT 1 FROM edges WHERE (src IN (SELECT id FROM temp._removed) OR dst IN (SELECT id FROM "
+                    f"temp._removed)) AND {_KEPT} LIMIT 1").fetchone():
         return None
-    return kept, list(fact_edges(conn, p, jobs, _FILES))
+    work = DeviceWork(_global_kernels(conn, m))
+    device = ", ".join(repr(str(k)) for k in DEVICE_WORK)
+    for code, src, dst in conn.execute(
+            f"SELECT CASE WHEN kind = 'calls' THEN (CASE WHEN how = 'virtual' THEN 2 ELSE 1 END) WHEN kind = "
+            f"'redispatches-to-op' THEN 3 ELSE 0 END, src, dst FROM edges WHERE {_KEPT} AND (kind IN ({device}, "
+            f"'redispatches-to-op') OR (kind = 'calls' AND (dst IS NOT NULL OR how = 'virtual')))"):
+        if code == 0:
+            work.seeds.append(src)
+        elif code == 3:
+            work.redispatchers.append(src)
+        else:
+            if dst is not None:
+                work.callers.setdefault(dst, []).append(src)
+            if code == 2:
+                work.handed.append(src)
+    return work
 
 
 def _global_kernels(conn: sqlite3.Connection, m: _Matched) -> list[int]:

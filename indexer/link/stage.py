@@ -33,7 +33,7 @@ GRAPH_TABLES = {
 }
 NODE_INSERT = f"INSERT INTO nodes ({', '.join(GRAPH_TABLES['nodes'])}) VALUES ({', '.join('?' * 9)})"
 # Edges whose source does device work itself (device_path seeds).
-_DEVICE_WORK = frozenset((EdgeKind.USES_STUB, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.CALLS_LIBRARY,
+DEVICE_WORK = frozenset((EdgeKind.USES_STUB, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.CALLS_LIBRARY,
                           EdgeKind.DTYPES))
 EDGE_INSERT = f"INSERT INTO edges ({', '.join(GRAPH_TABLES['edges'][1:])}) VALUES ({', '.join('?' * 8)})"
 
@@ -112,11 +112,11 @@ SOME_DEFINITIONS = (" WHERE name IN (SELECT name FROM temp._link_names) OR file 
 
 
 def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_columns: set[str],
-            cold: Nodes | None = None, some: bool = False) -> Prepared:
+            cold: Nodes | None = None, some: bool = False, includes: IncludeGraph | None = None) -> Prepared:
     """Everything resolution reads, the definitions numbered as nodes.definition says; cold: the nodes a
     cold link makes, when `nodes` are another graph's (the fingerprint hashes the cold ones). some: only
     the definitions SOME_DEFINITIONS selects, for resolving the facts of a few files (every name their
-    facts and the op edges look up is among them)."""
+    facts and the op edges look up is among them). includes: the include graph, when made already."""
     inline = frozenset(r[0] for r in conn.execute("SELECT qualified_name FROM inline_namespaces")) \
         if "inline_namespaces" in tables else frozenset()
     arity = ", min_args, max_args" if "min_args" in def_columns else ", -1, -1"
@@ -129,9 +129,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     ops = _op_forms(conn)
     scope_usings = _scope_usings(conn, tables, inline)
     resolver = Resolver(symbols, ops, macros, types, bases, namespaces, scope_usings)
-    includes = IncludeGraph(
-        (r[0] for r in conn.execute("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
-        conn.execute("SELECT file, target FROM includes ORDER BY id") if "includes" in tables else ())
+    includes = includes or include_graph(conn, tables)
     global_aliases, local_aliases = _aliases(conn, tables)
     resolver.aliases = global_aliases
     usings = _usings(conn, tables, inline)
@@ -147,6 +145,13 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
                                 bool(includes.direct), global_aliases, callable_classes(conn, tables))
     return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
                     own)
+
+
+def include_graph(conn: sqlite3.Connection, tables: set[str]) -> IncludeGraph:
+    """The include graph of the C++ files' facts."""
+    return IncludeGraph(
+        (r[0] for r in conn.execute("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
+        conn.execute("SELECT file, target FROM includes ORDER BY id") if "includes" in tables else ())
 
 
 def _namespaces(conn: sqlite3.Connection, inline: frozenset[str]) -> frozenset[str]:
@@ -200,13 +205,14 @@ def _canonical(value) -> str:
     raise TypeError(f"no canonical text for {type(value).__name__}")
 
 
-def link(conn: sqlite3.Connection, jobs: int = 1) -> LinkSummary:
+def link(conn: sqlite3.Connection, jobs: int = 1, includes: IncludeGraph | None = None) -> LinkSummary:
     """Resolve the facts into nodes and edges (replacing what an earlier build linked); the calls are
-    resolved in `jobs` processes, forked once the symbol table is built (parallel.py)."""
+    resolved in `jobs` processes, forked once the symbol table is built (parallel.py). includes: the
+    include graph of the facts, when made already."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     def_columns = _columns(conn, "definitions")
     nodes = make_nodes(conn, definition_guards(conn, def_columns), "name_line" in def_columns)
-    p = prepare(conn, nodes, tables, def_columns)
+    p = prepare(conn, nodes, tables, def_columns, includes=includes)
     edge_rows = list(fact_edges(conn, p, jobs))
     _mark_device_paths(nodes.rows, edge_rows)
     count_device_candidates({r[0]: r[8] for r in nodes.rows if r[8]}, edge_rows)
@@ -220,13 +226,15 @@ def definition_guards(conn: sqlite3.Connection, def_columns: set[str]) -> dict[i
 
 
 def fact_edges(conn: sqlite3.Connection, p: Prepared, jobs: int, files: str | None = None,
-               with_ops: bool = True) -> Iterator[tuple]:
-    """The edges of the facts: of every file, or of the files in the temporary table named `files`;
-    with_ops: the op edges too (they come from the yaml rows and the definitions of the kernels' names)."""
+               call_rows: list[tuple] | None = None) -> Iterator[tuple]:
+    """The edges of the facts: the op edges (from the yaml rows and the definitions of the kernels'
+    names), and those of every file or of the files in the temporary table named `files` (call_rows: the
+    calls of those files, when read already)."""
     nodes, symbols, resolver, callers, contexts = p.nodes, p.symbols, p.resolver, p.callers, p.contexts
     return itertools.chain(
-        op_edges(conn, nodes, symbols) if with_ops else (),
-        call_edges(conn, nodes, resolver, callers, contexts, p.call_columns, p.functors, p.tables, jobs, files),
+        op_edges(conn, nodes, symbols),
+        call_edges(conn, nodes, resolver, callers, contexts, p.call_columns, p.functors, p.tables, jobs, files,
+                   call_rows),
         stub_edges(conn, nodes, symbols, callers, contexts, resolver, files),
         launch_edges(conn, nodes, symbols, callers, contexts, resolver, p.tables, files),
         dtype_edges(conn, callers, files))
@@ -254,29 +262,46 @@ def _mark_device_paths(node_rows: list[list], edge_rows: list[tuple]) -> None:
         node_rows[node - 1][8] = value
 
 
+class DeviceWork:
+    """What device_path is computed from: the nodes that do device work, the callers of each node, the
+    helpers that call what they are handed, the nodes that call an op through the dispatcher."""
+
+    def __init__(self, seeds: Iterable[int] = ()):
+        self.seeds = list(seeds)
+        self.callers: dict[int, list[int]] = {}
+        self.handed: list[int] = []
+        self.redispatchers: list[int] = []
+
+    def add(self, edge_rows: Iterable[tuple]) -> None:
+        """Edge rows that start (kind, src, dst, file, line, how)."""
+        for kind, src, dst, _f, _l, how, *_ in edge_rows:
+            if kind in DEVICE_WORK:
+                self.seeds.append(src)
+            elif kind == EdgeKind.CALLS:
+                if dst is not None:
+                    self.callers.setdefault(dst, []).append(src)
+                if how == How.VIRTUAL:
+                    self.handed.append(src)
+            elif kind == EdgeKind.REDISPATCHES_TO_OP:
+                self.redispatchers.append(src)
+
+    def paths(self) -> dict[int, int]:
+        """The nodes whose device_path is not 0: 1 for every node that does device work or calls
+        (transitively) one that does; 2 for a helper that calls what it is handed; 3 for one that leads
+        through calls to an op called through the dispatcher."""
+        value: dict[int, int] = {}
+        _fill(value, list(self.seeds), self.callers, 1)
+        for node in self.handed:  # a helper that calls what it is handed (a stub, a lambda, a functor)
+            value.setdefault(node, 2)
+        _fill(value, list(self.redispatchers), self.callers, 3)
+        return value
+
+
 def device_paths(global_kernels: Iterable[int], edge_rows: Iterable[tuple]) -> dict[int, int]:
-    """The nodes whose device_path is not 0: 1 for every node that does device work or calls (transitively)
-    one that does; 2 for a helper that calls what it is handed; 3 for one that leads through calls to an op
-    called through the dispatcher. The edge rows start (kind, src, dst, file, line, how)."""
-    callers: dict[int, list[int]] = {}
-    todo = list(global_kernels)
-    handed, redispatchers = [], []
-    for kind, src, dst, _f, _l, how, *_ in edge_rows:
-        if kind in _DEVICE_WORK:
-            todo.append(src)
-        elif kind == EdgeKind.CALLS:
-            if dst is not None:
-                callers.setdefault(dst, []).append(src)
-            if how == How.VIRTUAL:
-                handed.append(src)
-        elif kind == EdgeKind.REDISPATCHES_TO_OP:
-            redispatchers.append(src)
-    value: dict[int, int] = {}
-    _fill(value, todo, callers, 1)
-    for node in handed:  # a helper that calls what it is handed (a stub, a lambda, a functor)
-        value.setdefault(node, 2)
-    _fill(value, redispatchers, callers, 3)
-    return value
+    """DeviceWork.paths of these edge rows (that start (kind, src, dst, file, line, how))."""
+    work = DeviceWork(global_kernels)
+    work.add(edge_rows)
+    return work.paths()
 
 
 def _fill(value: dict[int, int], todo: list[int], callers: dict[int, list[int]], mark: int) -> None:
