@@ -235,35 +235,41 @@ def _select(conn: sqlite3.Connection, files: set[str], tables: set[str]) -> list
     return calls
 
 
-_KEPT = f"kind NOT IN ({', '.join(repr(str(k)) for k in OP_EDGES)}) AND (file IS NULL OR file NOT IN " \
-        f"(SELECT path FROM {_FILES}))"
-
-
 def _kept(conn: sqlite3.Connection, m: _Matched) -> DeviceWork | None:
-    """What the edges kept (not the op edges, not those of the files resolved again) say of device work,
-    read as numbers; None when a kept edge names a node that is gone (it should have been resolved again)."""
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS _removed (id INTEGER PRIMARY KEY)")
-    conn.execute("DELETE FROM temp._removed")
-    conn.executemany("INSERT INTO temp._removed VALUES (?)", [(n,) for n in m.removed])
-    if conn.execute(f"SELECT 1 FROM edges WHERE (src IN (SELECT id FROM temp._removed) OR dst IN (SELECT id FROM "
-                    f"temp._removed)) AND {_KEPT} LIMIT 1").fetchone():
+    """What the edges kept say of device work, read as numbers: every edge but those from the nodes of the
+    files resolved again (a fact's edges start at the definition around it) and the op edges (not of these
+    kinds); None when a kept edge names a node that is gone (it should have been resolved again)."""
+    _fill_ids(conn, "_removed", m.removed)
+    _fill_ids(conn, "_relinked", (r[0] for r in conn.execute(
+        f"SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) AND kind IN "
+        f"({', '.join('?' * len(_DEFINITIONS))})", _DEFINITIONS)))
+    if conn.execute("SELECT 1 FROM edges WHERE (src IN (SELECT id FROM temp._removed) OR dst IN (SELECT id FROM "
+                    "temp._removed)) AND src NOT IN (SELECT id FROM temp._relinked) AND kind NOT IN "
+                    f"({', '.join('?' * len(OP_EDGES))}) LIMIT 1", OP_EDGES).fetchone():
         return None
     work = DeviceWork(_global_kernels(conn, m))
-    device = ", ".join(repr(str(k)) for k in DEVICE_WORK)
-    for code, src, dst in conn.execute(
-            f"SELECT CASE WHEN kind = 'calls' THEN (CASE WHEN how = 'virtual' THEN 2 ELSE 1 END) WHEN kind = "
-            f"'redispatches-to-op' THEN 3 ELSE 0 END, src, dst FROM edges WHERE {_KEPT} AND (kind IN ({device}, "
-            f"'redispatches-to-op') OR (kind = 'calls' AND (dst IS NOT NULL OR how = 'virtual')))"):
-        if code == 0:
-            work.seeds.append(src)
-        elif code == 3:
+    kinds = (*DEVICE_WORK, EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP)
+    for src, dst, code in conn.execute(  # code: 1 a call, 2 through what it is handed, 4 a redispatch
+            f"SELECT src, dst, (kind = ?) | ((how = ?) << 1) | ((kind = ?) << 2) FROM edges WHERE kind IN "
+            f"({', '.join('?' * len(kinds))}) AND (dst IS NOT NULL OR kind != ? OR how = ?) AND src NOT IN "
+            "(SELECT id FROM temp._relinked)",
+            (EdgeKind.CALLS, How.VIRTUAL, EdgeKind.REDISPATCHES_TO_OP, *kinds, EdgeKind.CALLS, How.VIRTUAL)):
+        if code & 4:
             work.redispatchers.append(src)
-        else:
+        elif code & 1:
             if dst is not None:
                 work.callers.setdefault(dst, []).append(src)
-            if code == 2:
+            if code & 2:
                 work.handed.append(src)
+        else:
+            work.seeds.append(src)
     return work
+
+
+def _fill_ids(conn: sqlite3.Connection, table: str, ids: Iterable[int]) -> None:
+    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (id INTEGER PRIMARY KEY)")
+    conn.execute(f"DELETE FROM temp.{table}")
+    conn.executemany(f"INSERT INTO temp.{table} VALUES (?)", [(n,) for n in ids])
 
 
 def _global_kernels(conn: sqlite3.Connection, m: _Matched) -> list[int]:
@@ -280,9 +286,7 @@ def _counting(conn: sqlite3.Connection, moved: set[int], files: set[str]) -> set
     the definitions whose device_path changed (their names are among the call's words)."""
     if not moved:
         return set()
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS _moved (id INTEGER PRIMARY KEY)")
-    conn.execute("DELETE FROM temp._moved")
-    conn.executemany("INSERT INTO temp._moved VALUES (?)", [(n,) for n in moved])
+    _fill_ids(conn, "_moved", moved)
     words = {w for (name,) in conn.execute(
         "SELECT DISTINCT d.name FROM nodes n JOIN definitions d ON d.id = n.ref WHERE n.id IN (SELECT id FROM "
         f"temp._moved) AND n.kind IN ({', '.join('?' * len(_DEFINITIONS))})", _DEFINITIONS)
