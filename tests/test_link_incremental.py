@@ -22,6 +22,8 @@ DROPPED = object()  # an edit that deletes the file
 # name -> (file, text replaced, its replacement (DROPPED: the file deleted), how the rebuild links)
 EDITS = {
     "rename": (f"{N}cpu/ScaleKernel.cpp", "inner_loop", "inner_loop_renamed", "incremental"),
+    "rename a registered kernel": (f"{N}cpu/ScaleKernel.cpp", "scale_kernel", "scale_kernel_renamed", "incremental"),
+    "rename a launched kernel": (f"{N}cuda/ScaleKernel.cu", "small_kernel", "tiny_kernel", "incremental"),
     "add": (f"{N}Other.cpp", "}  // namespace at::native",
             "void added(const Tensor& t) {\n  other_user(t);\n  pick(1, 2);\n}\n\n}  // namespace at::native",
             "incremental"),

@@ -244,9 +244,9 @@ def _kept(conn: sqlite3.Connection, m: _Matched) -> DeviceWork | None:
         f"SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) AND kind IN "
         f"({', '.join('?' * len(_DEFINITIONS))})", _DEFINITIONS)))
     if conn.execute("SELECT 1 FROM edges WHERE (src IN (SELECT id FROM temp._removed) OR dst IN (SELECT id FROM "
-                    "temp._removed)) AND src NOT IN (SELECT id FROM temp._relinked) AND kind NOT IN "
+                    f"temp._removed)) AND (file IS NULL OR file NOT IN (SELECT path FROM {_FILES})) AND kind NOT IN "
                     f"({', '.join('?' * len(OP_EDGES))}) LIMIT 1", OP_EDGES).fetchone():
-        return None
+        return None  # (the edges of the files resolved again go, the op edges are made again)
     work = DeviceWork(_global_kernels(conn, m))
     kinds = (*DEVICE_WORK, EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP)
     for src, dst, code in conn.execute(  # code: 1 a call, 2 through what it is handed, 4 a redispatch
