@@ -260,7 +260,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     meta = {"cxx_key": cxx_key, "py_key": py_key, "link_key": link_key, "excludes": json.dumps(list(excludes))}
     if generated is not None:
         meta |= {"codegen": generated.status, "codegen_dir": str(generated.folder)}
-    return _write(_Run(ck, found, planned, progress, meta, start), db, jobs)
+    return _write(_Run(ck, found, planned, progress, meta, start, previous=previous, db=db), db, jobs)
 
 
 @dataclass
@@ -275,6 +275,9 @@ class _Run:
     start: float
     next_id: int = 0  # the id the next file row takes
     deferred: list = field(default_factory=list)  # indexes a fresh build makes once the rows are in
+    previous: dict[str, str] | None = None  # meta of the index updated (None: a fresh one)
+    db: Path | None = None  # the index updated, still as it was until the build's rename
+    includes: object = None  # the include graph of the C++ facts (link.includes.IncludeGraph), once made
 
 
 def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
@@ -296,6 +299,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
                 pool.close()
                 pool.join()
                 pool = None
+            _release_sources(run)
             _dispatcher_stage(conn, run)
             _link_stage(conn, run, jobs or os.cpu_count() or 1)
             _dispatch_table_stage(conn, run)
@@ -313,6 +317,15 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
         tmp.unlink(missing_ok=True)
         raise
     return dataclasses.replace(summary, seconds=time.perf_counter() - run.start)
+
+
+def _release_sources(run: _Run) -> None:
+    """The sources are extracted: only the dispatch-key headers are read again (the link's forked process
+    then shares less memory, which counts in both processes' resident size)."""
+    from .dispatcher import keymodel
+
+    run.ck.contents = {p: run.ck.contents[p] for p in keymodel.SOURCES if p in run.ck.contents}
+    run.ck.py_contents = {}
 
 
 def _start_workers(run: _Run, jobs: int | None) -> tuple[object, Iterator]:
@@ -452,35 +465,97 @@ def _cxx_stage(conn: Connection, run: _Run, results: Iterator) -> None:
 
 
 def _link_stage(conn: Connection, run: _Run, jobs: int) -> None:
-    """The graph (indexer/link/): resolved again over all facts whenever any fact changed, in `jobs` processes."""
+    """The graph (indexer/link/), in `jobs` processes: updated where few files changed and the
+    checkout-wide inputs of the last link are the same (link/incremental.py), else resolved whole."""
     from . import link
 
     run.progress("link", 0, 1)
     conn.commit()
-    link.link(conn.connection.driver_connection, jobs)
+    raw = conn.connection.driver_connection
+    summary = None
+    previous = run.previous if not run.plan.fresh else None
+    if previous is not None and previous.get("link_key") == run.meta["link_key"] and previous.get("link_inputs"):
+        from .link import incremental
+
+        summary = incremental.relink(raw, jobs, run.db, previous["link_inputs"],
+                                     json.loads(previous.get("link_file_includes") or "{}"), run.includes)
+    if summary is None:
+        summary = link.link(raw, jobs, run.includes)
+    run.meta["link_inputs"] = summary.inputs
+    run.meta["link_file_includes"] = json.dumps(summary.file_includes, sort_keys=True)
+    run.meta["linked"] = "incremental" if summary.incremental else "whole"
     conn.commit()
     run.progress("link", 1, 1)
 
 
+def _unchanged(run: _Run, key: str, inputs: str) -> bool:
+    """Whether a stage's inputs hash the same as when the index updated was made (its rows are then kept)."""
+    run.meta[key] = inputs
+    same = not run.plan.fresh and run.previous is not None and run.previous.get(key) == inputs
+    if same:
+        run.meta["kept_stages"] = ",".join(filter(None, (run.meta.get("kept_stages"), key.removesuffix("_inputs"))))
+    return same
+
+
+def _inputs_hash(conn: Connection, tables: tuple[str, ...], *texts: bytes) -> str:
+    """A hash of the texts and of the rows of the tables (all columns but the ids): in id order, or as a
+    set for a table named with a leading `=` (a stage that reads it in no particular order)."""
+    h = hashlib.sha256()
+    for text in texts:
+        h.update(_sha(text).encode())
+    for name in tables:
+        table = name.removeprefix("=")
+        columns = [r[1] for r in conn.exec_driver_sql(f"PRAGMA table_info({table})") if r[1] not in ("id", "file_id")]
+        h.update(f"\0{name}:{','.join(columns)}\0".encode())
+        rows = (repr(tuple(row)) for row in conn.exec_driver_sql(f"SELECT {', '.join(columns)} FROM {table} ORDER BY id"))
+        for row in sorted(rows) if name != table else rows:
+            h.update(row.encode())
+    return h.hexdigest()[:32]
+
+
 def _dispatch_table_stage(conn: Connection, run: _Run) -> None:
-    """The dispatch keys and the computed dispatch table (indexer/dispatcher/table_stage.py)."""
+    """The dispatch keys and the computed dispatch table (indexer/dispatcher/table_stage.py); kept when the
+    registrations and the key sources are those of the index updated."""
     from .dispatcher import keymodel, table_stage
 
     run.progress("dispatch table", 0, 1)
-    warning = table_stage.write(conn.connection.driver_connection,
-                                {p: run.ck.contents[p] for p in keymodel.SOURCES if p in run.ck.contents})
-    run.meta["dispatch_table_warning"] = warning or ""
+    sources = {p: run.ck.contents[p] for p in keymodel.SOURCES if p in run.ck.contents}
+    inputs = _inputs_hash(conn, ("dispatcher_registrations",), run.meta["link_key"].encode(),
+                          *(p.encode() + b"\0" + data for p, data in sorted(sources.items())))
+    if _unchanged(run, "dispatch_table_inputs", inputs):
+        run.meta["dispatch_table_warning"] = run.previous.get("dispatch_table_warning", "")
+    else:
+        warning = table_stage.write(conn.connection.driver_connection, sources)
+        run.meta["dispatch_table_warning"] = warning or ""
     conn.commit()
     run.progress("dispatch table", 1, 1)
 
 
+# The tables the dispatcher stage reads (macros: MacroTable sorts them; the includes: as the include graph).
+_DISPATCHER_TABLES = ("ops", "registrations", "registration_macro_uses", "=macros", "py_decomps")
+
+
 def _dispatcher_stage(conn: Connection, run: _Run) -> None:
-    """dispatcher_registrations (indexer/dispatcher/stage.py), from the C++ and yaml facts."""
-    from .dispatcher import stage
+    """dispatcher_registrations (indexer/dispatcher/stage.py), from the C++ and yaml facts; kept when
+    what it reads is what it read for the index updated (its tables, the yaml texts, the version, the
+    Python files it reads, the include graph of the C++ files)."""
+    from .dispatcher import python_regs, stage
+    from .link.stage import include_graph
 
     run.progress("dispatcher", 0, 1)
     conn.commit()
-    stage.fill(conn.connection.driver_connection, run.ck.root, run.ck.texts, discover.pytorch_version(run.ck.root))
+    version = discover.pytorch_version(run.ck.root)
+    run.includes = include_graph(conn.connection.driver_connection, {"includes"})
+    texts = [run.meta["link_key"].encode(), version.encode(), repr(sorted(run.includes.direct.items())).encode()]
+    texts += [rel.encode() + b"\0" + text.encode() for rel, text in sorted(run.ck.texts.items())]
+    for rel in python_regs.IMPORT_SOURCES:
+        try:
+            texts.append(rel.encode() + b"\0" + discover.read_regular(discover.classify(run.ck.root, rel),
+                                                                       discover.DEFAULT_MAX_FILE_SIZE))
+        except discover.Skipped:
+            texts.append(rel.encode())
+    if not _unchanged(run, "dispatcher_inputs", _inputs_hash(conn, _DISPATCHER_TABLES, *texts)):
+        stage.fill(conn.connection.driver_connection, run.ck.root, run.ck.texts, version)
     conn.commit()
     run.progress("dispatcher", 1, 1)
 

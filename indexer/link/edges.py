@@ -5,8 +5,11 @@ from __future__ import annotations
 import bisect
 import json
 import sqlite3
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
+from .. import index_file
 from ..vocab import Origin, StubKind
 from .kernels import implementation
 from .classify import COMPUTE_FAMILIES, is_service_call, vendor_family
@@ -17,6 +20,13 @@ from .resolve import Context, Resolver
 from .symbols import Symbol, Symbols, scope_chain
 
 Edge = tuple  # (kind, src, dst, file, line, how, target, detail)
+
+
+def _in(files: str | None, where: bool = False) -> str:
+    """The SQL condition that keeps the rows of the files in the temporary table `files` (all when None)."""
+    if files is None:
+        return ""
+    return f"{'WHERE' if where else 'AND'} file IN (SELECT path FROM {files}) "
 
 
 class Callers:
@@ -44,15 +54,22 @@ class Callers:
 
 
 def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, callers: Callers,
-               contexts, columns: str, functors=None, tables: set[str] = frozenset(), jobs: int = 1) -> Iterator[Edge]:
+               contexts, columns: str, functors=None, tables: set[str] = frozenset(), jobs: int = 1,
+               files: str | None = None, rows: list[tuple] | None = None) -> Iterator[Edge]:
     """One edge per call written in a function (several for a template call that reaches every
     specialisation): calls to a definition, redispatches to an op, or no target and why. The calls are
-    resolved in `jobs` processes (parallel.py), a contiguous part each; the edges keep the calls' order."""
-    library = {(f, ln, c): fam for f, ln, c, fam in conn.execute("SELECT file, line, callee, family FROM library_calls")}
-    rows = conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
-                        "WHERE caller IS NOT NULL ORDER BY id").fetchall()
+    resolved in `jobs` processes (parallel.py), a contiguous part each; the edges keep the calls' order.
+    files: only the calls written in the files of that temporary table; rows: their call_rows, when read."""
+    library = {(f, ln, c): fam for f, ln, c, fam in conn.execute(
+        f"SELECT file, line, callee, family FROM library_calls {_in(files, True)}")}
     calls = _Calls(nodes, resolver, callers, contexts, functors, library, _kernel_aliases(conn, tables))
-    for part in map_parts(calls.edges, rows, jobs):
+    path = _database_file(conn) if rows is None and files is None and jobs > 1 and sys.platform == "linux" else None
+    if path is not None:  # each process reads its own part: the rows are not all in memory before the fork
+        ids = [r[0] for r in conn.execute("SELECT id FROM calls WHERE caller IS NOT NULL ORDER BY id")]
+        parts = map_parts(lambda part: calls.edges(_read_part(path, columns, part[0], part[-1])), ids, jobs)
+    else:
+        parts = map_parts(calls.edges, rows if rows is not None else call_rows(conn, files, columns), jobs)
+    for part in parts:
         for edge in part:
             if type(edge[2]) is tuple:  # a vendor entry point first met here: its node, numbered in the calls' order
                 family, callee = edge[2]
@@ -61,6 +78,37 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
                                                                 family)
                 edge = (edge[0], edge[1], nodes.library[(family, callee)], *edge[3:])
             yield edge
+
+
+def call_rows(conn: sqlite3.Connection, files: str | None = None, columns: str | None = None) -> list[tuple]:
+    """(file, caller, callee, callee_name, line[, argc, receiver_type]) of the calls written in a function, in
+    id order: all, or those of the files in the temporary table `files`; columns: the optional ones this
+    index has (None: found out)."""
+    if columns is None:
+        have = {r[1] for r in conn.execute("PRAGMA table_info(calls)")}
+        columns = ", argc, receiver_type" if {"argc", "receiver_type"} <= have else ""
+    return conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
+                        f"WHERE caller IS NOT NULL {_in(files)}ORDER BY id").fetchall()
+
+
+def _database_file(conn: sqlite3.Connection) -> str | None:
+    """The file of conn's main database (None in memory)."""
+    found = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
+    return found[0] if found and found[0] else None
+
+
+def _read_part(path: str, columns: str, first: int, last: int) -> list[tuple]:
+    """call_rows with ids first..last, read through a connection of this process; the file and caller
+    of consecutive rows are one string each (most rows repeat those of the row before)."""
+    out: list[tuple] = []
+    file = caller = None
+    with sqlite3.connect(index_file.read_only_uri(Path(path)), uri=True) as conn:
+        for row in conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
+                                "WHERE caller IS NOT NULL AND id BETWEEN ? AND ? ORDER BY id", (first, last)):
+            file = file if row[0] == file else row[0]
+            caller = caller if row[1] == caller else row[1]
+            out.append((file, caller, *row[2:]))
+    return out
 
 
 class _Calls:
@@ -121,15 +169,16 @@ class _Calls:
 
 
 def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,
-               contexts, resolver: Resolver) -> Iterator[Edge]:
+               contexts, resolver: Resolver, files: str | None = None) -> Iterator[Edge]:
     """uses-stub from the functions that call or pass a stub; declared-at, defined-at and registers
     (per device and CPU capability; the kernel looked up from the registering file) from the stub."""
-    for stub, caller, file, line, how in conn.execute("SELECT stub, caller, file, line, how FROM stub_uses ORDER BY id"):
+    for stub, caller, file, line, how in conn.execute(
+            f"SELECT stub, caller, file, line, how FROM stub_uses {_in(files, True)}ORDER BY id"):
         src = callers.at(file, caller, line)
         if src is not None and stub in nodes.stub:
             yield (EdgeKind.USES_STUB, src.node, nodes.stub[stub], file, line, How.EXACT, stub, how)
     for stub, kind, device, arch, kernel, null, file, line in conn.execute(
-            "SELECT stub, kind, device, arch, kernel, is_nullptr, file, line FROM stubs ORDER BY id"):
+            f"SELECT stub, kind, device, arch, kernel, is_nullptr, file, line FROM stubs {_in(files, True)}ORDER BY id"):
         src = nodes.stub[stub]
         if kind == StubKind.DECLARE:
             yield (EdgeKind.DECLARED_AT, src, None, file, line, How.EXACT, stub, None)
@@ -154,13 +203,14 @@ def _kernel_aliases(conn: sqlite3.Connection, tables: set[str]) -> dict[tuple[st
 
 
 def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,
-                 contexts, resolver: Resolver, tables: set[str] = frozenset()) -> Iterator[Edge]:
+                 contexts, resolver: Resolver, tables: set[str] = frozenset(), files: str | None = None
+                 ) -> Iterator[Edge]:
     """launches: a <<<...>>> to the __global__ kernel it names, or to each kernel a variable or table
     launched holds (how: the way each was found, detail: through which variable); runs-functor: a launch
     helper's functor (its operator()) or lambda."""
     aliases = _kernel_aliases(conn, tables)
     for kind, kernel, config, caller, file, line, lam in conn.execute(
-            "SELECT kind, kernel, config, caller, file, line, lambda_line FROM launches ORDER BY id"):
+            f"SELECT kind, kernel, config, caller, file, line, lambda_line FROM launches {_in(files, True)}ORDER BY id"):
         src = callers.at(file, caller, line)
         if src is None:
             continue
@@ -190,9 +240,9 @@ def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, calle
                    f"lambda at line {lam}" if lam else "lambda", kind)
 
 
-def dtype_edges(conn: sqlite3.Connection, callers: Callers) -> Iterator[Edge]:
+def dtype_edges(conn: sqlite3.Connection, callers: Callers, files: str | None = None) -> Iterator[Edge]:
     for macro, dtypes, name, caller, file, line in conn.execute(
-            "SELECT macro, dtypes, name, caller, file, line FROM type_dispatch ORDER BY id"):
+            f"SELECT macro, dtypes, name, caller, file, line FROM type_dispatch {_in(files, True)}ORDER BY id"):
         src = callers.at(file, caller, line)
         if src is not None:
             yield (EdgeKind.DTYPES, src.node, None, file, line, How.EXACT, name or macro,

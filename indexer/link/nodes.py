@@ -28,26 +28,27 @@ class Nodes:
     stub: dict[str, int] = field(default_factory=dict)
     library: dict[tuple[str, str], int] = field(default_factory=dict)  # (family, callee) -> node
     derivative: dict[int, int] = field(default_factory=dict)  # derivatives.id -> node
+    base: int = 0  # the ids below base+1 are taken (an incremental link adds nodes after the graph's)
 
     def add(self, kind: str, name: str, file, line, end_line, ref, detail) -> int:
-        node = len(self.rows) + 1
+        node = self.base + len(self.rows) + 1
         self.rows.append([node, kind, name, file, line, end_line, ref, detail, 0])
         return node
 
 
-def make_nodes(conn: sqlite3.Connection, guards: dict[int, str], name_lines: bool = False) -> Nodes:
-    """The nodes; a definition's node is at the line its name is written on (name_line) when the index has it."""
+def make_nodes(conn: sqlite3.Connection, guards: dict[int, str], name_lines: bool = False,
+               definitions: bool = True) -> Nodes:
+    """The nodes; a definition's node is at the line its name is written on (name_line) when the index has it.
+    definitions=False: all but the definitions' (an incremental link takes those from its graph)."""
     n = Nodes()
     for ref, name, base, file, line in conn.execute("SELECT id, name, base, file, line FROM ops ORDER BY id"):
         n.op[name] = n.add(NodeKind.OP, name, file, line, None, ref, None)
         n.op_base.setdefault(base, []).append(n.op[name])
     for ref, op, key, file, line in conn.execute("SELECT id, op, key, file, line FROM dispatch ORDER BY id"):
         n.kernel[ref] = n.add(NodeKind.KERNEL, f"{op} {key}", file, line, None, ref, key)
-    line_column = "CASE WHEN name_line > 0 THEN name_line ELSE line END" if name_lines else "line"
-    for ref, qualified, kind, file, line, end in conn.execute(
-            f"SELECT id, qualified_name, kind, file, {line_column}, end_line FROM definitions ORDER BY id"):
-        n.definition[ref] = n.add(_DEFINITION_KINDS.get(kind, NodeKind.FUNCTION), qualified, file, line, end, ref,
-                                  guards.get(ref))
+    if definitions:
+        for row in definition_nodes(conn, guards, name_lines):
+            n.definition[row[5]] = n.add(*row)
     for stub, file, line in conn.execute(
             "SELECT stub, file, line FROM stubs ORDER BY kind != ?, id", (StubKind.DECLARE,)):
         if stub not in n.stub:
@@ -57,3 +58,13 @@ def make_nodes(conn: sqlite3.Connection, guards: dict[int, str], name_lines: boo
     for ref, op, file, line in conn.execute("SELECT id, op, file, line FROM derivatives ORDER BY id"):
         n.derivative[ref] = n.add(NodeKind.DERIVATIVE, op, file, line, None, ref, None)
     return n
+
+
+def definition_nodes(conn: sqlite3.Connection, guards: dict[int, str], name_lines: bool, where: str = "",
+                     params: tuple = ()) -> list[tuple]:
+    """(kind, name, file, line, end_line, ref, detail) of the definitions' nodes, in id order (`where`: which)."""
+    line_column = "CASE WHEN name_line > 0 THEN name_line ELSE line END" if name_lines else "line"
+    return [(_DEFINITION_KINDS.get(kind, NodeKind.FUNCTION), qualified, file, line, end, ref, guards.get(ref))
+            for ref, qualified, kind, file, line, end in conn.execute(
+                f"SELECT id, qualified_name, kind, file, {line_column}, end_line FROM definitions {where} ORDER BY id",
+                params)]

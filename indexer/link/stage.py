@@ -10,7 +10,8 @@ import hashlib
 import itertools
 import json
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import naming
@@ -19,9 +20,10 @@ from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, stu
 from .includes import IncludeGraph
 from .kinds import EdgeKind, How, NodeKind
 from . import template_args
-from .nodes import make_nodes
+from .nodes import Nodes, make_nodes
 from .resolve import Context, Resolver
-from .symbols import Symbol, Symbols, is_header, normalise_scope, parameter_names, scope_chain
+from ..cxx.scopes import split_scope
+from .symbols import ANONYMOUS, Symbol, Symbols, is_header, normalise_scope, parameter_names, scope_chain
 
 __all__ = ["GRAPH_TABLES", "link_hash", "EdgeKind", "How", "NodeKind", "LinkSummary", "link"]
 
@@ -32,7 +34,7 @@ GRAPH_TABLES = {
 }
 NODE_INSERT = f"INSERT INTO nodes ({', '.join(GRAPH_TABLES['nodes'])}) VALUES ({', '.join('?' * 9)})"
 # Edges whose source does device work itself (device_path seeds).
-_DEVICE_WORK = frozenset((EdgeKind.USES_STUB, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.CALLS_LIBRARY,
+DEVICE_WORK = frozenset((EdgeKind.USES_STUB, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.CALLS_LIBRARY,
                           EdgeKind.DTYPES))
 EDGE_INSERT = f"INSERT INTO edges ({', '.join(GRAPH_TABLES['edges'][1:])}) VALUES ({', '.join('?' * 8)})"
 
@@ -41,6 +43,9 @@ EDGE_INSERT = f"INSERT INTO edges ({', '.join(GRAPH_TABLES['edges'][1:])}) VALUE
 class LinkSummary:
     nodes: int
     edges: int
+    inputs: str = ""  # fingerprint of the checkout-wide inputs (Prepared.inputs)
+    file_includes: dict[str, str] = field(default_factory=dict)  # Prepared.file_includes
+    incremental: bool = False  # only what could change was resolved again (incremental.py)
 
 
 def link_hash() -> str:
@@ -83,46 +88,158 @@ class Contexts:
         return ctx
 
 
-def link(conn: sqlite3.Connection, jobs: int = 1) -> LinkSummary:
-    """Resolve the facts into nodes and edges (replacing what an earlier build linked); the calls are
-    resolved in `jobs` processes, forked once the symbol table is built (parallel.py)."""
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    def_columns = _columns(conn, "definitions")
-    guards = dict(conn.execute("SELECT id, guard FROM definitions WHERE guard IS NOT NULL")) \
-        if "guard" in def_columns else {}
-    nodes = make_nodes(conn, guards, "name_line" in def_columns)
+@dataclass
+class Prepared:
+    """What resolving needs, built once from the facts: the symbol table (with the node ids given),
+    the resolver, the include graph, the callers' contexts."""
+
+    nodes: Nodes
+    tables: set[str]
+    symbols: Symbols
+    resolver: Resolver
+    includes: IncludeGraph
+    contexts: Contexts
+    callers: Callers
+    functors: object
+    call_columns: str  # the optional columns of calls this index has
+    inputs: str  # fingerprint of the checkout-wide inputs (see inputs_fingerprint)
+    file_includes: dict[str, str]  # a hash of what each file no other includes includes (its own input)
+
+
+# The definitions an incremental link reads (see prepare): of the names in this temporary table, of the
+# files resolved again, and the structured kernels' (the op edges look those up by qualified name).
+SOME_DEFINITIONS = (" WHERE name IN (SELECT name FROM temp._link_names) OR file IN (SELECT path FROM temp._relink_files)"
+                    " OR kind IN ('meta_func', 'impl_func')")
+
+
+def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_columns: set[str],
+            cold: Nodes | None = None, some: bool = False, includes: IncludeGraph | None = None) -> Prepared:
+    """Everything resolution reads, the definitions numbered as nodes.definition says; cold: the nodes a
+    cold link makes, when `nodes` are another graph's (the fingerprint hashes the cold ones). some: only
+    the definitions SOME_DEFINITIONS selects, for resolving the facts of a few files (every name their
+    facts and the op edges look up is among them). includes: the include graph, when made already."""
     inline = frozenset(r[0] for r in conn.execute("SELECT qualified_name FROM inline_namespaces")) \
         if "inline_namespaces" in tables else frozenset()
     arity = ", min_args, max_args" if "min_args" in def_columns else ", -1, -1"
     arity += ", template_params" if "template_params" in def_columns else ""
     symbols = Symbols(((i, nodes.definition[i], *rest) for i, *rest in conn.execute(
         "SELECT id, name, qualified_name, kind, file, line, end_line, qualifiers, signature" + arity +
-        " FROM definitions ORDER BY id")), inline)
+        " FROM definitions" + (SOME_DEFINITIONS if some else "") + " ORDER BY id")), inline)
     macros, types, bases = _names(conn, tables)
     _structured_bases(conn, bases)
-    namespaces = frozenset(s.split("::", 1)[0] for s in symbols.scopes() if s)
-    resolver = Resolver(symbols, _op_forms(conn), macros, types, bases, namespaces, _scope_usings(conn, tables, inline))
-    includes = IncludeGraph(
-        (r[0] for r in conn.execute("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
-        conn.execute("SELECT file, target FROM includes ORDER BY id") if "includes" in tables else ())
+    namespaces = _namespaces(conn, inline)
+    ops = _op_forms(conn)
+    scope_usings = _scope_usings(conn, tables, inline)
+    resolver = Resolver(symbols, ops, macros, types, bases, namespaces, scope_usings)
+    includes = includes or include_graph(conn, tables)
     global_aliases, local_aliases = _aliases(conn, tables)
     resolver.aliases = global_aliases
-    contexts = Contexts(symbols, includes, _usings(conn, tables, inline), global_aliases, local_aliases)
-    callers = Callers(symbols)
+    usings = _usings(conn, tables, inline)
+    contexts = Contexts(symbols, includes, usings, global_aliases, local_aliases)
     call_columns = _columns(conn, "calls")
     extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
     functors = _functors(conn, tables, symbols, resolver)
-    edges = itertools.chain(
-        op_edges(conn, nodes, symbols),
-        call_edges(conn, nodes, resolver, callers, contexts, extra, functors, tables, jobs),
-        stub_edges(conn, nodes, symbols, callers, contexts, resolver),
-        launch_edges(conn, nodes, symbols, callers, contexts, resolver, tables),
-        dtype_edges(conn, callers))
-    edge_rows = template_args.bind(list(edges), symbols, resolver, contexts, functors)
+    included = {t for found in includes.direct.values() for t in found}
+    shared = {f: found for f, found in includes.direct.items() if f in included}
+    own = {f: hashlib.sha256(repr(found).encode()).hexdigest()[:16] for f, found in includes.direct.items()
+           if f not in included}
+    inputs = inputs_fingerprint(cold or nodes, inline, macros, types, bases, namespaces, ops, scope_usings, shared,
+                                bool(includes.direct), global_aliases, callable_classes(conn, tables))
+    return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
+                    own)
+
+
+def include_graph(conn: sqlite3.Connection, tables: set[str]) -> IncludeGraph:
+    """The include graph of the C++ files' facts."""
+    return IncludeGraph(
+        (r[0] for r in conn.execute("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
+        conn.execute("SELECT file, target FROM includes ORDER BY id") if "includes" in tables else ())
+
+
+def _namespaces(conn: sqlite3.Connection, inline: frozenset[str]) -> frozenset[str]:
+    """The first component of every (normalised) scope a definition is in: the first component written,
+    read whole (split_scope, normalise_scope) where it is an unnamed or inline namespace or templated."""
+    first = "substr(qualified_name, 1, instr(qualified_name, '::') - 1)"
+    out, odd = set(), set()
+    for (name,) in conn.execute(f"SELECT DISTINCT {first} FROM definitions WHERE instr(qualified_name, '::') > 0"):
+        if not name or name == ANONYMOUS or name in inline or "<" in name or ">" in name:
+            odd.add(name)
+        else:
+            out.add(name)
+    if odd:
+        marks = ", ".join("?" * len(odd))
+        for (qualified,) in conn.execute(f"SELECT DISTINCT qualified_name FROM definitions WHERE instr(qualified_name, "
+                                         f"'::') > 0 AND {first} IN ({marks})", sorted(odd)):
+            scope = normalise_scope(split_scope(qualified)[:-1], inline)
+            if scope:
+                out.add(scope.split("::", 1)[0])
+    return frozenset(out)
+
+
+def inputs_fingerprint(nodes: Nodes, *inputs) -> str:
+    """A hash of what every call's resolution may read beyond the definitions of the name it calls and
+    the facts of its own file (its using-directives, its functions' own type aliases): the op, kernel,
+    stub and derivative nodes, inline namespaces, macro and type names, class bases, the namespaces
+    defined in, the op forms, the includes of the files others include, the using-directives of headers' namespaces, the type
+    aliases at namespace or class level, the callable classes. The same facts give the same hash,
+    whatever the order of their rows' ids."""
+    h = hashlib.sha256()
+    for row in nodes.rows:
+        if row[1] not in (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED, NodeKind.LIBRARY):
+            h.update(repr(row[1:8]).encode())
+    for value in inputs:
+        h.update(b"\0" + _canonical(value).encode())
+    return h.hexdigest()[:32]
+
+
+def _canonical(value) -> str:
+    """A text for a set, dict, list or object of sets and dicts, independent of the sets' order."""
+    if isinstance(value, (set, frozenset)):
+        return "{" + ",".join(sorted(_canonical(v) for v in value)) + "}"
+    if isinstance(value, dict):
+        return "{" + ",".join(sorted(f"{_canonical(k)}:{_canonical(v)}" for k, v in value.items())) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_canonical(v) for v in value) + "]"
+    if isinstance(value, OpForms):
+        return _canonical([value.bases, value.methods, value.unambiguous, value.by_base])
+    if value is None or isinstance(value, (str, int, float)):
+        return repr(value)
+    raise TypeError(f"no canonical text for {type(value).__name__}")
+
+
+def link(conn: sqlite3.Connection, jobs: int = 1, includes: IncludeGraph | None = None) -> LinkSummary:
+    """Resolve the facts into nodes and edges (replacing what an earlier build linked); the calls are
+    resolved in `jobs` processes, forked once the symbol table is built (parallel.py). includes: the
+    include graph of the facts, when made already."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    def_columns = _columns(conn, "definitions")
+    nodes = make_nodes(conn, definition_guards(conn, def_columns), "name_line" in def_columns)
+    p = prepare(conn, nodes, tables, def_columns, includes=includes)
+    edge_rows = template_args.bind(list(fact_edges(conn, p, jobs)), p.symbols, p.resolver, p.contexts, p.functors)
     _mark_device_paths(nodes.rows, edge_rows)
-    _count_device_candidates(nodes.rows, edge_rows, resolver)
+    count_device_candidates({r[0]: r[8] for r in nodes.rows if r[8]}, edge_rows)
     _write(conn, nodes.rows, edge_rows)
-    return LinkSummary(len(nodes.rows), len(edge_rows))
+    return LinkSummary(len(nodes.rows), len(edge_rows), p.inputs, p.file_includes)
+
+
+def definition_guards(conn: sqlite3.Connection, def_columns: set[str]) -> dict[int, str]:
+    return dict(conn.execute("SELECT id, guard FROM definitions WHERE guard IS NOT NULL")) \
+        if "guard" in def_columns else {}
+
+
+def fact_edges(conn: sqlite3.Connection, p: Prepared, jobs: int, files: str | None = None,
+               call_rows: list[tuple] | None = None) -> Iterator[tuple]:
+    """The edges of the facts: the op edges (from the yaml rows and the definitions of the kernels'
+    names), and those of every file or of the files in the temporary table named `files` (call_rows: the
+    calls of those files, when read already)."""
+    nodes, symbols, resolver, callers, contexts = p.nodes, p.symbols, p.resolver, p.callers, p.contexts
+    return itertools.chain(
+        op_edges(conn, nodes, symbols),
+        call_edges(conn, nodes, resolver, callers, contexts, p.call_columns, p.functors, p.tables, jobs, files,
+                   call_rows),
+        stub_edges(conn, nodes, symbols, callers, contexts, resolver, files),
+        launch_edges(conn, nodes, symbols, callers, contexts, resolver, p.tables, files),
+        dtype_edges(conn, callers, files))
 
 
 def _write(conn: sqlite3.Connection, node_rows: list, edge_rows: list) -> None:
@@ -141,42 +258,72 @@ def _write(conn: sqlite3.Connection, node_rows: list, edge_rows: list) -> None:
 
 
 def _mark_device_paths(node_rows: list[list], edge_rows: list[tuple]) -> None:
-    """device_path = 1 for every node that does device work or calls (transitively) one that does."""
-    callers: dict[int, list[int]] = {}
-    todo = [r[0] for r in node_rows if r[1] == NodeKind.GLOBAL_KERNEL]
-    for kind, src, dst, *_ in edge_rows:
-        if kind in _DEVICE_WORK:
-            todo.append(src)
-        elif kind == EdgeKind.CALLS and dst is not None:
-            callers.setdefault(dst, []).append(src)
-    _fill(node_rows, todo, callers, 1)
-    redispatchers = []
-    for kind, src, dst, _f, _l, how, *_ in edge_rows:
-        if kind == EdgeKind.CALLS and how is How.VIRTUAL and not node_rows[src - 1][8]:
-            node_rows[src - 1][8] = 2  # a helper that calls what it is handed (a stub, a lambda, a functor)
-        elif kind == EdgeKind.REDISPATCHES_TO_OP:
-            redispatchers.append(src)
-    _fill(node_rows, redispatchers, callers, 3)  # 3: leads through calls to an op called through the dispatcher
+    """device_path of every node row (device_paths)."""
+    kernels = (r[0] for r in node_rows if r[1] == NodeKind.GLOBAL_KERNEL)
+    for node, value in device_paths(kernels, edge_rows).items():
+        node_rows[node - 1][8] = value
 
 
-def _fill(node_rows: list[list], todo: list[int], callers: dict[int, list[int]], value: int) -> None:
-    """device_path = value for the nodes of todo and, transitively, their callers, where it is still 0."""
+class DeviceWork:
+    """What device_path is computed from: the nodes that do device work, the callers of each node, the
+    helpers that call what they are handed, the nodes that call an op through the dispatcher."""
+
+    def __init__(self, seeds: Iterable[int] = ()):
+        self.seeds = list(seeds)
+        self.callers: dict[int, list[int]] = {}
+        self.handed: list[int] = []
+        self.redispatchers: list[int] = []
+
+    def add(self, edge_rows: Iterable[tuple]) -> None:
+        """Edge rows that start (kind, src, dst, file, line, how)."""
+        for kind, src, dst, _f, _l, how, *_ in edge_rows:
+            if kind in DEVICE_WORK:
+                self.seeds.append(src)
+            elif kind == EdgeKind.CALLS:
+                if dst is not None:
+                    self.callers.setdefault(dst, []).append(src)
+                if how == How.VIRTUAL:
+                    self.handed.append(src)
+            elif kind == EdgeKind.REDISPATCHES_TO_OP:
+                self.redispatchers.append(src)
+
+    def paths(self) -> dict[int, int]:
+        """The nodes whose device_path is not 0: 1 for every node that does device work or calls
+        (transitively) one that does; 2 for a helper that calls what it is handed; 3 for one that leads
+        through calls to an op called through the dispatcher."""
+        value: dict[int, int] = {}
+        _fill(value, list(self.seeds), self.callers, 1)
+        for node in self.handed:  # a helper that calls what it is handed (a stub, a lambda, a functor)
+            value.setdefault(node, 2)
+        _fill(value, list(self.redispatchers), self.callers, 3)
+        return value
+
+
+def device_paths(global_kernels: Iterable[int], edge_rows: Iterable[tuple]) -> dict[int, int]:
+    """DeviceWork.paths of these edge rows (that start (kind, src, dst, file, line, how))."""
+    work = DeviceWork(global_kernels)
+    work.add(edge_rows)
+    return work.paths()
+
+
+def _fill(value: dict[int, int], todo: list[int], callers: dict[int, list[int]], mark: int) -> None:
+    """value = mark for the nodes of todo and, transitively, their callers, where it is still unset."""
     while todo:
         node = todo.pop()
-        row = node_rows[node - 1]
-        if row[8]:
+        if node in value:
             continue
-        row[8] = value
+        value[node] = mark
         todo.extend(callers.get(node, ()))
 
 
-def _count_device_candidates(node_rows: list[list], edge_rows: list, resolver: Resolver) -> None:
+def count_device_candidates(device: dict[int, int], edge_rows: list) -> None:
     """An ambiguous call with too many candidates for an edge each says how many lead to device work
-    (detail "7 (2 lead to device work)"), so a walk can say what it did not follow."""
+    (detail "7 (2 lead to device work)"), so a walk can say what it did not follow; `device` maps the
+    nodes to their device_path."""
     for i, row in enumerate(edge_rows):
         if row[5] in (How.AMBIGUOUS, How.OVERLOAD_SET) and row[2] is None and len(row) > 8:
-            device = sum(node_rows[n - 1][8] == 1 for n in row[8])
-            edge_rows[i] = (*row[:7], f"{row[7]} ({device} lead to device work)" if device else row[7])
+            count = sum(device.get(n) == 1 for n in row[8])
+            edge_rows[i] = (*row[:7], f"{row[7]} ({count} lead to device work)" if count else row[7])
         elif len(row) > 8:
             edge_rows[i] = row[:8]
 
@@ -209,6 +356,12 @@ def _names(conn: sqlite3.Connection, tables: set[str]) -> tuple[set[str], set[st
     return macros, types, bases
 
 
+def callable_classes(conn: sqlite3.Connection, tables: set[str]) -> set[str]:
+    if "classes" not in tables:
+        return set()
+    return {r[0] for r in conn.execute("SELECT DISTINCT name FROM classes WHERE has_call_operator = 1")}
+
+
 FUNCTOR_OVERLOADS = 8  # a constructed functor's operator() overloads followed, at most
 
 
@@ -217,10 +370,10 @@ def _functors(conn: sqlite3.Connection, tables: set[str], symbols: Symbols, reso
     operator() definitions of the class named, found like any call of `Class::operator()`."""
     if "classes" not in tables:
         return None
-    callable_classes = {r[0] for r in conn.execute("SELECT DISTINCT name FROM classes WHERE has_call_operator = 1")}
+    callable_names = callable_classes(conn, tables)
 
     def operators(ctx, callee: str, name: str) -> list[int]:
-        if name not in callable_classes:
+        if name not in callable_names:
             return []
         out: list[int] = []
         for t in resolver.resolve(ctx, f"{callee}::operator()", "operator()", -1, None):
@@ -239,10 +392,10 @@ def _aliases(conn: sqlite3.Connection, tables: set[str]) -> tuple[dict[str, str]
     local: dict[tuple[str, str], dict[str, str]] = {}
     if "usings" not in tables:
         return glob, local
-    functions = {(f, q) for f, q in conn.execute("SELECT DISTINCT file, qualified_name FROM definitions")}
-    for file, alias, name, scope in conn.execute(
-            "SELECT file, alias, name, scope FROM usings WHERE kind = 'alias' AND alias IS NOT NULL ORDER BY id"):
-        if (file, scope) in functions:
+    for file, alias, name, scope, in_function in conn.execute(
+            "SELECT u.file, u.alias, u.name, u.scope, EXISTS (SELECT 1 FROM definitions d WHERE d.qualified_name = "
+            "u.scope AND d.file = u.file) FROM usings u WHERE u.kind = 'alias' AND u.alias IS NOT NULL ORDER BY u.id"):
+        if in_function:
             local.setdefault((file, scope), {})[alias] = name
         else:
             glob.setdefault(alias, name)

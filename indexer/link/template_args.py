@@ -26,6 +26,7 @@ function's call sites write, a few levels up.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 
 from .classify import template_args, written_parts
@@ -145,3 +146,22 @@ def _rewritten(kind: str, src: int, file: str, line: int, written: str, callee: 
         return [(edge, src, op, file, line, How.TEMPLATE_ARGUMENT, callee, detail) for op in operators]
     return [(kind, src, t.node, file, line, How.TEMPLATE_ARGUMENT if t.node is not None else t.how, callee, detail)
             for t in resolver.resolve(ctx, written, name, -1, None)]
+
+
+def rebinding_needed(conn: sqlite3.Connection, new_rows: list, files_table: str) -> bool:
+    """For an incremental link (incremental.py), whose kept edges are bound already: whether resolving the
+    files in files_table again may change a binding, so that the graph must be linked whole. That is when
+    one of their calls goes through a template parameter, or one of their calls, before or after, calls a
+    template whose calls go through its parameters (it writes, or wrote, an argument they are bound to)."""
+    if any(row[5] is How.TEMPLATE_PARAMETER for row in new_rows):
+        return True
+    bound = {r[0] for r in conn.execute(
+        "SELECT DISTINCT src FROM edges WHERE how = ? OR (how IN (?, ?) AND detail LIKE 'template parameter %')",
+        (How.TEMPLATE_ARGUMENT, How.TYPE, How.VIRTUAL))}
+    if not bound:
+        return False
+    if any(row[0] == EdgeKind.CALLS and row[2] in bound for row in new_rows):
+        return True
+    marks = ", ".join("?" * len(bound))
+    return conn.execute(f"SELECT 1 FROM edges WHERE kind = ? AND dst IN ({marks}) AND file IN "
+                        f"(SELECT path FROM {files_table}) LIMIT 1", (EdgeKind.CALLS, *sorted(bound))).fetchone() is not None

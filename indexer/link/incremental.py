@@ -1,0 +1,321 @@
+"""Linking again after a rebuild that changed few files: only what can change is resolved again, and
+the graph's content is what a cold link of the same facts gives (its node and edge ids may differ).
+
+What a call's resolution reads is of two sorts:
+- checkout-wide inputs (the include graph, usings, aliases, classes and bases, macros, ops, inline
+  namespaces, the namespaces defined in ...): stage.inputs_fingerprint hashes them, and the build keeps
+  the hash in meta (link_inputs). When it differs, the whole graph is linked again;
+- the definitions of the name called. A definition of a changed file that is the same but for its
+  lines keeps its node (its lines updated); the others are removed or added, and their names are the
+  changed names.
+
+The facts of the changed files, and of the files that call, launch, register or hold a changed name,
+are resolved again; the other files' edges stay. Where those files call through a template parameter,
+or call a template that does (template_args.py binds its parameters to what its call sites write), the
+graph is linked whole. The op edges and the device_path marks are made again
+over the whole graph; where a node's device_path changes, the files holding ambiguous calls that may
+count it among their candidates ("7 (2 lead to device work)") are resolved again too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import index_file
+from . import template_args
+from .kinds import EdgeKind, How, NodeKind
+from .nodes import Nodes, definition_nodes, make_nodes
+from .edges import call_rows
+from .includes import IncludeGraph
+from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, LinkSummary, callable_classes,
+                    count_device_candidates, definition_guards, fact_edges, prepare)
+
+OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BACKWARD)  # made again each time
+_DEFINITIONS = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
+_FILES = "temp._relink_files"  # the files whose facts are resolved again (stage.SOME_DEFINITIONS reads it)
+_ROUNDS = 4  # rounds of "a device_path changed: resolve the ambiguous calls that may count it" at most
+
+
+@dataclass
+class _Matched:
+    """The nodes of the graph in the index, matched to those a cold link of the facts makes."""
+
+    nodes: Nodes  # maps to the index's node ids; rows: the nodes to add
+    cold: Nodes  # all but the definitions' nodes, as a cold link makes them
+    updates: list[tuple] = field(default_factory=list)  # (line, end_line, ref, detail, id) of kept nodes that moved
+    removed: set[int] = field(default_factory=set)  # node ids of definitions that are gone
+    changed_names: set[str] = field(default_factory=set)  # names whose definitions changed
+    device: dict[int, int] = field(default_factory=dict)  # the index's device_path of every node kept
+
+
+def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inputs: str,
+           previous_includes: dict[str, str], includes: IncludeGraph | None = None) -> LinkSummary | None:
+    """Update the graph in conn (a copy of previous_db with the changed files' facts replaced; previous_inputs
+    and previous_includes: the last link's LinkSummary.inputs and .file_includes; includes: the include
+    graph of conn's facts, when made already); None when it must be linked whole (the checkout-wide inputs
+    changed, or the graph is not the one expected)."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    def_columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
+    with sqlite3.connect(index_file.read_only_uri(previous_db), uri=True) as old:
+        changed = _changed_files(conn, old)
+        matched = _match(conn, old, changed, def_columns)
+    if matched is None:
+        return None
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS _relink_files (path TEXT PRIMARY KEY)")
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS _link_names (name TEXT PRIMARY KEY)")
+    files = changed | _callers_of(conn, matched.changed_names, tables)
+    for _ in range(_ROUNDS):
+        calls = _select(conn, files, tables)
+        p = prepare(conn, matched.nodes, tables, def_columns, matched.cold, some=True, includes=includes)
+        if p.inputs != previous_inputs:
+            return None
+        own = {f for f in p.file_includes.keys() | previous_includes.keys()
+               if p.file_includes.get(f) != previous_includes.get(f)} - files
+        if own:  # files no other includes whose includes changed (found again: a file added or removed)
+            files |= own
+            continue
+        work = _kept(conn, matched)
+        if work is None:
+            return None
+        new = list(fact_edges(conn, p, jobs, _FILES, call_rows=calls))
+        if template_args.rebinding_needed(conn, new, _FILES):
+            return None  # a template's parameters may be bound otherwise: the bindings are made over the whole graph
+        work.add(new)
+        device = work.paths()
+        more = _counting(conn, {n for n, v in matched.device.items() if device.get(n, 0) != v}, files)
+        if not more:
+            break
+        files |= more
+    else:
+        return None
+    count_device_candidates(device, new)
+    _write(conn, matched, device, new)
+    nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    return LinkSummary(nodes, conn.execute("SELECT count(*) FROM edges").fetchone()[0], p.inputs, p.file_includes,
+                       True)
+
+
+def _changed_files(conn: sqlite3.Connection, old: sqlite3.Connection) -> set[str]:
+    """The paths whose file row is not the same (id, path, hash) in both indexes: added, removed, changed."""
+    query = "SELECT id, path, sha256 FROM files"
+    return {path for _id, path, _sha in set(conn.execute(query)) ^ set(old.execute(query))}
+
+
+def _definition_keys(conn: sqlite3.Connection, files: set[str], def_columns: set[str]) -> dict[int, tuple]:
+    """definitions.id -> what name lookup sees of the definition (all but its lines), for the files given."""
+    arity = ", min_args, max_args" if "min_args" in def_columns else ""
+    marks = ", ".join("?" * len(files))
+    return {i: tuple(rest) for i, *rest in conn.execute(
+        f"SELECT id, name, qualified_name, kind, file, qualifiers, signature{arity} FROM definitions "
+        f"WHERE file IN ({marks}) ORDER BY file, line, id", sorted(files))}
+
+
+def _match(conn: sqlite3.Connection, old: sqlite3.Connection, changed: set[str],
+           def_columns: set[str]) -> _Matched | None:
+    """The nodes a cold link of the facts makes, mapped to the graph's: ops, kernels, stubs and derivatives
+    by identity, definitions of unchanged files by id, those of changed files by what lookup sees (in line
+    order), libraries by name; None when the graph has not the nodes expected."""
+    name_lines = "name_line" in def_columns
+    cold = make_nodes(conn, {}, name_lines, definitions=False)
+    graph = {r[0]: r for r in conn.execute(
+        "SELECT id, kind, name, file, line, end_line, ref, detail, device_path FROM nodes")}
+    by_identity = {r[1:8]: r[0] for r in graph.values() if r[1] not in (*_DEFINITIONS, NodeKind.LIBRARY)}
+    fixed = [tuple(r[1:8]) for r in cold.rows if r[1] != NodeKind.LIBRARY]
+    if len(fixed) != len(by_identity) or any(r not in by_identity for r in fixed):
+        return None
+    nodes = Nodes(base=max(graph, default=0))
+    m = _Matched(nodes, cold)
+    for maps in ("op", "kernel", "stub", "derivative"):
+        setattr(nodes, maps, {k: by_identity[tuple(cold.rows[v - 1][1:8])] for k, v in getattr(cold, maps).items()})
+    old_defs = {r[6]: r for r in graph.values() if r[1] in _DEFINITIONS}
+    for ref, row in old_defs.items():
+        if row[3] not in changed:
+            nodes.definition[ref] = row[0]
+    marks = ", ".join("?" * len(changed))
+    unchanged = conn.execute(f"SELECT count(*) FROM definitions WHERE file NOT IN ({marks})", sorted(changed))
+    if unchanged.fetchone()[0] != len(nodes.definition):
+        return None
+    guards = definition_guards(conn, def_columns)
+    wanted = {r[5]: r for r in definition_nodes(conn, guards, name_lines, f"WHERE file IN ({marks})", tuple(sorted(changed)))}
+    if _match_changed(m, old_defs, wanted, _definition_keys(old, changed, def_columns),
+                      _definition_keys(conn, changed, def_columns)) is None:
+        return None
+    for row in graph.values():
+        if row[1] == NodeKind.LIBRARY:
+            nodes.library[(row[7], row[2])] = row[0]
+    for key, node in cold.library.items():  # the entry points library_calls names: a node each
+        if key not in nodes.library:
+            nodes.library[key] = nodes.add(*cold.rows[node - 1][1:8])
+    m.device = {n: r[8] for n, r in graph.items() if n not in m.removed}
+    return m
+
+
+def _match_changed(m: _Matched, old_defs: dict[int, tuple], wanted: dict[int, list], before: dict[int, tuple],
+                   after: dict[int, tuple]) -> _Matched | None:
+    """The definitions of the changed files: one that lookup sees the same keeps its node (its lines and
+    guard updated), the others' nodes are removed or added and their names are changed names."""
+    free: dict[tuple, list[tuple]] = {}
+    for ref, key in before.items():
+        if ref not in old_defs:
+            return None
+        free.setdefault(key, []).append(old_defs[ref])
+    nodes = m.nodes
+    for ref, key in after.items():
+        row = wanted[ref]
+        reuse = free.get(key)
+        if reuse:
+            was = reuse.pop(0)
+            nodes.definition[ref] = was[0]
+            if tuple(row) != was[1:8]:
+                m.updates.append((row[3], row[4], ref, row[6], was[0]))
+        else:
+            nodes.definition[ref] = nodes.add(*row)
+            m.changed_names.add(key[0])
+    for key, left in free.items():
+        if left:
+            m.removed.update(r[0] for r in left)
+            m.changed_names.add(key[0])
+    return m
+
+
+def _last(name: str) -> str:
+    return name.split("<", 1)[0].rsplit("::", 1)[-1]
+
+
+def _callers_of(conn: sqlite3.Connection, names: set[str], tables: set[str]) -> set[str]:
+    """The files with a fact whose resolution looks up one of the names: a call, a launch, a stub
+    registration, a variable holding kernels; for operator(), each call of a callable class and each
+    functor a launch helper runs."""
+    if not names:
+        return set()
+    wanted = set(names)
+    if "operator()" in names:
+        wanted |= callable_classes(conn, tables)
+    _fill(conn, "_link_names", wanted)
+    files = {r[0] for r in conn.execute(
+        "SELECT DISTINCT file FROM calls WHERE callee_name IN (SELECT name FROM temp._link_names)")}
+    files |= {f for f, n in conn.execute("SELECT file, callee_name FROM calls WHERE callee_name LIKE '%{%'")
+              if n[:n.index("{")] in wanted}
+    for kind, kernel, file in conn.execute("SELECT kind, kernel, file FROM launches WHERE kernel IS NOT NULL"):
+        if _last(kernel) in names or (kind != "triple_chevron" and "operator()" in names):
+            files.add(file)
+    for kernel, file in conn.execute("SELECT kernel, file FROM stubs WHERE kernel IS NOT NULL"):
+        if _last(kernel) in names:
+            files.add(file)
+    if "kernel_aliases" in tables:
+        for file, targets in conn.execute("SELECT file, targets FROM kernel_aliases"):
+            if any(t.rsplit("::", 1)[-1] in names or _last(t) in names for t in json.loads(targets)):
+                files.add(file)
+    return files
+
+
+def _fill(conn: sqlite3.Connection, table: str, values: Iterable[str]) -> None:
+    conn.execute(f"DELETE FROM temp.{table}")
+    conn.executemany(f"INSERT INTO temp.{table} VALUES (?)", [(v,) for v in values])
+
+
+def _select(conn: sqlite3.Connection, files: set[str], tables: set[str]) -> list[tuple]:
+    """Fill the temporary tables prepare and fact_edges read: the files resolved again, and every name their
+    facts and the op edges look up (stage.SOME_DEFINITIONS); the files' calls (edges.call_rows)."""
+    _fill(conn, "_relink_files", files)
+    calls = call_rows(conn, _FILES)
+    names = {"operator()"}
+    names |= {r[0] for r in conn.execute("SELECT DISTINCT kernel FROM dispatch")}
+    for name in {r[3] for r in calls}:
+        names.add(name)
+        if name.endswith("}") and "{" in name:
+            names.add(name[:name.index("{")])
+    for table in ("launches", "stubs"):
+        names |= {_last(k) for (k,) in conn.execute(
+            f"SELECT DISTINCT kernel FROM {table} WHERE kernel IS NOT NULL AND file IN (SELECT path FROM {_FILES})")}
+    if "kernel_aliases" in tables:
+        for (targets,) in conn.execute(f"SELECT targets FROM kernel_aliases WHERE file IN (SELECT path FROM {_FILES})"):
+            names |= {t.rsplit("::", 1)[-1] for t in json.loads(targets)}
+    _fill(conn, "_link_names", names)
+    return calls
+
+
+def _kept(conn: sqlite3.Connection, m: _Matched) -> DeviceWork | None:
+    """What the edges kept say of device work, read as numbers: every edge but those from the nodes of the
+    files resolved again (a fact's edges start at the definition around it) and the op edges (not of these
+    kinds); None when a kept edge names a node that is gone (it should have been resolved again)."""
+    _fill_ids(conn, "_removed", m.removed)
+    _fill_ids(conn, "_relinked", (r[0] for r in conn.execute(
+        f"SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) AND kind IN "
+        f"({', '.join('?' * len(_DEFINITIONS))})", _DEFINITIONS)))
+    if conn.execute("SELECT 1 FROM edges WHERE (src IN (SELECT id FROM temp._removed) OR dst IN (SELECT id FROM "
+                    f"temp._removed)) AND (file IS NULL OR file NOT IN (SELECT path FROM {_FILES})) AND kind NOT IN "
+                    f"({', '.join('?' * len(OP_EDGES))}) LIMIT 1", OP_EDGES).fetchone():
+        return None  # (the edges of the files resolved again go, the op edges are made again)
+    work = DeviceWork(_global_kernels(conn, m))
+    kinds = (*DEVICE_WORK, EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP)
+    for src, dst, code in conn.execute(  # code: 1 a call, 2 through what it is handed, 4 a redispatch
+            f"SELECT src, dst, (kind = ?) | ((how = ?) << 1) | ((kind = ?) << 2) FROM edges WHERE kind IN "
+            f"({', '.join('?' * len(kinds))}) AND (dst IS NOT NULL OR kind != ? OR how = ?) AND src NOT IN "
+            "(SELECT id FROM temp._relinked)",
+            (EdgeKind.CALLS, How.VIRTUAL, EdgeKind.REDISPATCHES_TO_OP, *kinds, EdgeKind.CALLS, How.VIRTUAL)):
+        if code & 4:
+            work.redispatchers.append(src)
+        elif code & 1:
+            if dst is not None:
+                work.callers.setdefault(dst, []).append(src)
+            if code & 2:
+                work.handed.append(src)
+        else:
+            work.seeds.append(src)
+    return work
+
+
+def _fill_ids(conn: sqlite3.Connection, table: str, ids: Iterable[int]) -> None:
+    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (id INTEGER PRIMARY KEY)")
+    conn.execute(f"DELETE FROM temp.{table}")
+    conn.executemany(f"INSERT INTO temp.{table} VALUES (?)", [(n,) for n in ids])
+
+
+def _global_kernels(conn: sqlite3.Connection, m: _Matched) -> list[int]:
+    found = [r[0] for r in conn.execute("SELECT id FROM nodes WHERE kind = ?", (NodeKind.GLOBAL_KERNEL,))
+             if r[0] not in m.removed]
+    return found + [r[0] for r in m.nodes.rows if r[1] == NodeKind.GLOBAL_KERNEL]
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _counting(conn: sqlite3.Connection, moved: set[int], files: set[str]) -> set[str]:
+    """The files not resolved again whose ambiguous calls without an edge per candidate may count one of
+    the definitions whose device_path changed (their names are among the call's words)."""
+    if not moved:
+        return set()
+    _fill_ids(conn, "_moved", moved)
+    words = {w for (name,) in conn.execute(
+        "SELECT DISTINCT d.name FROM nodes n JOIN definitions d ON d.id = n.ref WHERE n.id IN (SELECT id FROM "
+        f"temp._moved) AND n.kind IN ({', '.join('?' * len(_DEFINITIONS))})", _DEFINITIONS)
+        for w in _WORD.findall(name)}
+    more = set()
+    if words:
+        for file, target in conn.execute("SELECT DISTINCT file, target FROM edges WHERE dst IS NULL AND how IN (?, ?)",
+                                         (How.AMBIGUOUS, How.OVERLOAD_SET)):
+            if file not in files and target and not words.isdisjoint(_WORD.findall(target)):
+                more.add(file)
+    return more
+
+
+def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], new: list[tuple]) -> None:
+    """The edges of the files resolved again and the op edges replaced, the nodes removed, moved and added,
+    the library nodes no edge and no library call names removed, device_path updated where it changed."""
+    marks = ", ".join("?" * len(OP_EDGES))
+    conn.execute(f"DELETE FROM edges WHERE kind IN ({marks}) OR file IN (SELECT path FROM {_FILES})", OP_EDGES)
+    conn.executemany("DELETE FROM nodes WHERE id = ?", [(n,) for n in m.removed])
+    conn.executemany("UPDATE nodes SET line = ?, end_line = ?, ref = ?, detail = ? WHERE id = ?", m.updates)
+    conn.executemany(NODE_INSERT, [(*r[:8], device.get(r[0], 0)) for r in m.nodes.rows])
+    conn.executemany("UPDATE nodes SET device_path = ? WHERE id = ?",
+                     [(device.get(n, 0), n) for n, v in m.device.items() if device.get(n, 0) != v])
+    conn.executemany(EDGE_INSERT, new)
+    conn.execute("DELETE FROM nodes WHERE kind = ? AND id NOT IN (SELECT dst FROM edges WHERE kind = ? AND dst IS "
+                 "NOT NULL) AND (detail, name) NOT IN (SELECT family, callee FROM library_calls)",
+                 (NodeKind.LIBRARY, EdgeKind.CALLS_LIBRARY))

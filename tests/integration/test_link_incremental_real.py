@@ -1,0 +1,62 @@
+"""The incremental link on real 2.6.0: a copy of the tree in tmp_path (hard links; an edited file is
+replaced by a new one, never written in place, so the tree under the cache is not changed) is indexed,
+edited and indexed again; each rebuild's graph equals, without ids, the graph of a cold build of the
+edited tree. The edits: the bench's rename (tests/bench.py) and lines added to a header many files include."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from tg_index.indexer.build import build
+
+from ..conftest import real_tree
+from ..test_link_incremental import graph, meta
+
+RENAMED = "aten/src/ATen/native/cuda/ActivationSoftplusKernel.cu"
+HEADER = "aten/src/ATen/native/cuda/Loops.cuh"
+
+
+def _replace(tree: Path, rel: str, old: str, new: str) -> None:
+    """The file's text with the first old replaced, written to a new file renamed over it (the hard link
+    to the cached tree is broken, not written through)."""
+    path = tree / rel
+    text = path.read_text()
+    assert old in text, (rel, old)
+    fresh = path.with_name(path.name + ".edit")
+    fresh.write_text(text.replace(old, new, 1))
+    os.replace(fresh, path)
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("inc-real")
+    tree = root / "pytorch"
+    shutil.copytree(real_tree("2.6.0"), tree, symlinks=True, copy_function=os.link)
+    db = root / "ix.db"
+    build(tree, db, jobs=2)
+    return tree, db
+
+
+def _rebuild_equals_cold(tree: Path, db: Path, tmp_path: Path) -> None:
+    build(tree, db, jobs=2)
+    assert meta(db, "linked") == "incremental"
+    cold = tmp_path / "cold.db"
+    build(tree, cold, jobs=2)
+    assert graph(db) == graph(cold)
+
+
+def test_the_bench_rename(indexed: tuple[Path, Path], tmp_path: Path):
+    tree, db = indexed
+    _replace(tree, RENAMED, "softplus_kernel(", "softplus_kernel_renamed(")
+    _rebuild_equals_cold(tree, db, tmp_path)
+    assert meta(db, "kept_stages") == "dispatcher,dispatch_table"
+
+
+def test_lines_added_to_a_header(indexed: tuple[Path, Path], tmp_path: Path):
+    tree, db = indexed
+    _replace(tree, HEADER, "namespace at::native {\n", "namespace at::native {\n\n// added by a test\n"
+             "inline int tg_index_probe(int n) { return n + 1; }\n")
+    _rebuild_equals_cold(tree, db, tmp_path)

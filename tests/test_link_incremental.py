@@ -1,0 +1,133 @@
+"""The incremental link (indexer/link/incremental.py) on a copy of tests/fixtures/link: after each kind of
+edit, a rebuild's graph equals, without its ids, the graph a whole link of the same facts gives, and the
+graph of a cold build of the edited tree; it is updated in place where the edit allows, linked whole where
+a checkout-wide input changed. The dispatcher stages are kept when their inputs are the same."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from tg_index.indexer.build import build
+from tg_index.indexer.link import link
+
+from .conftest import FIXTURES
+
+N = "aten/src/ATen/native/"
+DROPPED = object()  # an edit that deletes the file
+
+# name -> (file, text replaced, its replacement (DROPPED: the file deleted), how the rebuild links)
+EDITS = {
+    "rename": (f"{N}cpu/ScaleKernel.cpp", "inner_loop", "inner_loop_renamed", "incremental"),
+    "rename a registered kernel": (f"{N}cpu/ScaleKernel.cpp", "scale_kernel", "scale_kernel_renamed", "incremental"),
+    "rename a launched kernel": (f"{N}cuda/ScaleKernel.cu", "small_kernel", "tiny_kernel", "incremental"),
+    "add": (f"{N}Other.cpp", "}  // namespace at::native",
+            "void added(const Tensor& t) {\n  other_user(t);\n  pick(1, 2);\n}\n\n}  // namespace at::native",
+            "incremental"),
+    "remove": (f"{N}Other.cpp", "void other_user2() {\n  gemm<float>(1.0f);\n}\n", "", "incremental"),
+    "move lines": (f"{N}Other.cpp", "namespace at::native {", "\n\n\nnamespace at::native {", "incremental"),
+    "move a header's lines": (f"{N}cuda/Helpers.cuh", "namespace at::native {", "\n// launch helpers\n"
+                              "namespace at::native {", "incremental"),
+    "arity": (f"{N}Scale.h", "inline int pick(int a) {", "inline int pick(int a, int b, int c) {", "incremental"),
+    "become static": (f"{N}cuda/Helpers.cuh", "inline int launch_config()", "static inline int launch_config()",
+                      "incremental"),
+    "add an include": (f"{N}Other.cpp", "#include <ATen/native/Scale.h>",
+                       "#include <ATen/native/Scale.h>\n#include <ATen/native/cuda/Helpers.cuh>", "incremental"),
+    "add an include to a header others include": (f"{N}Scale.h", "}  // namespace at::native",
+                                                   "}  // namespace at::native\n#include <ATen/native/cuda/Helpers.cuh>",
+                                                   "whole"),
+    "remove an include": (f"{N}cuda/ScaleKernel.cu", "#include <ATen/native/cuda/Helpers.cuh>\n", "", "incremental"),
+    "add a using": (f"{N}Scale.cpp", "}  // namespace at::native", "}  // namespace at::native\n\n"
+                    "using namespace at::native::blas;\n\nvoid blas_user() {\n  gemm<double>(2.0);\n}", "incremental"),
+    "add a using in a header's namespace": (f"{N}Scale.h", "namespace blas {", "namespace blas {\n}\n"
+                                            "using namespace blas;\nnamespace blas {", "whole"),
+    "change a registration": (f"{N}cpu/ScaleKernel.cpp", "&scale_kernel", "&inner_loop", "incremental"),
+    "change a stub's declaration": (f"{N}Scale.h", "DECLARE_DISPATCH(scale_fn, scale_stub);",
+                                    "\nDECLARE_DISPATCH(scale_fn, scale_stub);", "whole"),
+    "delete a file": (f"{N}Other.cpp", "", DROPPED, "incremental"),
+    "delete a header": (f"{N}mps/Helpers.h", "", DROPPED, "incremental"),
+    "add a kernel launch": (f"{N}Scale.cpp", "  helper(self);", "  helper(self);\n  pick_kernel(3);", "incremental"),
+}
+
+
+def graph(db: Path) -> tuple[Counter, Counter]:
+    """The graph without ids: nodes by (kind, name, file, line, end_line, detail, device_path), edges by
+    (kind, src node, dst node, file, line, how, target, detail)."""
+    with sqlite3.connect(db) as conn:
+        nodes = {r[0]: r[1:] for r in conn.execute(
+            "SELECT id, kind, name, file, line, end_line, detail, device_path FROM nodes")}
+        edges = Counter((kind, nodes[src], nodes[dst] if dst is not None else None, *rest) for kind, src, dst, *rest
+                        in conn.execute("SELECT kind, src, dst, file, line, how, target, detail FROM edges"))
+    return Counter(nodes.values()), edges
+
+
+def meta(db: Path, key: str) -> str | None:
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+@pytest.fixture
+def indexed(tmp_path: Path) -> tuple[Path, Path]:
+    """The fixture tree copied, and its index (an index is updated only for the checkout it was made of)."""
+    tree, db = tmp_path / "tree", tmp_path / "ix.db"
+    shutil.copytree(FIXTURES / "link", tree)
+    build(tree, db, jobs=1)
+    return tree, db
+
+
+def _edit(tree: Path, path: str, old: str, new) -> None:
+    target = tree / path
+    if new is DROPPED:
+        target.unlink()
+        return
+    text = target.read_text()
+    assert text.count(old) >= 1, (path, old)
+    target.write_text(text.replace(old, new))
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_a_rebuild_links_what_a_cold_link_gives(edit: str, indexed: tuple[Path, Path], tmp_path: Path):
+    tree, db = indexed
+    path, old, new, how = EDITS[edit]
+    _edit(tree, path, old, new)
+    build(tree, db, jobs=1)
+    assert meta(db, "linked") == how
+    whole = tmp_path / "whole.db"
+    shutil.copyfile(db, whole)
+    with sqlite3.connect(whole) as conn:
+        link(conn, 1)
+    assert graph(db) == graph(whole)
+    cold = tmp_path / "cold.db"  # the same tree and facts, built in another order
+    build(tree, cold, jobs=1)
+    assert graph(db) == graph(cold)
+
+
+def test_a_rename_resolves_the_callers_again(indexed: tuple[Path, Path]):
+    tree, db = indexed
+    _edit(tree, *EDITS["rename"][:3])
+    build(tree, db, jobs=1)
+    with sqlite3.connect(db) as conn:
+        got = conn.execute("SELECT e.target, e.how, d.name, d.line FROM edges e JOIN nodes d ON d.id = e.dst "
+                           "WHERE e.file = ? AND e.kind = 'calls'", (f"{N}cpu/ScaleKernel.cpp",)).fetchall()
+    assert got == [("inner_loop_renamed", "same-namespace", "at::native::(anonymous)::inner_loop_renamed", 6)]
+    assert meta(db, "kept_stages") == "dispatcher,dispatch_table"
+
+
+def test_a_new_op_links_whole_and_runs_the_dispatcher_stages(indexed: tuple[Path, Path]):
+    tree, db = indexed
+    yaml = tree / f"{N}native_functions.yaml"
+    yaml.write_text(yaml.read_text() + "\n- func: thrice(Tensor self) -> Tensor\n  dispatch:\n    CPU: scale_cpu\n")
+    build(tree, db, jobs=1)
+    assert (meta(db, "linked"), meta(db, "kept_stages")) == ("whole", None)
+
+
+def test_a_yaml_file_that_gives_the_same_rows_keeps_the_graph(indexed: tuple[Path, Path]):
+    tree, db = indexed
+    yaml = tree / f"{N}native_functions.yaml"
+    yaml.write_text(yaml.read_text() + "\n# a comment\n")
+    build(tree, db, jobs=1)
+    assert (meta(db, "linked"), meta(db, "kept_stages")) == ("incremental", "dispatch_table")
