@@ -67,9 +67,7 @@ void sample_kernel(int& self, double p) {}
 """
 
 
-@pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("tparams")
+def _tree(root: Path) -> Path:
     native = root / N
     (native / "cuda").mkdir(parents=True)
     (native / "Dist.h").write_text(HEADER)
@@ -77,6 +75,12 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (native / "cuda" / "Namesake.cu").write_text(NAMESAKE)
     (native / "native_functions.yaml").write_text("- func: sample_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n"
                                                   "    CPU: sample_\n    Meta: sample_meta_\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = _tree(tmp_path_factory.mktemp("tparams"))
     out = root / "ix.db"
     build(root, out, jobs=1)
     return out
@@ -137,3 +141,22 @@ def test_ops_for_a_qualified_name_means_that_definition_only(db: Path):
     stub, meta = ix.ops_for("at::native::SampleStub::operator()"), ix.ops_for("SampleMeta::operator()")
     assert {(h.op, h.key) for h in stub.hits} == {("sample_", "CPU")}  # not SampleMeta's operator() as well
     assert {(h.op, h.key) for h in meta.hits} == {("sample_", "Meta")}
+
+
+@pytest.mark.parametrize("path, old, new, how", [
+    # a call site writes another argument: the template's edges change, so the graph is linked whole
+    ("Dist.cpp", "sample_impl_<SampleStub, int>", "sample_impl_<SampleMeta, int>", "whole"),
+    # nothing a template's parameters are bound to is touched: linked in place
+    ("cuda/Namesake.cu", "}}", "void unrelated() {}\n}}", "incremental"),
+])
+def test_a_rebuild_binds_as_a_cold_build(path: str, old: str, new: str, how: str, tmp_path: Path):
+    from .test_link_incremental import graph, meta
+    root = _tree(tmp_path / "tree")
+    db, cold = tmp_path / "ix.db", tmp_path / "cold.db"
+    build(root, db, jobs=1)
+    edited = root / N / path
+    edited.write_text(edited.read_text().replace(old, new, 1))
+    build(root, db, jobs=1)
+    build(root, cold, jobs=1)
+    assert meta(db, "linked") == how
+    assert graph(db) == graph(cold)
