@@ -13,13 +13,12 @@ table is one TgIndexError naming the fix, never a raw sqlite3 error.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from ..indexer import codegen, naming
 from ..indexer.errors import TgIndexError
@@ -28,7 +27,6 @@ from ..indexer.facts import Location
 from ..indexer.paths import DB_ENV, default_db
 from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind, StubUseHow
 from ..schema.version import SCHEMA_VERSION
-from . import dispatch as dispatch_walk
 from . import guard
 from .backward import BackwardUse, backward_of
 from .chain import GENERATED, Linker
@@ -36,7 +34,9 @@ from .match import at_boundary, prefix_glob, shown, suffix_args, suffix_clause, 
 from .results import (META_STEP, Backward, Formula, Health, HopKind, KeyHealth, KernelInfo, KernelsFor, KeyKernel,
                       OpInfo, OpsFor, OpSummary, PartialFile, Reach, Step, StubInfo, StubSite, Symbol, Trace, TraceOp,
                       TypeSet, Unresolved, Use, key_rank, to_data)
-from .reverse import Reverse
+
+if TYPE_CHECKING:  # imported by the methods that use them: a kernels-for process needs neither
+    from . import dispatch as dispatch_walk
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -144,6 +144,8 @@ class Index:
 
     def _unknown(self, name: str) -> str:
         names = [r[0] for r in self.conn.execute("SELECT name FROM ops")]
+        import difflib
+
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
         if not close:
             close = sorted(n for n in names if n.startswith(name.split(".")[0]))[:3]
@@ -224,6 +226,8 @@ class Index:
             rows.append(self._key_chain(linker, op_bases, func, k, kern, origin, ns, via, Location(f, ln),
                                         bool(is_structured), depth, op_name))
         if keys:  # a runtime key the yaml does not name: the computed dispatch table's entry (queries/dispatch.py)
+            from . import dispatch as dispatch_walk
+
             rows.extend(dispatch_walk.computed_keys(self, op_name, keys, {r.key for r in rows}, depth))
         rows.sort(key=lambda r: key_rank(r.key))  # stable: keys outside KEY_ORDER keep the yaml's order
         backward = self.backward_of(op_name)
@@ -236,6 +240,8 @@ class Index:
                       inference_mode: bool = False, functionalize: bool = False, vmap: bool = False,
                       depth: int = 8) -> list[dispatch_walk.DispatchWalk]:
         """The keys a call of each op the name resolves to visits, and the handling kernel's chain."""
+        from . import dispatch as dispatch_walk
+
         flags = dispatch_walk.Flags(device, requires_grad, autocast, inference_mode, functionalize, vmap)
         return dispatch_walk.walks(self, name, flags, depth)
 
@@ -382,6 +388,7 @@ class Index:
     @_reads
     def ops_for(self, name: str, depth: int = 10) -> OpsFor:
         """The (op, key) kernels whose chain reaches a function, stub or __global__ kernel (iterate for the hits)."""
+        
         reverse = Reverse(self.conn)
         if not reverse.starts(name) and not reverse.generated(name):
             raise TgIndexError(f"no function, stub or kernel named {shown(name)}" + self._close(
@@ -417,6 +424,8 @@ class Index:
         """'; did you mean ...?' from the names that share the first three characters (sql takes a GLOB)."""
         stem = name.split("::")[-1]
         candidates = [r[0] for r in self.conn.execute(sql, (prefix_glob(stem[:3]),))]
+        import difflib
+
         close = difflib.get_close_matches(stem, candidates, n=3, cutoff=0.6)
         return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
 
@@ -498,6 +507,8 @@ class Index:
     def export(self, table: str) -> Iterator[dict[str, Any]]:
         """JSON-ready rows of an export table (see EXPORTS)."""
         if table not in EXPORTS:
+            import difflib
+
             close = difflib.get_close_matches(table, EXPORTS, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise TgIndexError(f"unknown export {shown(table)}{hint} (one of: {', '.join(EXPORTS)})")

@@ -9,7 +9,7 @@ from typing import Any, Iterable
 
 from ..indexer.facts import Location
 from ..indexer.vocab import Origin, StepKind
-from . import conditions
+from . import json_text
 from .backward import BackwardUse
 from .results import (META_STEP, CallShares, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, OpInfo, OpsFor, OpSummary,
                       Step, StubInfo, StubSite, Symbol, Trace, TraceOp, Truncation, Use, to_data, truncation_data)
@@ -44,8 +44,8 @@ def pick(fmt: Format | ChainFormat | None, as_json: bool) -> str:
 
 
 def emit_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    """The text of json.dump(data, indent=2) and a newline (queries/json_text.py writes it faster)."""
+    sys.stdout.write(json_text.indented(data) + "\n")
 
 
 def emit_jsonl(items: Iterable[Any]) -> None:
@@ -425,6 +425,8 @@ def _hop_data(hop: Hop) -> dict[str, Any]:
     for field_name in ("call", "definition"):
         if getattr(hop, field_name) is not None:
             data[field_name] = _loc_data(getattr(hop, field_name))
+    from . import conditions  # the trace's branches: imported by a trace's answer only
+
     return {**data, **conditions.hop_data(hop)}
 
 
@@ -469,6 +471,8 @@ def _hop_line(h: Hop) -> str:
     if h.definition is not None:
         where = f"{where} -> {h.definition}" if where else str(h.definition)
     note = f"  [{h.note}]" if h.note else ""
+    from . import conditions  # the trace's branches: imported by a trace's answer only
+
     return f"{pad}{label} {h.name}{via}  {where}{note}".rstrip() + conditions.hop_text(h, pad)
 
 
