@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -20,6 +19,8 @@ def default_checkout() -> Path:
 def index_for(checkout: Path) -> Path:
     """The index of a checkout lives in the cache, named after the checkout folder and a short hash
     of its resolved path: two checkouts named alike (/x/a/pytorch, /x/b/pytorch) get two indexes."""
+    import hashlib  # here: tg-query with --db never needs it
+
     given = Path(os.path.abspath(Path(checkout).expanduser()))
     real = Path(checkout).expanduser().resolve()
     tag = hashlib.sha256(os.fsencode(real)).hexdigest()[:8]

@@ -9,16 +9,12 @@ met, so a kilobyte of nested aliases (a "billion laughs" bomb) never expands.
 from __future__ import annotations
 
 import re
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from .errors import SourceError
 
-try:  # libyaml is about ten times faster; the pure-Python parser gives the same events
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - wheels ship libyaml
-    _Loader = yaml.SafeLoader
+if TYPE_CHECKING:
+    import yaml  # imported by load(): tg-query imports the YAML layer's types without reading any YAML
 
 # Deeper than this is not PyTorch's YAML (its files nest four levels); it bounds the structures built.
 MAX_DEPTH = 64
@@ -26,8 +22,9 @@ _STR = "tag:yaml.org,2002:str"
 _SEQ = "tag:yaml.org,2002:seq"
 _MAP = "tag:yaml.org,2002:map"
 _SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp", "binary"))
-# The characters YAML 1.1 refuses in a stream (PyYAML's Reader.NON_PRINTABLE).
-_NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# The characters YAML 1.1 refuses in a stream (PyYAML's Reader.NON_PRINTABLE); compiled by the first check
+# (about 10 ms: tg-query imports this module without reading YAML).
+_NON_PRINTABLE = "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 # How YAML itself detects a stream's encoding from its first bytes (YAML 1.2, 5.2).
 _ENCODINGS = (
     (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"), (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
@@ -91,7 +88,7 @@ def decode(data: bytes, path: str) -> str:
 
 
 def _check_characters(text: str, path: str) -> None:
-    found = _NON_PRINTABLE.search(text)
+    found = re.search(_NON_PRINTABLE, text)  # re's cache keeps the compiled pattern
     if found is None:
         return
     line, col = _line_col(text, found.start())
@@ -102,9 +99,14 @@ def _check_characters(text: str, path: str) -> None:
 
 def load(text: str, path: str) -> Any:
     """Parse YAML text into LinedDict, LinedList and scalars; every problem is a SourceError naming path:line."""
+    global yaml  # the module _Builder uses
+    import yaml
+
+    # libyaml is about ten times faster; the pure-Python parser gives the same events (wheels ship libyaml)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     _check_characters(text, path)
     try:
-        return _Builder(path).run(yaml.parse(text, Loader=_Loader))
+        return _Builder(path).run(yaml.parse(text, Loader=loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         # libyaml places the end of a stream cut inside a line on the line after it, which does not exist

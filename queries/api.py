@@ -13,13 +13,12 @@ table is one TgIndexError naming the fix, never a raw sqlite3 error.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from ..indexer import codegen, naming
 from ..indexer.errors import TgIndexError
@@ -28,15 +27,15 @@ from ..indexer.facts import Location
 from ..indexer.paths import DB_ENV, default_db
 from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind, StubUseHow
 from ..schema.version import SCHEMA_VERSION
-from . import dispatch as dispatch_walk
 from . import guard
 from .backward import BackwardUse, backward_of
 from .chain import GENERATED, Linker
 from .match import at_boundary, prefix_glob, shown, suffix_args, suffix_clause, user_glob
-from .results import (META_STEP, Backward, Formula, Health, HopKind, KeyHealth, KernelInfo, KernelsFor, KeyKernel,
-                      OpInfo, OpsFor, OpSummary, PartialFile, Reach, Step, StubInfo, StubSite, Symbol, Trace, TraceOp,
-                      TypeSet, Unresolved, Use, key_rank, to_data)
-from .reverse import Reverse
+from .results import META_STEP, Backward, Formula, KernelsFor, KeyKernel, Step, key_rank, to_data
+
+if TYPE_CHECKING:  # imported by the methods that use them: a kernels-for process needs none of them
+    from . import dispatch as dispatch_walk
+    from .results import Health, OpInfo, OpsFor, OpSummary, StubInfo, Symbol, Trace, KernelInfo, Use
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -144,6 +143,8 @@ class Index:
 
     def _unknown(self, name: str) -> str:
         names = [r[0] for r in self.conn.execute("SELECT name FROM ops")]
+        import difflib
+
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
         if not close:
             close = sorted(n for n in names if n.startswith(name.split(".")[0]))[:3]
@@ -177,6 +178,8 @@ class Index:
     @_reads
     def op(self, name: str) -> list[OpInfo]:
         """The entries a name resolves to, with overload siblings and derivatives."""
+        from .results import OpInfo
+
         out = []
         for op_name in self.resolve(name):
             r = self._op_row(op_name)
@@ -224,6 +227,8 @@ class Index:
             rows.append(self._key_chain(linker, op_bases, func, k, kern, origin, ns, via, Location(f, ln),
                                         bool(is_structured), depth, op_name))
         if keys:  # a runtime key the yaml does not name: the computed dispatch table's entry (queries/dispatch.py)
+            from . import dispatch as dispatch_walk
+
             rows.extend(dispatch_walk.computed_keys(self, op_name, keys, {r.key for r in rows}, depth))
         rows.sort(key=lambda r: key_rank(r.key))  # stable: keys outside KEY_ORDER keep the yaml's order
         backward = self.backward_of(op_name)
@@ -236,6 +241,8 @@ class Index:
                       inference_mode: bool = False, functionalize: bool = False, vmap: bool = False,
                       depth: int = 8) -> list[dispatch_walk.DispatchWalk]:
         """The keys a call of each op the name resolves to visits, and the handling kernel's chain."""
+        from . import dispatch as dispatch_walk
+
         flags = dispatch_walk.Flags(device, requires_grad, autocast, inference_mode, functionalize, vmap)
         return dispatch_walk.walks(self, name, flags, depth)
 
@@ -340,6 +347,8 @@ class Index:
         ]
         where = [clause for value, clause in filters if value is not None and value != ""]
         args = [value for value, _clause in filters if value is not None and value != ""]
+        from .results import OpSummary
+
         sql = "SELECT o.id, o.name, o.kind, o.structured, o.file, o.line FROM ops o"
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -350,6 +359,8 @@ class Index:
     def doctor(self, keys: tuple[str, ...] = ()) -> Health:
         """Every (op, key) whose kernel has no definition in the checkout, with the reason; counts per key;
         the files whose extraction failed. The whole file is checked first (PRAGMA quick_check)."""
+        from .results import Health, KeyHealth, PartialFile, Unresolved
+
         check = self.conn.execute("PRAGMA quick_check(1)").fetchone()[0]
         if check != "ok":
             found = " ".join(check.replace("*** in database main ***", "").split())
@@ -382,6 +393,8 @@ class Index:
     @_reads
     def ops_for(self, name: str, depth: int = 10) -> OpsFor:
         """The (op, key) kernels whose chain reaches a function, stub or __global__ kernel (iterate for the hits)."""
+        from .reverse import Reverse
+
         reverse = Reverse(self.conn)
         if not reverse.starts(name) and not reverse.generated(name):
             raise TgIndexError(f"no function, stub or kernel named {shown(name)}" + self._close(
@@ -394,6 +407,7 @@ class Index:
         """A Python name (torch.nn.LayerNorm, F.cross_entropy, torch.add, Tensor.matmul, _VF.lstm,
         torch.ops.aten.mm) -> its Python hops, the aten ops they reach, and each op's kernels-for answer
         (the chain below each kernel only with chain=True; depth and keys as for kernels_for)."""
+        from .results import HopKind, Trace, TraceOp
         from .trace import PyLinker  # the Python layer's vocabulary: imported by the questions that need it
 
         linker = PyLinker(self.conn, hops)
@@ -417,10 +431,14 @@ class Index:
         """'; did you mean ...?' from the names that share the first three characters (sql takes a GLOB)."""
         stem = name.split("::")[-1]
         candidates = [r[0] for r in self.conn.execute(sql, (prefix_glob(stem[:3]),))]
+        import difflib
+
         close = difflib.get_close_matches(stem, candidates, n=3, cutoff=0.6)
         return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
 
     def _symbols(self, where: str, args: tuple[Any, ...]) -> list[Symbol]:
+        from .results import Symbol
+
         return [Symbol(n, q, k, sig, tuple(json.loads(qual)), mac, Location(f, ln), end)
                 for n, q, k, sig, qual, mac, f, ln, end in self.conn.execute(
                     "SELECT name, qualified_name, kind, signature, qualifiers, macro, file, line, end_line "
@@ -444,6 +462,8 @@ class Index:
     @_reads
     def stub(self, name: str) -> StubInfo:
         """A DispatchStub: declaration, definition, every registration per device and CPU capability, callers."""
+        from .results import StubInfo, StubSite, Use
+
         sites = [StubSite(k, mac, dev, arch, kern, bool(null), Location(f, ln))
                  for k, mac, dev, arch, kern, null, f, ln in self.conn.execute(
                      "SELECT kind, macro, device, arch, kernel, is_nullptr, file, line FROM stubs "
@@ -460,6 +480,8 @@ class Index:
     @_reads
     def kernel(self, name: str) -> KernelInfo:
         """A __global__ kernel (or a functor run by a launch helper): definition, launch sites, dtypes."""
+        from .results import KernelInfo, TypeSet, Use
+
         defs = self._symbols("kind = ? AND (name = ? OR qualified_name = ?)", (DefinitionKind.GLOBAL_KERNEL, name, name))
         launches = [Use(c, k or name, kind, Location(f, ln)) for kind, k, c, f, ln in self.conn.execute(
             "SELECT kind, kernel, caller, file, line FROM launches WHERE kernel = ? ORDER BY file, line", (name,))]
@@ -479,6 +501,8 @@ class Index:
     def callers(self, name: str) -> list[Use]:
         """Call sites of a function by name: the last component, narrowed by a qualified suffix
         (`blas::gemm` matches `at::cuda::blas::gemm`, not `cublas::gemm`)."""
+        from .results import Use
+
         stem = name.split("::")[-1]
         rows = self.conn.execute("SELECT caller, callee, file, line FROM calls WHERE callee_name = ? "
                                  "ORDER BY file, line", (stem,)).fetchall()
@@ -498,6 +522,8 @@ class Index:
     def export(self, table: str) -> Iterator[dict[str, Any]]:
         """JSON-ready rows of an export table (see EXPORTS)."""
         if table not in EXPORTS:
+            import difflib
+
             close = difflib.get_close_matches(table, EXPORTS, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise TgIndexError(f"unknown export {shown(table)}{hint} (one of: {', '.join(EXPORTS)})")
@@ -533,6 +559,15 @@ EXPORTS: dict[str, str] = {
                    "FROM derivatives d JOIN derivative_formulas f ON f.derivative_id = d.id ORDER BY f.id",
     "dispatch-table": "SELECT op, key, kind, fallthrough, from_key, kernel, file, line FROM dispatch_table ORDER BY id",
 }
+
+def __getattr__(name: str) -> Any:
+    """The answer types this module names in __all__ and results.py loads on first use."""
+    from . import results
+
+    if name in __all__:
+        return getattr(results, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["Index", "KernelsFor", "KeyKernel", "OpInfo", "OpSummary", "Backward", "Formula", "Location",
            "Symbol", "StubSite", "StubInfo", "Use", "TypeSet", "KernelInfo", "Step", "Reach", "OpsFor", "Health",

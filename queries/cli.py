@@ -102,13 +102,9 @@ def dispatch_cmd(
 ) -> None:
     """The keys a call visits in priority order (c10/core/DispatchKey.h), what each does (runs and
     redispatches, falls through, handles the call), and the handling kernel's kernels-for chain."""
-    from . import dispatch
-
     found = _index().dispatch_walk(name, device, requires_grad=requires_grad, autocast=autocast,
                                    inference_mode=inference_mode, functionalize=functionalize, vmap=vmap, depth=depth)
-    _emit(found, render.pick(fmt, as_json), dispatch.walk_text,
-          data=lambda w: render.one_or_many_data([dispatch.walk_data(x) for x in w]),
-          items=lambda w: [dispatch.walk_data(x) for x in w])
+    output.dispatch(found, render.pick(fmt, as_json))
 
 
 @query_app.command("ops-for")

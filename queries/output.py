@@ -48,3 +48,11 @@ def kernels_for(answers: list, out: str, brief: bool) -> None:
              data=lambda a: render.one_or_many_data([render.kernels_for_data(x) for x in a]),
              items=lambda a: [render.kernels_for_data(x) for x in a])
     return None
+
+
+def dispatch(walks: list, out: str) -> None:
+    """dispatch's walks in the form asked for (out: text, json or jsonl)."""
+    from . import dispatch as walk
+
+    emit(walks, out, walk.walk_text, data=lambda w: render.one_or_many_data([walk.walk_data(x) for x in w]),
+         items=lambda w: [walk.walk_data(x) for x in w])

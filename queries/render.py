@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import sys
 from enum import Enum
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from ..indexer.facts import Location
 from ..indexer.vocab import Origin, StepKind
-from . import conditions
+from . import json_text
 from .backward import BackwardUse
-from .results import (META_STEP, CallShares, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, OpInfo, OpsFor, OpSummary,
-                      Step, StubInfo, StubSite, Symbol, Trace, TraceOp, Truncation, Use, to_data, truncation_data)
+from .results import META_STEP, Backward, KernelsFor, Step, Truncation, to_data, truncation_data
+
+if TYPE_CHECKING:  # the other questions' answer types (results.py loads them on first use)
+    from .results import (CallShares, Health, Hop, KernelInfo, OpInfo, OpsFor, OpSummary, StubInfo, StubSite, Symbol,
+                          Trace, TraceOp, Use)
 
 # The steps that are ops a kernel's own body calls (a redispatch, or an op named by a formula).
 _OPS_CALLED = (StepKind.OP, StepKind.REDISPATCH)
@@ -44,8 +47,8 @@ def pick(fmt: Format | ChainFormat | None, as_json: bool) -> str:
 
 
 def emit_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    """The text of json.dump(data, indent=2) and a newline (queries/json_text.py writes it faster)."""
+    sys.stdout.write(json_text.indented(data) + "\n")
 
 
 def emit_jsonl(items: Iterable[Any]) -> None:
@@ -425,6 +428,8 @@ def _hop_data(hop: Hop) -> dict[str, Any]:
     for field_name in ("call", "definition"):
         if getattr(hop, field_name) is not None:
             data[field_name] = _loc_data(getattr(hop, field_name))
+    from . import conditions  # the trace's branches: imported by a trace's answer only
+
     return {**data, **conditions.hop_data(hop)}
 
 
@@ -460,6 +465,8 @@ def trace_data(trace: Trace, inline: bool = False) -> dict[str, Any]:
 
 
 def _hop_line(h: Hop) -> str:
+    from .results import HopKind
+
     pad = "  " * (h.depth + 1)
     label = {HopKind.CALL: "calls", HopKind.BINDING: "bound"}.get(h.kind, h.kind)
     via = f"  ({h.target})" if h.target and h.target != h.name and h.kind in (HopKind.OP, HopKind.UNRESOLVED) else ""
@@ -469,6 +476,8 @@ def _hop_line(h: Hop) -> str:
     if h.definition is not None:
         where = f"{where} -> {h.definition}" if where else str(h.definition)
     note = f"  [{h.note}]" if h.note else ""
+    from . import conditions  # the trace's branches: imported by a trace's answer only
+
     return f"{pad}{label} {h.name}{via}  {where}{note}".rstrip() + conditions.hop_text(h, pad)
 
 

@@ -3,7 +3,6 @@
 Importing this package is cheap: the models (and SQLAlchemy) load on first use of `Base`.
 """
 
-from importlib import resources
 from typing import Any
 
 from .version import SCHEMA_VERSION
@@ -13,6 +12,8 @@ __all__ = ["SCHEMA_VERSION", "Base", "views_sql"]
 
 def views_sql() -> str:
     """The CREATE VIEW statements for people who write their own SQL."""
+    from importlib import resources  # here: tg-query imports this package for SCHEMA_VERSION alone
+
     return resources.files(__package__).joinpath("views.sql").read_text()
 
 

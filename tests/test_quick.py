@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tg_index.queries.quick import plain_kernels_for
+from tg_index.queries.quick import plain_dispatch, plain_kernels_for
 
 from .conftest import BIN, run
+from .test_dispatch_table import keyed_db  # noqa: F401 (the fixture: the mini checkout with dispatch keys)
 
 TYPER_MAIN = "import sys; from tg_index.queries.cli import query_main; sys.argv[0] = 'tg-query'; query_main()"
 
@@ -71,3 +72,43 @@ def test_quick_path_loads_no_typer(mini_db: Path):
     done = subprocess.run([sys.executable, "-c", probe, str(mini_db)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[-1] == "[]"
+
+
+def test_a_plain_dispatch_line_is_read_whole():
+    assert plain_dispatch(["--db", "x.db", "dispatch", "add.Tensor", "--device", "cuda", "--requires-grad",
+                           "--vmap", "--depth", "3", "--json"]) == {
+        "db": Path("x.db"), "name": "add.Tensor", "device": "cuda", "depth": 3, "out": "json", "requires_grad": True,
+        "autocast": False, "inference_mode": False, "functionalize": False, "vmap": True}
+    assert plain_dispatch(["dispatch", "--format", "jsonl", "add", "--autocast", "--inference-mode",
+                           "--functionalize", "--device", "meta", "--device", "cpu"]) == {
+        "db": None, "name": "add", "device": "cpu", "depth": 8, "out": "jsonl", "requires_grad": False,
+        "autocast": True, "inference_mode": True, "functionalize": True, "vmap": False}
+
+
+@pytest.mark.parametrize("argv", [
+    ["dispatch"], ["dispatch", "--help"], ["dispatch", "add", "--device"], ["dispatch", "add", "--device=cuda"],
+    ["dispatch", "add", "--format", "dot"], ["dispatch", "add", "--key", "CPU"], ["dispatch", "add", "--brief"],
+    ["dispatch", "add", "--depth", "21"], ["dispatch", "add", "sub"], ["dispatch", "add", "--debug"],
+    ["--db", "x.db", "dispatch", "add", "--db", "y.db"], ["kernels-for", "add", "--device", "cuda"],
+])
+def test_every_other_dispatch_line_goes_to_typer(argv):
+    assert plain_dispatch(argv) is None
+
+
+@pytest.mark.parametrize("args", [
+    ("dispatch", "add.Tensor", "--depth", "0"), ("dispatch", "add.Tensor", "--device", "cuda", "--json"),
+    ("dispatch", "add.Tensor", "--requires-grad", "--format", "jsonl", "--depth", "1"),
+    ("dispatch", "add", "--vmap", "--autocast", "--inference-mode", "--functionalize", "--depth", "2"),
+    ("dispatch", "add.Tensor", "--device", "tpu"), ("dispatch", "add.Tensr"),
+])
+def test_quick_dispatch_answers_are_typer_answers(keyed_db: Path, args: tuple[str, ...]):  # noqa: F811
+    quick, typer = _both("--db", str(keyed_db), *args)
+    assert (quick.returncode, quick.stdout, quick.stderr) == (typer.returncode, typer.stdout, typer.stderr)
+    assert quick.stdout or quick.stderr.startswith("error: ")
+
+
+def test_quick_dispatch_on_an_index_without_dispatch_keys(mini_db: Path):
+    quick, typer = _both("--db", str(mini_db), "dispatch", "add.Tensor")
+    assert (quick.returncode, quick.stdout, quick.stderr) == (typer.returncode, typer.stdout, typer.stderr)
+    assert quick.returncode == 1
+    assert quick.stderr.startswith("error: the index has no dispatch keys (c10/core/DispatchKey.h was not read); ")

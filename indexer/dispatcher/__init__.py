@@ -9,15 +9,26 @@ BackendSelect (torchgen), Autograd and its per-key forms, ADInplaceOrView and Tr
 
 from __future__ import annotations
 
-from ..derivatives import DerivativeFact
-from ..native_yaml import NativeFacts
-from . import autograd_kernels, backend_keys, backend_select, derivative_match, functionalize
-from .autograd_tables import TABLES
-from .model import build
-from .registration import GeneratedRegistration, Generator
-from .versions import parse_version, rules_for
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..derivatives import DerivativeFact
+    from ..native_yaml import NativeFacts
+    from .registration import GeneratedRegistration
 
 __all__ = ["GeneratedRegistration", "Generator", "generated_registrations", "parse_version"]
+
+# Imported when first asked for: tg-query's backward_of needs only derivative_match and model of this package,
+# and importing a submodule runs this file first.
+_LAZY = {"GeneratedRegistration": "registration", "Generator": "registration", "parse_version": "versions"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def generated_registrations(native: NativeFacts, derivatives: tuple[DerivativeFact, ...],
@@ -28,6 +39,11 @@ def generated_registrations(native: NativeFacts, derivatives: tuple[DerivativeFa
     backends: the optional keys torchgen.gen was asked for (`MPS` for --mps, `XPU` for --xpu);
     by default, as `python -m torchgen.gen` runs, they get no Register<Key>.cpp.
     """
+    from . import autograd_kernels, backend_keys, backend_select, derivative_match, functionalize
+    from .autograd_tables import TABLES
+    from .model import build
+    from .versions import rules_for
+
     rules = rules_for(version)
     model = build(native, rules.not_views)  # one model for both code generators (see model.py)
     out: list[GeneratedRegistration] = []
