@@ -70,14 +70,19 @@ def _count_args(args: str) -> int:
     return count
 
 
-def _unalias(name: str, aliases: tuple[dict[str, str] | None, dict[str, str]]) -> str:
+def _unalias(name: str, aliases: tuple[dict[str, str] | None, dict[str, str]],
+             is_scope: Callable[[str], bool] = lambda _: False) -> str:
     """`Vec` -> `Vectorized<scalar_t>`, `IntArrayRef` -> `ArrayRef<int64_t>`: the first component through
-    the visible type aliases (a few steps; an alias of an alias is followed)."""
+    the visible type aliases (a few steps; an alias of an alias is followed). The caller's own aliases come
+    first; a checkout-wide one does not apply to a name that lookup from the caller finds as a namespace or
+    class (`vec::Vectorized<float>` from at::native is at::vec's, whatever some class calls `vec`)."""
     for _ in range(3):
         head, sep, rest = name.partition("::")
         bare = head.split("<", 1)[0]
         local, shared = aliases
-        target = (local.get(bare) if local else None) or shared.get(bare)
+        target = local.get(bare) if local else None
+        if target is None and bare in shared and not is_scope(bare):
+            target = shared[bare]
         if target is None or target == bare:
             break
         name = target + (sep + rest if sep else "")
@@ -92,6 +97,46 @@ def _untemplated(qualified: str) -> str:
             break
         qualified = stripped
     return qualified
+
+
+def _by_owner(syms: list[Symbol], written: str | None) -> tuple[list[Symbol], bool]:
+    """Members of a class template's specialisations, picked by the class's template arguments as written
+    (`Vectorized<float>::size`, a receiver of type Vectorized<float>): the specialisation they name; with
+    dependent ones (`Vectorized<scalar_t>`), or none that matches, every specialisation and the primary
+    template's, which the bool says (they are several, not one); without arguments, the primary's."""
+    specs = [s for s in syms if s.owner_spec is not None]
+    if not specs or not written:
+        return syms, False
+    last = _last_component(written)
+    args = template_args(last)
+    if args is None:
+        return [s for s in syms if s.owner_spec is None] or syms, False
+    exact = [s for s in specs if s.owner_spec == normalise_type(args)]
+    if exact:
+        return exact, False
+    return syms, True  # default template arguments and partial specialisations: any of them may be meant
+
+
+def _fewest(s: Symbol) -> int:
+    """The fewest arguments a call of the definition may pass. A member defined outside its class
+    (`Tensor::expect_contiguous(MemoryFormat memory_format) const &`) does not repeat the default
+    arguments its declaration gives, so it may take fewer than its parameters: 0."""
+    head = s.signature.split("(", 1)[0]
+    return 0 if s.kind == "method" and "::" in head else s.min_args
+
+
+def _last_component(written: str) -> str:
+    """`vec::Vectorized<c10::complex<float>>` -> `Vectorized<c10::complex<float>>` (`::` inside <> does not split)."""
+    depth = 0
+    for i in range(len(written) - 1, 0, -1):
+        ch = written[i]
+        if ch == ">":
+            depth += 1
+        elif ch == "<":
+            depth -= 1
+        elif depth == 0 and ch == ":" and written[i - 1] == ":":
+            return written[i + 1:]
+    return written
 
 
 _THROUGH_PARAMETER = [Target(None, How.VIRTUAL, "a call through a parameter (a functor, lambda or function pointer)")]
@@ -114,6 +159,8 @@ class Resolver:
         self.aliases: dict[str, str] = {}  # type aliases at namespace or class level, checkout-wide
         self.scope_usings = scope_usings or {}  # namespace -> namespaces its headers' using-directives bring in
         self.namespaces = namespaces  # the first component of every scope the checkout defines something in
+        self._arrows: set[str] | None = None  # the classes that define operator->
+        self._scope_names: set[str] | None = None  # every namespace and class scope, with its prefixes
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None) -> list[Target]:
@@ -123,7 +170,8 @@ class Resolver:
         if callee_name not in self.symbols.by_name:  # no definition has the name: the scope cannot matter
             inner = ctx.chain[0].rsplit("::", 1)[-1]
             structured = inner.startswith("structured_") and inner in self.bases
-            nameless = (callee, argc, receiver_type, structured, id(ctx.aliases) if ctx.aliases else 0)
+            nameless = (callee, argc, receiver_type, structured, id(ctx.aliases) if ctx.aliases else 0, ctx.usings,
+                        ctx.chain[0] if self.aliases else "")
             got = self._nameless.get(nameless)
             if got is None:
                 got = self._nameless[nameless] = self._resolve(ctx, callee, callee_name, argc, receiver_type)
@@ -157,15 +205,17 @@ class Resolver:
         qualifier, last, receiver = written_parts(callee)
         qualifier = qualifier.removeprefix("::")
         if self.aliases or ctx.aliases:
-            aliases = (ctx.aliases, self.aliases)
-            receiver_type = _unalias(receiver_type, aliases) if receiver_type else receiver_type
-            qualifier = _unalias(qualifier, aliases) if qualifier else qualifier
+            aliases, is_scope = (ctx.aliases, self.aliases), self._scope_test(ctx)
+            receiver_type = _unalias(receiver_type, aliases, is_scope) if receiver_type else receiver_type
+            qualifier = _unalias(qualifier, aliases, is_scope) if qualifier else qualifier
         if receiver_type:
             receiver_type = re.sub(r"^(?:::)?(?:at|c10)::", "", receiver_type)
         if receiver is not None and receiver_type is None:
             made = _CONSTRUCTED.match(receiver)
             if made and made.group(1) in self.types:
                 receiver_type = made.group(1)
+        if receiver_type is not None and callee[len(receiver or ""):].startswith("->"):
+            receiver_type = self._pointee(receiver_type)
         if receiver_type is not None and (receiver_type.startswith("std::") or _STD_TYPES.match(receiver_type)):
             return [Target(None, How.STANDARD, "a method of a standard library type")]
         cands = self.symbols.by_name.get(callee_name)
@@ -175,7 +225,8 @@ class Resolver:
             found = self._lookup(ctx, cands, qualifier, receiver, receiver_type)
             if found is not None:
                 syms, how = found
-                return self._choose(ctx, syms, how, last, argc)
+                syms, spread = _by_owner(syms, receiver_type if receiver is not None else qualifier)
+                return self._choose(ctx, syms, how, last, argc, spread)
         if receiver is not None:
             if receiver_type in _TENSOR_TYPES or receiver_type is None:
                 base = self.ops.method(callee_name)
@@ -199,6 +250,10 @@ class Resolver:
         outside = self._outside(qualifier or (receiver_type or ""))
         if outside is not None:
             return [Target(None, How.VENDOR, f"{outside}:: is no namespace or class of the checkout")]
+        if not cands and receiver is None and not qualifier:
+            brought = self._vendor_using(ctx)
+            if brought is not None:
+                return [Target(None, How.VENDOR, f"through `using namespace {brought};`, no namespace of the checkout")]
         if cands:
             syms = [s for s in cands if self._visible(ctx, s) and (receiver is not None or qualifier
                                                                                    or s.kind != "method")]
@@ -240,9 +295,11 @@ class Resolver:
                 got = [s for s in cands if s.scope == written or s.scope.endswith("::" + written)]
                 if got:
                     return got, How.RECEIVER
-            classes = self._class_and_bases(receiver_type)
-            got = [s for s in cands if s.scope.rsplit("::", 1)[-1] in classes]
-            return (got, How.RECEIVER) if got else None
+            for level in self._class_levels(receiver_type):  # a derived class's member hides its bases' ones
+                got = [s for s in cands if s.scope.rsplit("::", 1)[-1] in level]
+                if got:
+                    return got, How.RECEIVER
+            return None
         inline = self.symbols.inline
         if qualifier:
             q = normalise_scope(qualifier.split("::"), inline)
@@ -287,25 +344,66 @@ class Resolver:
         return first
 
     def _class_and_bases(self, type_name: str) -> set[str]:
+        return set().union(*self._class_levels(type_name))
+
+    def _class_levels(self, type_name: str) -> list[set[str]]:
+        """The class of a type name, then its direct bases, then theirs (last components; each class once)."""
         got = self._bases_memo.get(type_name)
         if got is None:
             got = self._bases_memo[type_name] = self._walk_bases(type_name)
         return got
 
-    def _walk_bases(self, type_name: str) -> set[str]:
-        name = type_name.split("<", 1)[0].rsplit("::", 1)[-1]
-        out, todo = set(), [name]
-        while todo:
-            n = todo.pop()
-            if n not in out:
-                out.add(n)
-                todo.extend(b.split("<", 1)[0].rsplit("::", 1)[-1] for b in self.bases.get(n, ()))
-        return out
+    def _walk_bases(self, type_name: str) -> list[set[str]]:
+        seen = {type_name.split("<", 1)[0].rsplit("::", 1)[-1]}
+        levels = [set(seen)]
+        while levels[-1]:
+            nxt = {b.split("<", 1)[0].rsplit("::", 1)[-1] for n in levels[-1] for b in self.bases.get(n, ())} - seen
+            seen |= nxt
+            levels.append(nxt)
+        return levels[:-1]
 
-    def _choose(self, ctx: Context, syms: list[Symbol], how: How, last: str, argc: int) -> list[Target]:
+    def _pointee(self, type_name: str) -> str:
+        """What `x->` reaches when x's type is a class with an operator-> (MaybeOwned<Tensor>, intrusive_ptr<T>,
+        TensorArg): for a class template, its first template argument; else the type itself."""
+        if type_name.endswith("*"):
+            return type_name.rstrip("*")
+        head = type_name.split("<", 1)[0].rsplit("::", 1)[-1]
+        arrows = self._arrows
+        if arrows is None:
+            arrows = self._arrows = {s.scope.rsplit("::", 1)[-1] for s in self.symbols.by_name.get("operator->", ())}
+        args = template_args(type_name)
+        if head in arrows and args:
+            depth = 0
+            for i, ch in enumerate(args):
+                depth += ch in "<(" and 1 or (ch in ">)" and -1 or 0)
+                if ch == "," and depth == 0:
+                    return args[:i]
+            return args
+        return type_name
+
+    def _scope_test(self, ctx: Context) -> Callable[[str], bool]:
+        """Whether a name, looked up from the caller's scopes, is a namespace or class of the checkout."""
+        scopes = self._scope_names
+        if scopes is None:
+            scopes = self._scope_names = {"::".join(p[:i]) for sc in self.symbols.scopes()
+                                          for p in (sc.split("::"),) for i in range(1, len(p) + 1)}
+        return lambda head: any((f"{c}::{head}" if c else head) in scopes for c in ctx.chain)
+
+    def _vendor_using(self, ctx: Context) -> str | None:
+        """The first namespace the caller's file brings in with `using namespace` that the checkout does not
+        define (cute, cutlass::gemm when the checkout has no cutlass::): a name it does not define is that one's."""
+        for used in ctx.usings:
+            if used and used.split("::", 1)[0] not in self.namespaces and used.split("::", 1)[0] not in self.types:
+                return used
+        return None
+
+    def _choose(self, ctx: Context, syms: list[Symbol], how: How, last: str, argc: int,
+                spread: bool = False) -> list[Target]:
         visible = [s for s in syms if self._visible(ctx, s)]
         if not visible:
             return [Target(None, How.NOT_IN_CHECKOUT, "only local definitions in other files")]
+        if spread:  # a class template named with dependent arguments: each specialisation (never "the one")
+            return self._many(visible, How.SPECIALISATIONS)
         args = template_args(last)
         specs = [s for s in visible if s.spec is not None]
         if specs:
@@ -332,7 +430,7 @@ class Resolver:
                 if len(near) == 1:
                     return [Target(near[0].node, how if how is not How.SAME_NAMESPACE else rule)]
                 break
-        fits = [s for s in visible if (s.min_args < 0 or s.min_args <= argc) and (s.max_args < 0 or argc <= s.max_args)]
+        fits = [s for s in visible if (s.min_args < 0 or _fewest(s) <= argc) and (s.max_args < 0 or argc <= s.max_args)]
         if len(fits) == 1:
             return [Target(fits[0].node, How.OVERLOAD)]
         fits = fits or visible
@@ -343,6 +441,6 @@ class Resolver:
     @staticmethod
     def _many(fits: list[Symbol], how: How) -> list[Target]:
         """Several candidates: an edge each up to AMBIGUOUS_FOLLOWED, else one edge that counts them."""
-        if len(fits) <= (OVERLOADS_FOLLOWED if how is How.OVERLOAD_SET else AMBIGUOUS_FOLLOWED):
+        if len(fits) <= (AMBIGUOUS_FOLLOWED if how is How.AMBIGUOUS else OVERLOADS_FOLLOWED):
             return [Target(s.node, how, str(len(fits))) for s in fits]
         return [Target(None, how, str(len(fits)), (), tuple(s.node for s in fits))]

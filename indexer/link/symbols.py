@@ -40,6 +40,7 @@ class Symbol:
     min_args: int  # -1 when unknown (a macro writes the parameters)
     max_args: int  # -1 for variadic or unknown
     signature: str
+    owner_spec: str | None = None  # a member of a class template's specialisation: the class's arguments, "float"
 
 
 def norm_component(component: str) -> str:
@@ -149,6 +150,17 @@ def specialisation(qualified: str) -> str | None:
     return normalise_type(last[last.index("<") + 1:-1])
 
 
+def owner_specialisation(parts: list[str]) -> str | None:
+    """The template arguments written on the class a member is defined in: [at, vec, Vectorized<float>, size]
+    -> "float"; None for a member of a class that is no specialisation (or for a free function)."""
+    if len(parts) < 2:
+        return None
+    owner = parts[-2]
+    if "<" not in owner or not owner.endswith(">"):
+        return None
+    return normalise_type(owner[owner.index("<") + 1:-1])
+
+
 def normalise_type(text: str) -> str:
     """Template arguments compared as written, without spaces and without at::/c10:: prefixes."""
     return re.sub(r"\b(?:at|c10|::)::", "", text.replace(" ", "")).removeprefix("::")
@@ -170,7 +182,8 @@ class Symbols:
             if lo == -1 and hi == -1:
                 lo, hi = arity(signature)
             sym = Symbol(def_id, node, name, qualified, kind, file, line, end_line, scope, local,
-                         specialisation(qualified), lo, hi, signature)
+                         specialisation(qualified), lo, hi, signature,
+                         owner_specialisation(parts) if kind == "method" else None)
             self.by_name.setdefault(name, []).append(sym)
             self.by_file.setdefault(file, []).append(sym)
             self.by_qualified.setdefault(qualified, []).append(sym)
