@@ -186,6 +186,7 @@ class Definition(Base):
     min_args: Mapped[int] = mapped_column(Integer, comment="parameters without a default value")
     max_args: Mapped[int] = mapped_column(Integer, comment="all parameters; -1 when variadic (... or a parameter pack)")
     name_line: Mapped[int] = mapped_column(Integer, comment="the line the name is written on (the declarator's), where kernels-for points; 0: the same as line")
+    returns: Mapped[str | None] = mapped_column(String, comment="the declared return type without cv-qualifiers, & and * and the at::/c10:: qualifiers: TensorOptions, MaybeOwned<Tensor>; NULL for auto, constructors and the structured kernels' macro heads")
 
 
 class Stub(Base):

@@ -161,6 +161,43 @@ def owner_specialisation(parts: list[str]) -> str | None:
     return normalise_type(owner[owner.index("<") + 1:-1])
 
 
+_SCHEMA_TYPES = {"Tensor": "Tensor", "Tensor[]": "std::vector<Tensor>", "Scalar": "Scalar", "ScalarType": "ScalarType",
+                 "int": "int64_t", "SymInt": "SymInt", "bool": "bool", "float": "double", "Device": "Device"}
+
+
+def op_return_type(func: str) -> str | None:
+    """The C++ type an op's schema returns, as receiver types are written: `-> Tensor(a!)` -> "Tensor",
+    `-> (Tensor, Tensor)` -> "std::tuple<Tensor,Tensor>", `-> Tensor[]` -> "std::vector<Tensor>"; None for
+    none or a type not listed (the generated C++ signature is torchgen's; only these forms are read)."""
+    written = func.rpartition(") -> ")[2].strip()
+    if written.startswith("(") and written.endswith(")"):
+        parts = [_schema_type(p.strip()) for p in written[1:-1].split(",")]
+        return f"std::tuple<{','.join(parts)}>" if parts and all(parts) else None
+    return _schema_type(written)
+
+
+def _schema_type(written: str) -> str | None:
+    bare = re.sub(r"\([a-z!]+\)", "", written).split(" ", 1)[0]  # Tensor(a!) out -> Tensor
+    return _SCHEMA_TYPES.get(bare)
+
+
+def return_types(conn) -> tuple[dict[int, str], dict[str, str], frozenset[str]]:
+    """What the resolver types call chains by (Resolver.returns, .op_returns, .tensor_methods): every
+    definition's declared return type by definitions.id, each op's C++ return type by op name, and the
+    names of the Tensor methods torchgen generates (ops with a method variant, not manual_cpp_binding)."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
+    returns = dict(conn.execute("SELECT id, returns FROM definitions WHERE returns IS NOT NULL")) \
+        if "returns" in columns else {}
+    ops, methods = {}, set()
+    for name, base, func, variants, manual in conn.execute(
+            "SELECT name, base, func, variants, manual_cpp_binding FROM ops"):
+        if (t := op_return_type(func)) is not None:
+            ops[name] = t
+        if "method" in json.loads(variants) and not manual:
+            methods.add(base)
+    return returns, ops, frozenset(methods)
+
+
 def normalise_type(text: str) -> str:
     """Template arguments compared as written, without spaces and without at::/c10:: prefixes."""
     return re.sub(r"\b(?:at|c10|::)::", "", text.replace(" ", "")).removeprefix("::")
