@@ -187,6 +187,7 @@ class Definition(Base):
     max_args: Mapped[int] = mapped_column(Integer, comment="all parameters; -1 when variadic (... or a parameter pack)")
     name_line: Mapped[int] = mapped_column(Integer, comment="the line the name is written on (the declarator's), where kernels-for points; 0: the same as line")
     template_params: Mapped[str | None] = mapped_column(Text, comment="JSON list, name:kind per parameter of its template head, in order: [\"K:template\", \"RNG:type\", \"N:value\"] for template <template <typename> class K, typename RNG, int N>; NULL for no template")
+    returns: Mapped[str | None] = mapped_column(String, comment="the declared return type without cv-qualifiers, & and * and the at::/c10:: qualifiers: TensorOptions, MaybeOwned<Tensor>; NULL for auto, constructors and the structured kernels' macro heads")
 
 
 class Stub(Base):

@@ -80,20 +80,23 @@ def test_compile_context():
     assert cxx.compile_context("aten/src/ATen/native/mps/operations/BinaryOps.mm") == "mps"
 
 
-def _definition(*fields, arity: tuple[int, int] = (0, 0), template_params: tuple[str, ...] | None = None) -> DefinitionFact:
-    return DefinitionFact(*fields, min_args=arity[0], max_args=arity[1], template_params=template_params)
+def _definition(*fields, arity: tuple[int, int] = (0, 0), returns: str | None = None,
+                template_params: tuple[str, ...] | None = None) -> DefinitionFact:
+    return DefinitionFact(*fields, min_args=arity[0], max_args=arity[1], returns=returns, template_params=template_params)
 
 
 def test_definitions(macros):
     f = run("definitions.cpp", "aten/src/ATen/native/Defs.cpp", macros)
     assert f.definitions == (
-        DefinitionFact("helper", "at::native::(anonymous)::helper", "function", "helper(int x)", 5, 5, False, (), min_args=1, max_args=1),
+        DefinitionFact("helper", "at::native::(anonymous)::helper", "function", "helper(int x)", 5, 5, False, (), min_args=1, max_args=1,
+                       returns="int"),
         DefinitionFact("twice", "at::native::twice", "function", "twice(T v)", 10, 12, True, (), min_args=1, max_args=1,
-                       template_params=("T:type",)),  # `template <typename T>` at line 9
-        DefinitionFact("add", "at::native::Accumulator::add", "method", "add(int v)", 15, 15, False, (), min_args=1, max_args=1),
+                       returns="T", template_params=("T:type",)),  # `template <typename T>` at line 9
+        DefinitionFact("add", "at::native::Accumulator::add", "method", "add(int v)", 15, 15, False, (), min_args=1, max_args=1,
+                       returns="void"),
         DefinitionFact("Accumulator_reset", "at::native::Accumulator_reset", "function", "Accumulator_reset(Accumulator& a)", 19, 19, False, (),
-                      min_args=1, max_args=1),
-        DefinitionFact("size", "at::Widget::size", "method", "Widget::size() const", 23, 23, False, ()),
+                      min_args=1, max_args=1, returns="void"),
+        DefinitionFact("size", "at::Widget::size", "method", "Widget::size() const", 23, 23, False, (), returns="int"),
     )
     assert f.parse_errors == 0
     assert cxx.CallFact("at::native::twice", "helper", "helper", 11, 1) in f.calls
@@ -274,12 +277,14 @@ def test_definitions_written_through_file_local_macros(macros):
           "TORCH_IMPL_FUNC(ceil_out) (const Tensor& self, const Tensor& result)", 41, 42, False, (), "CREATE_UNARY_IMPL_NO_OP", arity=(2, 2)),
         # a macro that expands to other macros of the file; ## pastes names
         D("foreach_tensor_exp_cuda", "at::native::foreach_tensor_exp_cuda", "function",
-          "foreach_tensor_exp_cuda(TensorList tensors)", 50, 50, False, (), "FOREACH_OPS", arity=(1, 1)),
+          "foreach_tensor_exp_cuda(TensorList tensors)", 50, 50, False, (), "FOREACH_OPS", arity=(1, 1),
+          returns="std::vector<Tensor>"),
         D("foreach_tensor_log_cuda", "at::native::foreach_tensor_log_cuda", "function",
-          "foreach_tensor_log_cuda(TensorList tensors)", 50, 50, False, (), "FOREACH_OPS", arity=(1, 1)),
+          "foreach_tensor_log_cuda(TensorList tensors)", 50, 50, False, (), "FOREACH_OPS", arity=(1, 1),
+          returns="std::vector<Tensor>"),
         # a use inside a body is not a definition
         D("not_expanded_in_a_body", "at::native::not_expanded_in_a_body", "function", "not_expanded_in_a_body()",
-          52, 54, False, ()),
+          52, 54, False, (), returns="void"),
     )
     assert f.stub_uses == (
         StubUseFact("acos_stub", "at::native::structured_acos_out::impl", 40, "call"),
@@ -296,16 +301,17 @@ def test_attribute_macros_do_not_break_definitions(macros):
     D = _definition
     assert f.definitions == (
         D("add", "at::native::ufunc::add", "device_function", "add(T self, T other, T alpha)", 8, 10, True,
-          ("C10_HOST_DEVICE", "C10_ALWAYS_INLINE"), arity=(3, 3), template_params=("T:type",)),
+          ("C10_HOST_DEVICE", "C10_ALWAYS_INLINE"), arity=(3, 3), returns="T", template_params=("T:type",)),
         D("add", "at::native::ufunc::add", "function",
           "add(Vectorized<T> self, Vectorized<T> other, Vectorized<T> alpha)", 13, 15, True, ("C10_ALWAYS_INLINE",), arity=(3, 3),
-          template_params=("T:type",)),
+          returns="Vectorized<T>", template_params=("T:type",)),
         D("WelfordData", "at::native::ufunc::WelfordData::WelfordData", "device_function", "WelfordData()", 19, 19, False,
           ("C10_HOST_DEVICE",)),
         # the line is the first token after the blanked macros, as for C10_LAUNCH_BOUNDS_1(...) __global__
         D("WelfordData", "at::native::ufunc::WelfordData::WelfordData", "device_function", "WelfordData(float m)", 21, 21,
           False, ("C10_HOST_DEVICE", "explicit"), arity=(1, 1)),
-        D("slow_path", "at::native::ufunc::slow_path", "function", "slow_path(const Tensor& self)", 24, 26, False, (), arity=(1, 1)),
+        D("slow_path", "at::native::ufunc::slow_path", "function", "slow_path(const Tensor& self)", 24, 26, False, (), arity=(1, 1),
+          returns="void"),
     )
 
 

@@ -114,14 +114,14 @@ def test_receiver_types_of_member_calls():
         (5, "self.sizes", "Tensor"),
         (6, "maybe->has_value", "optional<Tensor>"),
         (7, "self.contiguous", "Tensor"),
-        (8, "inferred.sizes", None),  # auto
+        (8, "inferred.sizes", "decltype(std::declval<Tensor>().contiguous())"),  # auto: its initializer, for the link
         (10, "b.store", "Vectorized<scalar_t>"),
         (12, "t.dim", "Tensor"),
         (14, "later.f", None),  # declared after the call
         (16, "later.f", "TensorIterator"),
         (17, "this->helper", None),
         (18, "self.sizes", "Tensor"),
-        (18, "self.sizes().size", None),
+        (18, "self.sizes().size", "Tensor"),  # a chain: the type of the variable it starts with
         (21, "iter.dtype", None),  # another function's parameter
     ]
 

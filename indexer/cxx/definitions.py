@@ -18,6 +18,7 @@ from .. import naming
 from ..vocab import DefinitionKind
 from .arity import declarator_arity, text_arity
 from .facts import DefinitionFact
+from .receivers import normalised_type
 from .scan import dec, norm, nospace, skip_space
 from .scopes import function_declarator, scope_prefix, split_scope
 from .sourcefile import SourceFile
@@ -93,6 +94,7 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
         max_args=max_args,
         name_line=_other_line(inner.start_point[0] + 1, node.start_point[0] + 1),
         template_params=_template_params(node) if is_template else None,
+        returns=return_type(node, fd),
     )
 
 
@@ -100,6 +102,19 @@ def _template_params(node) -> tuple[str, ...] | None:
     """`name:kind` per parameter of its template head (template_params.py)."""
     found = template_parameters(node)
     return tuple(f"{name}:{kind}" for name, kind in found) if found is not None else None
+
+
+def return_type(node, fd) -> str | None:
+    """The declared return type (`auto f() -> T` gives T), normalised as receivers.py does; None for auto
+    and decltype, and for constructors and destructors (no type)."""
+    t = node.child_by_field_name("type")
+    if t is not None and t.type == "placeholder_type_specifier":
+        trailing = next((c for c in fd.children if c.type == "trailing_return_type"), None)
+        t = trailing.named_children[0] if trailing is not None and trailing.named_children else None
+        t = t.child_by_field_name("type") if t is not None and t.type == "type_descriptor" else t
+    if t is None or t.type in ("placeholder_type_specifier", "decltype", "auto"):
+        return None
+    return normalised_type(t.text)
 
 
 def _other_line(name_line: int, line: int) -> int:

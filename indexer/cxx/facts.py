@@ -31,6 +31,7 @@ class DefinitionFact:
     max_args: int = 0  # all parameters; -1 when variadic (`...` or a parameter pack)
     name_line: int = 0  # the line its name is written on (the declarator's), where a reader points; 0: same as line
     template_params: tuple[str, ...] | None = None  # "K:template", "RNG:type", "N:value" per parameter of its template head; None: no template
+    returns: str | None = None  # the declared return type, normalised like a receiver type ("TensorOptions"); None: auto, none
 
 
 @dataclass(frozen=True)

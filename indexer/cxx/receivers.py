@@ -1,10 +1,18 @@
 """The receiver type of a member call: `x.f(...)` / `x->f(...)` where x is a parameter of the
-enclosing function, a local variable or a range-for variable declared in it before the call.
+enclosing function, a local variable or a range-for variable declared in it before the call, or a
+field of the class whose body holds the call (`x_.f()`, `this->x_.f()`).
 
 The type is the declared one without cv-qualifiers, `&`, `*` and the `at::` / `c10::` qualifiers
 (template arguments kept, spaces dropped): "Tensor", "TensorIteratorBase", "Vectorized<scalar_t>",
-"optional<Tensor>". `auto` (and decltype) declarations give none. The latest declaration of the
-name in the function before the call is the one used (blocks are not tracked).
+"optional<Tensor>". The latest declaration of the name in the function before the call is the one
+used (blocks are not tracked). For a chain (`x.options().dtype(...)`) it is the type of x, the
+identifier the receiver starts with; the link stage follows the chain from there by return types.
+
+An `auto` declaration takes its type from the initializer: `new T(...)` and `static_cast<T>(...)`
+give T, another variable its type; anything else is written `decltype(<initializer>)`, spaces dropped,
+with a typed variable it starts with written `std::declval<T>()`
+(`auto iter = build_iter(a)` -> "decltype(build_iter(a))", `auto o = self.options()` ->
+"decltype(std::declval<Tensor>().options())"): the link stage types it from return types.
 """
 
 from __future__ import annotations
@@ -13,10 +21,10 @@ import bisect
 import operator
 import re
 
-from .scan import dec
+from .scan import dec, nospace
 from .sourcefile import SourceFile
 
-_MEMBER = re.compile(r"([A-Za-z_]\w*)(?:\.|->)~?[A-Za-z_]\w*(?:<.*>)?")
+_MEMBER = re.compile(r"(this->)?([A-Za-z_]\w*)(?:\[[^\[\]]*\])*(?:\.|->)(?!\Z)")  # the identifier a receiver starts with
 _UNKNOWN_TYPES = ("placeholder_type_specifier", "decltype", "auto")
 _LIBRARY_NAMESPACES = re.compile(r"(?<![\w:])(?:at|c10)::")
 _CV = re.compile(r"(?<![\w:])(?:const|volatile|typename)\s+|\s+(?:const|volatile)\b")
@@ -27,59 +35,148 @@ MEMBER_OBJECTS: dict[str, str | None] = {}  # callee as written -> the identifie
 
 
 def member_object(callee: str) -> str | None:
-    """"x" of the callee "x.f" / "x->f" (None for other callees and for this->f)."""
+    """"x" of the callee "x.f" / "x->f" / "x.g().f" / "x[0].f", "this->x_" of "this->x_.f" (a field, never a local);
+    None for other callees and for this->f."""
     got = MEMBER_OBJECTS.get(callee, "")
     if got == "":
-        m = _MEMBER.fullmatch(callee)
-        got = m.group(1) if m is not None and m.group(1) != "this" else None
+        m = _MEMBER.match(callee)
+        got = None
+        if m is not None and m.group(2) != "this" and _has_receiver(callee, m.end()):
+            got = (m.group(1) or "") + m.group(2)
         if len(MEMBER_OBJECTS) < 200_000:
             MEMBER_OBJECTS[callee] = got
     return got
 
 
+def _has_receiver(callee: str, at: int) -> bool:
+    """Whether the callee is a member call (`x.f`, `x.g(a).f`) and not `x.f<a.b>` or a longer expression."""
+    rest = callee[at:]
+    return bool(re.fullmatch(r"~?[A-Za-z_]\w*(?:<.*>)?", rest)) or (
+        "(" in rest and re.search(r"(?:\.|->)~?[A-Za-z_]\w*(?:<[^()]*>)?\Z", rest) is not None
+        and re.fullmatch(r"[\w:<>,.\->()\[\]*&+ ]*", rest) is not None and rest.count("(") == rest.count(")"))
+
+
 def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> None:
     """Phase (after calls): pending holds (index in f.calls, object name, offset of the call);
-    each call whose object has a typed declaration in its function gets that receiver_type."""
+    each call whose object has a typed declaration in its function, or is a field of the class
+    around the call, gets that receiver_type."""
     if not pending:
         return
-    needed = {name.encode() for _, name, _ in pending}
-    declared: dict[bytes, list[int]] = {}
-    for n in f.get("decl.name"):  # in the query's order (trees.UNORDERED): sorted below
-        name = n.text
-        if name in needed:
-            declared.setdefault(name, []).append(n.start_byte)
-    if not declared:
-        return
-    for offsets in declared.values():
-        offsets.sort()
-    decls = sorted(f.get("decl"), key=_START)
-    starts = [d.start_byte for d in decls]
-    types: dict[int, str | None] = {}
+    types = _Declarations(f)
     for index, name, offset in pending:
-        got = declared.get(name.encode())
-        if not got:
-            continue
-        k = bisect.bisect_left(got, offset) - 1
-        if k < 0 or got[k] < f.function_start_at(offset):
-            continue
+        got = types.field(name[6:], offset) if name.startswith("this->") else types.of(name, offset)
+        if got is not None:
+            f.calls[index] = f.calls[index]._replace(receiver_type=got)
+
+
+_CASTS = frozenset(("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"))
+_INIT_LIMIT = 300  # an initializer longer than this is not written out as decltype(...)
+
+
+class _Declarations:
+    """The typed declarations of one file, looked up by name before an offset (memoised per declaration)."""
+
+    def __init__(self, f: SourceFile):
+        self.f = f
+        self.names: dict[bytes, list[int]] = {}
+        for n in f.get("decl.name"):  # in the query's order (trees.UNORDERED): sorted below
+            self.names.setdefault(n.text, []).append(n.start_byte)
+        for offsets in self.names.values():
+            offsets.sort()
+        self.decls = sorted(f.get("decl"), key=_START)
+        self.starts = [d.start_byte for d in self.decls]
+        self.fields: dict[bytes, list] = {}
+        for n in f.get("field.name"):
+            self.fields.setdefault(n.text, []).append(n)
+        self.types: dict[int, str | None] = {}
+
+    def of(self, name: str, offset: int, depth: int = 0) -> str | None:
+        """The type of the variable `name` seen at offset: the latest declaration in its function, else a field."""
+        got = self.names.get(name.encode())
+        k = bisect.bisect_left(got, offset) - 1 if got else -1
+        if k < 0 or got[k] < self.f.function_start_at(offset):
+            return self.field(name, offset)
         at = got[k]
-        if at not in types:
-            types[at] = declared_type(decls, starts, at)
-        if types[at] is not None:
-            f.calls[index] = f.calls[index]._replace(receiver_type=types[at])
+        if at not in self.types:
+            self.types[at] = None  # an initializer naming its own variable stops here
+            self.types[at] = self._declared(at, depth)
+        return self.types[at]
+
+    def field(self, name: str, offset: int) -> str | None:
+        """The declared type of the field `name` of the class whose body holds offset (the innermost)."""
+        best = None
+        for n in self.fields.get(name.encode(), ()):
+            body = n.parent
+            while body is not None and body.type != "field_declaration_list":
+                body = body.parent
+            if body is not None and body.start_byte <= offset < body.end_byte and \
+                    (best is None or body.start_byte > best[0]):
+                best = (body.start_byte, n)
+        if best is None:
+            return None
+        decl = best[1].parent
+        while decl is not None and decl.type != "field_declaration":
+            decl = decl.parent
+        t = decl.child_by_field_name("type") if decl is not None else None
+        return normalised_type(t.text) if t is not None and t.type not in _UNKNOWN_TYPES else None
+
+    def _declared(self, at: int, depth: int) -> str | None:
+        k = bisect.bisect_right(self.starts, at) - 1
+        while k >= 0 and self.decls[k].end_byte <= at:
+            k -= 1
+        if k < 0:
+            return None
+        decl = self.decls[k]
+        t = decl.child_by_field_name("type")
+        if t is None:
+            return None
+        if t.type not in _UNKNOWN_TYPES:
+            return normalised_type(t.text)
+        if t.type == "decltype" or depth > 3:
+            return None
+        value = _initializer(decl, at)
+        return self._typed(value, depth) if value is not None else None
+
+    def _typed(self, value, depth: int) -> str | None:
+        """The type an `auto` variable gets from its initializer (see the module docstring)."""
+        kind = value.type
+        if kind == "new_expression":
+            t = value.child_by_field_name("type")
+            return normalised_type(t.text) if t is not None else None
+        if kind == "identifier":
+            return self.of(dec(value.text), value.start_byte, depth + 1)
+        if kind == "call_expression":
+            fn = value.child_by_field_name("function")
+            name = fn.child_by_field_name("name") if fn is not None and fn.type == "template_function" else None
+            if name is not None and dec(name.text) in _CASTS:
+                args = fn.child_by_field_name("arguments")
+                return normalised_type(args.named_children[0].text.rstrip(b"*& ")) \
+                    if args is not None and args.named_children else None
+        if value.end_byte - value.start_byte > _INIT_LIMIT or kind not in ("call_expression", "field_expression"):
+            return None
+        text = nospace(dec(value.text))
+        root = _MEMBER.match(text)
+        if root is not None and not root.group(1) and root.group(2) != "this":
+            typed = self.of(root.group(2), value.start_byte, depth + 1)
+            if typed is None:
+                return None
+            text = f"std::declval<{typed}>()" + text[len(root.group(2)):]
+        return f"decltype({text})"
 
 
-def declared_type(decls: list, starts: list[int], at: int) -> str | None:
-    """The type of the innermost declaration around the name at offset `at`, normalised (see the
-    module docstring)."""
-    k = bisect.bisect_right(starts, at) - 1
-    while k >= 0 and decls[k].end_byte <= at:
-        k -= 1
-    if k < 0:
-        return None
-    t = decls[k].child_by_field_name("type")
-    if t is None or t.type in _UNKNOWN_TYPES:
-        return None
-    text = _SPACE_AROUND.sub(r"\1", " ".join(dec(t.text).split()))
+def _initializer(decl, at: int):
+    """The initializer of the declarator that declares the name at offset `at` (`= v`, `(v)` or `{v}`), or None."""
+    for c in decl.children_by_field_name("declarator"):
+        if c.start_byte <= at < c.end_byte and c.type == "init_declarator":
+            value = c.child_by_field_name("value")
+            if value is not None and value.type in ("argument_list", "initializer_list"):
+                return value.named_children[0] if value.named_child_count == 1 else None
+            return value
+    return None
+
+
+def normalised_type(type_text: bytes) -> str | None:
+    """A type as written -> the form receiver types and return types are stored in (module docstring)."""
+    text = _SPACE_AROUND.sub(r"\1", " ".join(dec(type_text).split()))
     text = _CV.sub("", text)
     return _LIBRARY_NAMESPACES.sub("", text) or None

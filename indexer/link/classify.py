@@ -40,7 +40,7 @@ _INTRINSIC = re.compile(r"_mm\d*_\w+|_(cvt|bit|tzcnt|lzcnt|pdep|pext|popcnt|rdts
                         r"v[a-z0-9]+q?(_n|_lane|_laneq|_high)?_(f|s|u|p|bf)(8|16|32|64)(_[a-z0-9]+)?|"
                         r"sv[a-z0-9]+_(f|s|u|bf|b)(8|16|32|64)\w*")
 _MACRO_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
-_TYPE_NAME = re.compile(r"\w+_t|[A-Z]|u?int(8|16|32|64)_t|float\d?|double\d?|half\d?|int\d?|uint\d?|char\d?|"
+_TYPE_NAME = re.compile(r"\w+_t|[A-Z]|dim3|u?int(8|16|32|64)_t|float\d?|double\d?|half\d?|int\d?|uint\d?|char\d?|"
                         r"short\d?|long\d?|longlong\d?|ulonglong\d?|bool|signed|unsigned|void")
 
 
@@ -95,13 +95,16 @@ def written_parts(callee: str) -> tuple[str, str, str | None]:
 def _written_parts(callee: str) -> tuple[str, str, str | None]:
     """(qualifier, last component with its template arguments, receiver) of a callee as written:
     `at::cuda::blas::gemm<scalar_t>` -> ("at::cuda::blas", "gemm<scalar_t>", None);
-    `iter.dtype` -> ("", "dtype", "iter"); `self->foo` -> ("", "foo", "self")."""
+    `iter.dtype` -> ("", "dtype", "iter"); `self->foo` -> ("", "foo", "self");
+    `this->x_.f` -> ("", "f", "this->x_")."""
     receiver = None
+    cuts = []  # the last `->` and the last `.` that end a balanced receiver: the later one is the member's
     for sep in ("->", "."):
         head, found, tail = callee.rpartition(sep)
         if found and "<" not in head[-1:] and _balanced(head):
-            receiver, callee = head, tail
-            break
+            cuts.append((len(head), head, tail))
+    if cuts:
+        _, receiver, callee = max(cuts)
     depth = 0
     cut = -1
     i = 0
@@ -121,6 +124,7 @@ def _written_parts(callee: str) -> tuple[str, str, str | None]:
 
 
 def _balanced(text: str) -> bool:
+    text = text.replace("->", ".")  # a member access, not a template's closing bracket
     return text.count("(") == text.count(")") and text.count("<") == text.count(">") and text.count("[") == text.count("]")
 
 

@@ -3,18 +3,41 @@ definitions it can mean, and how that was decided.
 
 The rules, in order (the first that decides wins):
 1. qualified names in std:: and vendor namespaces are those classes at once;
-2. a member call `x.f()` looks in the class of x's declared type (and its bases), when known;
+2. a member call `x.f()` looks in the class of x's type, then in its bases level by level: the first
+   class that has the name hides its bases' members of that name (Tensor::contiguous hides TensorBase's);
+   x's type is its declared one, `x->` going through operator-> (MaybeOwned<Tensor>, intrusive_ptr<T>:
+   the first template argument; TensorArg: what its operator-> returns), and a receiver that is an
+   expression is typed step by step (see "Receiver types" below);
 3. a qualified name `Q::f` is looked up as Q relative to each enclosing scope of the caller, inner first;
 4. an unqualified name is looked up in the caller's class and namespaces, inner first, then in the
    namespaces the caller's file brings in with `using`;
 5. local definitions (unnamed namespace, static) are seen only from their own file and its includers;
    a name that is one of the caller's template parameters is that parameter, never a definition of
    the same name elsewhere (template_args.py follows it to the arguments call sites write);
-6. among what is left: the caller's own file, then files it includes, then by argument count;
+6. members of a class template's specialisations are picked by the class's template arguments as written
+   (`Vectorized<float>::size`, through the caller's `using fVec = ...`); dependent ones (`Vec::size` with
+   Vec = Vectorized<scalar_t>), or none that matches, reach every specialisation (specialisations);
+7. among what is left: the caller's own file, then files it includes, then by argument count (a member
+   defined outside its class repeats no default argument: its fewest arguments count as 0);
    explicit specialisations answer a call whose template arguments name one, and a call with
    dependent template arguments (`gemm<scalar_t>`) reaches every specialisation;
-7. no definition: an op through the dispatcher, a Tensor method, or a named class (classify.py);
-   else ambiguous (N candidates) or not in the checkout.
+8. no definition: an op through the dispatcher, a Tensor method, or a named class (classify.py), a class
+   or type alias of the checkout made in place (`at::IntArrayRef(...)`: type), a name of a namespace that
+   the caller's file brings in with `using namespace X` where X is no namespace of the checkout (cute:
+   vendor); else ambiguous (N candidates) or not in the checkout.
+
+Type aliases: the caller's own first, then the checkout-wide ones, except for a name that lookup from
+the caller finds as a namespace or class (`vec::` from at::native is at::vec). A method of at::Tensor
+(whose class body the codegen templates complete with a method per op) that torchgen generates (an op with
+a method variant, not manual_cpp_binding: `tensor_methods`) is the op's.
+
+Receiver types (`returns`, `op_returns`: definitions.returns and each op's schema; symbols.return_types
+gives them and `tensor_methods`):
+the extractor gives the declared type of the variable a receiver starts with, or `decltype(<initializer>)`
+for an `auto` one; then each step is typed in turn: a call `f(...)` or `x.g(...)` by the return type of the
+one definition (or the overloads that agree) or the ops it resolves to, a class made in place by its name,
+`x[i]` of a sequence (ArrayRef, TensorList, std::vector, ...) by its element type. A step that is not
+known (a field of another file's class, several candidates) leaves the receiver untyped: never a guess.
 """
 
 from __future__ import annotations
@@ -73,17 +96,22 @@ def _count_args(args: str) -> int:
     return count
 
 
-def _unalias(name: str, aliases: tuple[dict[str, str] | None, dict[str, str]]) -> str:
+def _unalias(name: str, aliases: tuple[dict[str, str] | None, dict[str, str]],
+             is_scope: Callable[[str], bool] = lambda _: False) -> str:
     """`Vec` -> `Vectorized<scalar_t>`, `IntArrayRef` -> `ArrayRef<int64_t>`: the first component through
-    the visible type aliases (a few steps; an alias of an alias is followed)."""
+    the visible type aliases (a few steps; an alias of an alias is followed). The caller's own aliases come
+    first; a checkout-wide one does not apply to a name that lookup from the caller finds as a namespace or
+    class (`vec::Vectorized<float>` from at::native is at::vec's, whatever some class calls `vec`)."""
     for _ in range(3):
         head, sep, rest = name.partition("::")
         bare = head.split("<", 1)[0]
         local, shared = aliases
-        target = (local.get(bare) if local else None) or shared.get(bare)
+        target = local.get(bare) if local else None
+        if target is None and bare in shared and not is_scope(bare):
+            target = shared[bare]
         if target is None or target == bare:
             break
-        name = target + (sep + rest if sep else "")
+        name = target.removeprefix("typename ") + (sep + rest if sep else "")
     return name
 
 
@@ -97,13 +125,113 @@ def _untemplated(qualified: str) -> str:
     return qualified
 
 
+def _by_owner(syms: list[Symbol], written: str | None) -> tuple[list[Symbol], bool]:
+    """Members of a class template's specialisations, picked by the class's template arguments as written
+    (`Vectorized<float>::size`, a receiver of type Vectorized<float>): the specialisation they name; with
+    dependent ones (`Vectorized<scalar_t>`), or none that matches, every specialisation and the primary
+    template's, which the bool says (they are several, not one); without arguments, the primary's."""
+    specs = [s for s in syms if s.owner_spec is not None]
+    if not specs or not written:
+        return syms, False
+    last = _last_component(written)
+    args = template_args(last)
+    if args is None:
+        return [s for s in syms if s.owner_spec is None] or syms, False
+    exact = [s for s in specs if s.owner_spec == normalise_type(args)]
+    if exact:
+        return exact, False
+    return syms, True  # default template arguments and partial specialisations: any of them may be meant
+
+
+def _fewest(s: Symbol) -> int:
+    """The fewest arguments a call of the definition may pass. A member defined outside its class
+    (`Tensor::expect_contiguous(MemoryFormat memory_format) const &`) does not repeat the default
+    arguments its declaration gives, so it may take fewer than its parameters: 0."""
+    head = s.signature.split("(", 1)[0]
+    return 0 if s.kind == "method" and "::" in head else s.min_args
+
+
+def _last_component(written: str) -> str:
+    """`vec::Vectorized<c10::complex<float>>` -> `Vectorized<c10::complex<float>>` (`::` inside <> does not split)."""
+    depth = 0
+    for i in range(len(written) - 1, 0, -1):
+        ch = written[i]
+        if ch == ">":
+            depth += 1
+        elif ch == "<":
+            depth -= 1
+        elif depth == 0 and ch == ":" and written[i - 1] == ":":
+            return written[i + 1:]
+    return written
+
+
+_SEQUENCES = frozenset(("ArrayRef", "OptionalArrayRef", "SmallVector", "vector", "array", "deque", "IListRef"))
+_PLAIN_RECEIVER = re.compile(r"(?:this->)?[A-Za-z_]\w*")
+# A return type that names no class: a template parameter (T, scalar_t), void, a built-in or a dependent name.
+_UNKNOWN_RETURN = re.compile(r"[A-Z]\d?|\w+_t|void|bool|int|float|double|char|auto|typename.*|.*::type")
+
+
+def _chain_parts(text: str) -> list[tuple[str, str, str | None]] | None:
+    """`self.options().dtype(kFloat)` -> [("", "self", None), (".", "options", ""), (".", "dtype", "kFloat")]:
+    each step's separator, name and arguments (None for a variable or a field); None for any other expression."""
+    parts, sep, i, n = [], "", 0, len(text)
+    while i < n:
+        j, depth = i, 0
+        while j < n:
+            c = text[j]
+            if c == "<":
+                depth += 1
+            elif c == ">" and depth:
+                depth -= 1
+            elif depth == 0 and (c in "({.[)}" or text.startswith("->", j)):
+                break
+            j += 1
+        name, args = text[i:j], None
+        if not name or not re.fullmatch(r"[\w:]+(?:<.*>)?", name):
+            return None
+        if j < n and text[j] in "({":
+            close = _closing(text, j)
+            if close < 0:
+                return None
+            args, j = text[j + 1:close], close + 1
+        parts.append((sep, name, args))
+        while j < n and text[j] == "[":  # x[i]: an element
+            close = _closing(text, j)
+            if close < 0:
+                return None
+            parts.append(("[]", "", None))
+            j = close + 1
+        if j >= n:
+            break
+        if text.startswith("->", j):
+            sep, i = "->", j + 2
+        elif text[j] == ".":
+            sep, i = ".", j + 1
+        else:
+            return None
+    return parts
+
+
+def _closing(text: str, start: int) -> int:
+    """The offset of the bracket that closes the one at start, or -1."""
+    depth = 0
+    for k in range(start, len(text)):
+        if text[k] in "({[":
+            depth += 1
+        elif text[k] in ")}]":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
 _THROUGH_PARAMETER = [Target(None, How.VIRTUAL, "a call through a parameter (a functor, lambda or function pointer)")]
 
 
 class Resolver:
     def __init__(self, symbols: Symbols, ops: OpForms, macros: set[str], types: set[str],
                  bases: dict[str, tuple[str, ...]], namespaces: frozenset[str] = frozenset(),
-                 scope_usings: dict[str, frozenset[str]] | None = None):
+                 scope_usings: dict[str, frozenset[str]] | None = None, returns: dict[int, str] | None = None):
         self.symbols = symbols
         self.ops = ops
         self.macros = macros
@@ -117,6 +245,16 @@ class Resolver:
         self.aliases: dict[str, str] = {}  # type aliases at namespace or class level, checkout-wide
         self.scope_usings = scope_usings or {}  # namespace -> namespaces its headers' using-directives bring in
         self.namespaces = namespaces  # the first component of every scope the checkout defines something in
+        self.returns = returns or {}  # definitions.id -> its declared return type (definitions.returns)
+        self.op_returns: dict[str, str] = {}  # op name -> the C++ type its schema returns (symbols.op_return_type)
+        self.tensor_methods: frozenset[str] = frozenset()  # the Tensor methods torchgen generates, by name
+        self._by_node: dict[int, Symbol] | None = None
+        self._typed: dict[tuple, str | None] = {}  # (file, scope, receiver, its root's type) -> the receiver's type
+        self._templated: set[str] | None = None  # the classes the codegen templates define
+        self._specialised_bases: dict[tuple[str, str], tuple[str, ...]] | None = None  # (class, its arguments) -> bases
+        self._constructors: dict[str, bool] = {}  # a name -> whether `name(...)` makes an object of a class
+        self._arrows: dict[str, list[Symbol]] | None = None  # the classes that define operator->, and those
+        self._scope_names: set[str] | None = None  # every namespace and class scope, with its prefixes
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None) -> list[Target]:
@@ -130,7 +268,8 @@ class Resolver:
         if callee_name not in self.symbols.by_name:  # no definition has the name: the scope cannot matter
             inner = ctx.chain[0].rsplit("::", 1)[-1]
             structured = inner.startswith("structured_") and inner in self.bases
-            nameless = (callee, argc, receiver_type, structured, id(ctx.aliases) if ctx.aliases else 0)
+            nameless = (callee, argc, receiver_type, structured, id(ctx.aliases) if ctx.aliases else 0, ctx.usings,
+                        ctx.chain[0], ctx.file if self.returns and "(" in callee else "")
             got = self._nameless.get(nameless)
             if got is None:
                 got = self._nameless[nameless] = self._resolve(ctx, callee, callee_name, argc, receiver_type)
@@ -144,12 +283,15 @@ class Resolver:
         key = (ctx.file, shared)
         got = self._memo.get(key)
         if got is None:
-            self._file_used = False
+            outer, self._file_used = self._file_used, False  # a typed receiver resolves calls inside this one
             got = self._resolve(ctx, callee, callee_name, argc, receiver_type)
             if self._file_used:
                 self._memo[key] = got
             else:
                 self._shared[shared] = got
+            self._file_used = outer or self._file_used
+        else:
+            self._file_used = True
         return got
 
     def _visible(self, ctx: Context, s: Symbol) -> bool:
@@ -163,26 +305,36 @@ class Resolver:
                  receiver_type: str | None) -> list[Target]:
         qualifier, last, receiver = written_parts(callee)
         qualifier = qualifier.removeprefix("::")
+        if receiver is not None and (not _PLAIN_RECEIVER.fullmatch(receiver) or (receiver_type or "").startswith("decltype(")):
+            receiver_type = self._receiver_type(ctx, receiver, receiver_type)  # the extractor gave a chain's root
         if self.aliases or ctx.aliases:
-            aliases = (ctx.aliases, self.aliases)
-            receiver_type = _unalias(receiver_type, aliases) if receiver_type else receiver_type
-            qualifier = _unalias(qualifier, aliases) if qualifier else qualifier
+            aliases, is_scope = (ctx.aliases, self.aliases), self._scope_test(ctx)
+            receiver_type = _unalias(receiver_type, aliases, is_scope) if receiver_type else receiver_type
+            qualifier = _unalias(qualifier, aliases, is_scope) if qualifier else qualifier
         if receiver_type:
             receiver_type = re.sub(r"^(?:::)?(?:at|c10)::", "", receiver_type)
         if receiver is not None and receiver_type is None:
             made = _CONSTRUCTED.match(receiver)
             if made and made.group(1) in self.types:
                 receiver_type = made.group(1)
+        if receiver_type is not None and callee[len(receiver or ""):].startswith("->"):
+            receiver_type = self._pointee(receiver_type)
         if receiver_type is not None and (receiver_type.startswith("std::") or _STD_TYPES.match(receiver_type)):
             return [Target(None, How.STANDARD, "a method of a standard library type")]
         cands = self.symbols.by_name.get(callee_name)
+        if receiver is not None and receiver_type is not None and callee_name in self.tensor_methods and \
+                receiver_type.split("<", 1)[0] in self._generated_classes():
+            cands = None  # at::Tensor's methods of an op's name are mostly generated: the op's (below)
         if receiver is None and qualifier.startswith(("std::", "cuda::std")) or qualifier == "std":
             return [Target(None, How.STANDARD)]
         if cands:
             found = self._lookup(ctx, cands, qualifier, receiver, receiver_type)
             if found is not None:
                 syms, how = found
-                return self._choose(ctx, syms, how, last, argc)
+                picked, spread = _by_owner(syms, receiver_type if receiver is not None else qualifier)
+                if not spread and len(picked) < len(syms) and picked[0].owner_spec is not None:
+                    picked, spread = self._inherited_too(picked, cands)
+                return self._choose(ctx, picked, how, last, argc, spread)
         if receiver is not None:
             if receiver_type in _TENSOR_TYPES or receiver_type is None:
                 base = self.ops.method(callee_name)
@@ -206,6 +358,12 @@ class Resolver:
         outside = self._outside(qualifier or (receiver_type or ""))
         if outside is not None:
             return [Target(None, How.VENDOR, f"{outside}:: is no namespace or class of the checkout")]
+        if not cands and receiver is None and not qualifier:
+            brought = self._vendor_using(ctx)
+            if brought is not None:
+                return [Target(None, How.VENDOR, f"through `using namespace {brought};`, no namespace of the checkout")]
+        if not cands and receiver is None and callee_name in self.types:
+            return [Target(None, How.TYPE, "a class or type alias of the checkout, made in place")]
         if cands:
             syms = [s for s in cands if self._visible(ctx, s) and (receiver is not None or qualifier
                                                                                    or s.kind != "method")]
@@ -249,9 +407,11 @@ class Resolver:
                 got = [s for s in cands if s.scope == written or s.scope.endswith("::" + written)]
                 if got:
                     return got, How.RECEIVER
-            classes = self._class_and_bases(receiver_type)
-            got = [s for s in cands if s.scope.rsplit("::", 1)[-1] in classes]
-            return (got, How.RECEIVER) if got else None
+            for level in self._class_levels(receiver_type):  # a derived class's member hides its bases' ones
+                got = [s for s in cands if s.scope.rsplit("::", 1)[-1] in level]
+                if got:
+                    return got, How.RECEIVER
+            return None
         inline = self.symbols.inline
         if qualifier:
             q = normalise_scope(qualifier.split("::"), inline)
@@ -296,25 +456,192 @@ class Resolver:
         return first
 
     def _class_and_bases(self, type_name: str) -> set[str]:
+        return set().union(*self._class_levels(type_name))
+
+    def _class_levels(self, type_name: str) -> list[set[str]]:
+        """The class of a type name, then its direct bases, then theirs (last components; each class once)."""
         got = self._bases_memo.get(type_name)
         if got is None:
             got = self._bases_memo[type_name] = self._walk_bases(type_name)
         return got
 
-    def _walk_bases(self, type_name: str) -> set[str]:
-        name = type_name.split("<", 1)[0].rsplit("::", 1)[-1]
-        out, todo = set(), [name]
-        while todo:
-            n = todo.pop()
-            if n not in out:
-                out.add(n)
-                todo.extend(b.split("<", 1)[0].rsplit("::", 1)[-1] for b in self.bases.get(n, ()))
-        return out
+    def _walk_bases(self, type_name: str) -> list[set[str]]:
+        seen = {_untemplated(type_name).rsplit("::", 1)[-1]}  # AttentionKernel<...>::Params -> Params
+        levels = [set(seen)]
+        while levels[-1]:
+            nxt = {b.split("<", 1)[0].rsplit("::", 1)[-1] for n in levels[-1] for b in self.bases.get(n, ())} - seen
+            seen |= nxt
+            levels.append(nxt)
+        return levels[:-1]
 
-    def _choose(self, ctx: Context, syms: list[Symbol], how: How, last: str, argc: int) -> list[Target]:
+    def _receiver_type(self, ctx: Context, receiver: str, root: str | None) -> str | None:
+        """The type of a receiver expression: a variable (root: its declared type, or `decltype(<init>)` for
+        an `auto` one), then the calls chained on it (`self.options()`, `at::device(kCPU)`), each typed by
+        the return type of the one definition it resolves to. None as soon as a step is not known."""
+        if not self.returns:
+            return None
+        key = (ctx.file, ctx.chain[0], receiver, root)
+        got = self._typed.get(key, "")
+        if got == "":
+            if root is not None and root.startswith("decltype(") and root.endswith(")"):
+                root = self._expression_type(ctx, root[9:-1], None)
+                got = root if root is None or _PLAIN_RECEIVER.fullmatch(receiver) else \
+                    self._expression_type(ctx, receiver, root)
+            else:
+                got = self._expression_type(ctx, receiver, root)
+            self._typed[key] = got
+        return got
+
+    def _expression_type(self, ctx: Context, text: str, root: str | None) -> str | None:
+        parts = _chain_parts(text)
+        if not parts or len(parts) > 8:
+            return None
+        _sep, name, args = parts[0]
+        if args is None:  # a variable: the type the extractor read
+            t = root if len(parts) > 1 or root is None or not root.startswith("decltype(") else None
+        elif name.startswith(("std::declval<", "declval<")):
+            t = template_args(name)
+        else:
+            t = self._call_type(ctx, name, args)
+        for sep, name, args in parts[1:]:
+            if t is not None and sep == "[]":
+                t = self._element(ctx, t)
+                continue
+            if t is None or args is None:  # a field's type is not known here
+                return None
+            if sep == "->":
+                t = self._pointee(t)
+            t = self._returned(self.resolve(ctx, f"x.{name}", name.split("<", 1)[0], _count_args(args), t))
+        return t
+
+    def _element(self, ctx: Context, type_name: str) -> str | None:
+        """The element type of a sequence (ArrayRef<Tensor>, TensorList, std::vector<Tensor>): what `x[i]` is."""
+        written = _unalias(type_name, (ctx.aliases, self.aliases), self._scope_test(ctx))
+        head = written.split("<", 1)[0].rsplit("::", 1)[-1]
+        args = template_args(written)
+        if head not in _SEQUENCES or not args:
+            return None
+        depth = 0
+        for i, ch in enumerate(args):
+            depth += 1 if ch == "<" else -1 if ch == ">" else 0
+            if ch == "," and depth == 0:
+                return args[:i]
+        return args
+
+    def _call_type(self, ctx: Context, written: str, args: str) -> str | None:
+        """The type of a call at the start of a chain: a class made in place (`TensorIteratorConfig()`), else
+        the return type of the function it resolves to; a function template returning its template parameter
+        (`T* LookUpOrCreateCachedGraph(...)`), called with one explicit template argument, returns that one."""
+        qualifier, last, _receiver = written_parts(written)
+        name = last.split("<", 1)[0]
+        constructed = self._constructors.get(name)
+        if constructed is None:
+            constructed = self._constructors[name] = name in self.types and name not in self.symbols.by_name or any(
+                s.kind == "method" and s.scope.rsplit("::", 1)[-1] == name for s in self.symbols.by_name.get(name, ()))
+        if constructed:
+            return re.sub(r"^(?:::)?(?:at|c10)::", "", written)
+        explicit = template_args(last)
+        if explicit is not None and _count_args(explicit) == 1:  # `make<CachedGraph>(...)` returning its T
+            raw = self._returned(self.resolve(ctx, written, name, _count_args(args), None), raw=True)
+            if raw is not None and re.fullmatch(r"[A-Z]", raw):
+                return explicit
+        return self._returned(self.resolve(ctx, written, name, _count_args(args), None))
+
+    def _returned(self, targets: list[Target], raw: bool = False) -> str | None:
+        """The return type the targets of a call agree on (one definition, or overloads that return the same)."""
+        by_node = self._by_node
+        if by_node is None:
+            by_node = self._by_node = {s.node: s for syms in self.symbols.by_name.values() for s in syms}
+        if targets and all(t.how is How.OP for t in targets):  # an op through the dispatcher: its schema's return
+            returned = {self.op_returns.get(o) for t in targets for o in t.op}
+            return returned.pop() if len(returned) == 1 else None
+        nodes = [t.node for t in targets] if all(t.node is not None for t in targets) else \
+            (list(targets[0].candidates) if len(targets) == 1 and targets[0].candidates else [])
+        if not nodes or any(t.how in (How.AMBIGUOUS, How.SPECIALISATIONS) for t in targets):
+            return None
+        returned = {self.returns.get(by_node[n].id) for n in nodes if n in by_node}
+        got = returned.pop() if len(returned) == 1 else None
+        return got if got is not None and (raw or not _UNKNOWN_RETURN.fullmatch(got)) else None
+
+    def _inherited_too(self, picked: list[Symbol], cands: list[Symbol]) -> tuple[list[Symbol], bool]:
+        """A specialisation's own members (Vectorized<c10::Half>::loadu, in the NEON header) and the same name
+        in the class's bases: a specialisation written elsewhere, under another #if, may inherit it instead
+        (x86's Vectorized<Half> from Vectorized16), so both are meant, as several."""
+        cls = picked[0].scope.rsplit("::", 1)[-1]
+        specialised = self._specialised_bases
+        if specialised is None:  # classes are keyed as written: `Vectorized<Half>`, `Vectorized<c10::Half>`
+            specialised = self._specialised_bases = {}
+            for name, bases in self.bases.items():
+                args = template_args(name)
+                if args is not None:
+                    key = (name.split("<", 1)[0], normalise_type(args))
+                    specialised[key] = specialised.get(key, ()) + bases
+        found = set()
+        for base in specialised.get((cls, picked[0].owner_spec), ()):
+            found |= self._class_and_bases(base)
+        inherited = [s for s in cands if s.scope.rsplit("::", 1)[-1] in found - {cls}]
+        return (picked + inherited, True) if inherited else (picked, False)
+
+    def _generated_classes(self) -> set[str]:
+        """Classes defined in the checkout's codegen templates (at::Tensor in templates/TensorBody.h): their
+        bodies are completed at build time with a method for each op, which the checkout does not hold."""
+        got = self._templated
+        if got is None:
+            got = self._templated = {s.scope.rsplit("::", 1)[-1] for syms in self.symbols.by_name.values() for s in syms
+                                     if s.kind == "method" and "/templates/" in s.file}
+        return got
+
+    def _pointee(self, type_name: str) -> str:
+        """What `x->` reaches when x's type is a class with an operator-> (MaybeOwned<Tensor>, intrusive_ptr<T>,
+        TensorArg): for a class template, its first template argument; for a class, what its operator->
+        returns; else the type itself."""
+        if type_name.endswith("*"):
+            return type_name.rstrip("*")
+        head = type_name.split("<", 1)[0].rsplit("::", 1)[-1]
+        arrows = self._arrows
+        if arrows is None:
+            arrows = self._arrows = {}
+            for s in self.symbols.by_name.get("operator->", ()):
+                arrows.setdefault(s.scope.rsplit("::", 1)[-1], []).append(s)
+        args = template_args(type_name)
+        if head in arrows and not args:  # TensorArg: what its operator-> returns
+            returned = {self.returns.get(s.id) for s in arrows[head]}
+            return returned.pop() or type_name if len(returned) == 1 else type_name
+        if head in arrows and args:
+            depth = 0
+            for i, ch in enumerate(args):
+                depth += ch in "<(" and 1 or (ch in ">)" and -1 or 0)
+                if ch == "," and depth == 0:
+                    return args[:i]
+            return args
+        return type_name
+
+    def _scope_test(self, ctx: Context) -> Callable[[str], bool]:
+        """Whether a name, looked up from the caller's scopes, is a namespace or class of the checkout."""
+        scopes = self._scope_names
+        if scopes is None:
+            scopes = self._scope_names = {"::".join(p[:i]) for sc in self.symbols.scopes()
+                                          for p in (sc.split("::"),) for i in range(1, len(p) + 1)}
+        return lambda head: any((f"{c}::{head}" if c else head) in scopes for c in ctx.chain)
+
+    def _vendor_using(self, ctx: Context) -> str | None:
+        """The first namespace the caller's file brings in with `using namespace` that the checkout does not
+        define, seen from the caller (cute; not `mps` inside at::native, which is at::native::mps): a name the
+        checkout does not define is that namespace's."""
+        checkout = self._scope_test(ctx)
+        for used in ctx.usings:
+            first = used.split("::", 1)[0]
+            if used and first not in self.namespaces and first not in self.types and not checkout(first):
+                return used
+        return None
+
+    def _choose(self, ctx: Context, syms: list[Symbol], how: How, last: str, argc: int,
+                spread: bool = False) -> list[Target]:
         visible = [s for s in syms if self._visible(ctx, s)]
         if not visible:
             return [Target(None, How.NOT_IN_CHECKOUT, "only local definitions in other files")]
+        if spread:  # a class template named with dependent arguments: each specialisation (never "the one")
+            return self._many(visible, How.SPECIALISATIONS)
         args = template_args(last)
         specs = [s for s in visible if s.spec is not None]
         if specs:
@@ -341,7 +668,7 @@ class Resolver:
                 if len(near) == 1:
                     return [Target(near[0].node, how if how is not How.SAME_NAMESPACE else rule)]
                 break
-        fits = [s for s in visible if (s.min_args < 0 or s.min_args <= argc) and (s.max_args < 0 or argc <= s.max_args)]
+        fits = [s for s in visible if (s.min_args < 0 or _fewest(s) <= argc) and (s.max_args < 0 or argc <= s.max_args)]
         if len(fits) == 1:
             return [Target(fits[0].node, How.OVERLOAD)]
         fits = fits or visible
@@ -352,6 +679,6 @@ class Resolver:
     @staticmethod
     def _many(fits: list[Symbol], how: How) -> list[Target]:
         """Several candidates: an edge each up to AMBIGUOUS_FOLLOWED, else one edge that counts them."""
-        if len(fits) <= (OVERLOADS_FOLLOWED if how is How.OVERLOAD_SET else AMBIGUOUS_FOLLOWED):
+        if len(fits) <= (AMBIGUOUS_FOLLOWED if how is How.AMBIGUOUS else OVERLOADS_FOLLOWED):
             return [Target(s.node, how, str(len(fits))) for s in fits]
         return [Target(None, how, str(len(fits)), (), tuple(s.node for s in fits))]

@@ -41,6 +41,7 @@ class Symbol:
     max_args: int  # -1 for variadic or unknown
     signature: str
     template_params: dict[str, str] | None = None  # name -> kind (type, template, value) of its template head
+    owner_spec: str | None = None  # a member of a class template's specialisation: the class's arguments, "float"
 
 
 def norm_component(component: str) -> str:
@@ -167,6 +168,54 @@ def specialisation(qualified: str) -> str | None:
     return normalise_type(last[last.index("<") + 1:-1])
 
 
+def owner_specialisation(parts: list[str]) -> str | None:
+    """The template arguments written on the class a member is defined in: [at, vec, Vectorized<float>, size]
+    -> "float"; None for a member of a class that is no specialisation (or for a free function)."""
+    if len(parts) < 2:
+        return None
+    owner = parts[-2]
+    if "<" not in owner or not owner.endswith(">"):
+        return None
+    return normalise_type(owner[owner.index("<") + 1:-1])
+
+
+_SCHEMA_TYPES = {"Tensor": "Tensor", "Tensor[]": "std::vector<Tensor>", "Scalar": "Scalar", "ScalarType": "ScalarType",
+                 "int": "int64_t", "SymInt": "SymInt", "bool": "bool", "float": "double", "Device": "Device"}
+
+
+def op_return_type(func: str) -> str | None:
+    """The C++ type an op's schema returns, as receiver types are written: `-> Tensor(a!)` -> "Tensor",
+    `-> (Tensor, Tensor)` -> "std::tuple<Tensor,Tensor>", `-> Tensor[]` -> "std::vector<Tensor>"; None for
+    none or a type not listed (the generated C++ signature is torchgen's; only these forms are read)."""
+    written = func.rpartition(") -> ")[2].strip()
+    if written.startswith("(") and written.endswith(")"):
+        parts = [_schema_type(p.strip()) for p in written[1:-1].split(",")]
+        return f"std::tuple<{','.join(parts)}>" if parts and all(parts) else None
+    return _schema_type(written)
+
+
+def _schema_type(written: str) -> str | None:
+    bare = re.sub(r"\([a-z!]+\)", "", written).split(" ", 1)[0]  # Tensor(a!) out -> Tensor
+    return _SCHEMA_TYPES.get(bare)
+
+
+def return_types(conn) -> tuple[dict[int, str], dict[str, str], frozenset[str]]:
+    """What the resolver types call chains by (Resolver.returns, .op_returns, .tensor_methods): every
+    definition's declared return type by definitions.id, each op's C++ return type by op name, and the
+    names of the Tensor methods torchgen generates (ops with a method variant, not manual_cpp_binding)."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
+    returns = dict(conn.execute("SELECT id, returns FROM definitions WHERE returns IS NOT NULL")) \
+        if "returns" in columns else {}
+    ops, methods = {}, set()
+    for name, base, func, variants, manual in conn.execute(
+            "SELECT name, base, func, variants, manual_cpp_binding FROM ops"):
+        if (t := op_return_type(func)) is not None:
+            ops[name] = t
+        if "method" in json.loads(variants) and not manual:
+            methods.add(base)
+    return returns, ops, frozenset(methods)
+
+
 def normalise_type(text: str) -> str:
     """Template arguments compared as written, without spaces and without at::/c10:: prefixes."""
     return re.sub(r"\b(?:at|c10|::)::", "", text.replace(" ", "")).removeprefix("::")
@@ -195,7 +244,9 @@ class Symbols:
             if lo == -1 and hi == -1:
                 lo, hi = arity(signature)
             sym = Symbol(def_id, node, name, qualified, kind, file, line, end_line, scope, local,
-                         specialisation(qualified), lo, hi, signature, _template_params(more[0] if more else None))
+                         specialisation(qualified), lo, hi, signature,
+                         template_params=_template_params(more[0] if more else None),
+                         owner_spec=owner_specialisation(parts) if kind == "method" else None)
             self.by_name.setdefault(name, []).append(sym)
             self.by_file.setdefault(file, []).append(sym)
             self.by_qualified.setdefault(qualified, []).append(sym)

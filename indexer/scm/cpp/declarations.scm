@@ -18,3 +18,10 @@
   declarator: [(identifier) @decl.name
                (reference_declarator (identifier) @decl.name)
                (pointer_declarator declarator: (identifier) @decl.name)]) @decl
+
+; A class's fields (@field.name): the receiver type of `x_.f()` / `this->x_.f()` in a method
+; defined in the class body (receivers.py).
+(field_declaration
+  declarator: [(field_identifier) @field.name
+               (reference_declarator (field_identifier) @field.name)
+               (pointer_declarator declarator: (field_identifier) @field.name)])
