@@ -31,11 +31,12 @@ from . import guard
 from .backward import BackwardUse, backward_of
 from .chain import GENERATED, Linker
 from .match import at_boundary, prefix_glob, shown, suffix_args, suffix_clause, user_glob
-from .results import META_STEP, Backward, Formula, KernelsFor, KeyKernel, Step, key_rank, to_data
+from .results import (META_STEP, Backward, Formula, Health, HopKind, KeyHealth, KernelInfo, KernelsFor, KeyKernel,
+                      OpInfo, OpsFor, OpSummary, PartialFile, Reach, Step, StubInfo, StubSite, Symbol, Trace, TraceOp,
+                      TypeSet, Unresolved, Use, key_rank, to_data)
 
-if TYPE_CHECKING:  # imported by the methods that use them: a kernels-for process needs none of them
+if TYPE_CHECKING:  # imported by the methods that use them: a kernels-for process needs neither
     from . import dispatch as dispatch_walk
-    from .results import Health, OpInfo, OpsFor, OpSummary, StubInfo, Symbol, Trace, KernelInfo, Use
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -178,8 +179,6 @@ class Index:
     @_reads
     def op(self, name: str) -> list[OpInfo]:
         """The entries a name resolves to, with overload siblings and derivatives."""
-        from .results import OpInfo
-
         out = []
         for op_name in self.resolve(name):
             r = self._op_row(op_name)
@@ -347,8 +346,6 @@ class Index:
         ]
         where = [clause for value, clause in filters if value is not None and value != ""]
         args = [value for value, _clause in filters if value is not None and value != ""]
-        from .results import OpSummary
-
         sql = "SELECT o.id, o.name, o.kind, o.structured, o.file, o.line FROM ops o"
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -359,8 +356,6 @@ class Index:
     def doctor(self, keys: tuple[str, ...] = ()) -> Health:
         """Every (op, key) whose kernel has no definition in the checkout, with the reason; counts per key;
         the files whose extraction failed. The whole file is checked first (PRAGMA quick_check)."""
-        from .results import Health, KeyHealth, PartialFile, Unresolved
-
         check = self.conn.execute("PRAGMA quick_check(1)").fetchone()[0]
         if check != "ok":
             found = " ".join(check.replace("*** in database main ***", "").split())
@@ -407,7 +402,6 @@ class Index:
         """A Python name (torch.nn.LayerNorm, F.cross_entropy, torch.add, Tensor.matmul, _VF.lstm,
         torch.ops.aten.mm) -> its Python hops, the aten ops they reach, and each op's kernels-for answer
         (the chain below each kernel only with chain=True; depth and keys as for kernels_for)."""
-        from .results import HopKind, Trace, TraceOp
         from .trace import PyLinker  # the Python layer's vocabulary: imported by the questions that need it
 
         linker = PyLinker(self.conn, hops)
@@ -437,8 +431,6 @@ class Index:
         return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
 
     def _symbols(self, where: str, args: tuple[Any, ...]) -> list[Symbol]:
-        from .results import Symbol
-
         return [Symbol(n, q, k, sig, tuple(json.loads(qual)), mac, Location(f, ln), end)
                 for n, q, k, sig, qual, mac, f, ln, end in self.conn.execute(
                     "SELECT name, qualified_name, kind, signature, qualifiers, macro, file, line, end_line "
@@ -462,8 +454,6 @@ class Index:
     @_reads
     def stub(self, name: str) -> StubInfo:
         """A DispatchStub: declaration, definition, every registration per device and CPU capability, callers."""
-        from .results import StubInfo, StubSite, Use
-
         sites = [StubSite(k, mac, dev, arch, kern, bool(null), Location(f, ln))
                  for k, mac, dev, arch, kern, null, f, ln in self.conn.execute(
                      "SELECT kind, macro, device, arch, kernel, is_nullptr, file, line FROM stubs "
@@ -480,8 +470,6 @@ class Index:
     @_reads
     def kernel(self, name: str) -> KernelInfo:
         """A __global__ kernel (or a functor run by a launch helper): definition, launch sites, dtypes."""
-        from .results import KernelInfo, TypeSet, Use
-
         defs = self._symbols("kind = ? AND (name = ? OR qualified_name = ?)", (DefinitionKind.GLOBAL_KERNEL, name, name))
         launches = [Use(c, k or name, kind, Location(f, ln)) for kind, k, c, f, ln in self.conn.execute(
             "SELECT kind, kernel, caller, file, line FROM launches WHERE kernel = ? ORDER BY file, line", (name,))]
@@ -501,8 +489,6 @@ class Index:
     def callers(self, name: str) -> list[Use]:
         """Call sites of a function by name: the last component, narrowed by a qualified suffix
         (`blas::gemm` matches `at::cuda::blas::gemm`, not `cublas::gemm`)."""
-        from .results import Use
-
         stem = name.split("::")[-1]
         rows = self.conn.execute("SELECT caller, callee, file, line FROM calls WHERE callee_name = ? "
                                  "ORDER BY file, line", (stem,)).fetchall()
@@ -559,15 +545,6 @@ EXPORTS: dict[str, str] = {
                    "FROM derivatives d JOIN derivative_formulas f ON f.derivative_id = d.id ORDER BY f.id",
     "dispatch-table": "SELECT op, key, kind, fallthrough, from_key, kernel, file, line FROM dispatch_table ORDER BY id",
 }
-
-def __getattr__(name: str) -> Any:
-    """The answer types this module names in __all__ and results.py loads on first use."""
-    from . import results
-
-    if name in __all__:
-        return getattr(results, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 __all__ = ["Index", "KernelsFor", "KeyKernel", "OpInfo", "OpSummary", "Backward", "Formula", "Location",
            "Symbol", "StubSite", "StubInfo", "Use", "TypeSet", "KernelInfo", "Step", "Reach", "OpsFor", "Health",

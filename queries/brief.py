@@ -12,12 +12,10 @@ names only (the data keeps the whole path), and a list cut at LIST_CAP says `(+N
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..indexer.vocab import StepKind
-
-if TYPE_CHECKING:
-    from .results import KernelsFor, Reach, Trace
+from .api import KernelsFor, Reach, Trace
 
 LIST_CAP = 1  # stubs and registered kernels shown per key line; "(+N more)" says how many more there are
 BRIEF_DTYPE_DEPTH = 1  # the dtype sets of the kernel and of the function one level below it (a registered kernel)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..indexer.facts import Location
-from .results_trace import Hop, HopKind
+from .results import Hop, HopKind
 
 if TYPE_CHECKING:  # the CLI imports this module through render; python_api is loaded by a trace only
     from ..indexer.python_api import Condition

@@ -5,17 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
 from ..indexer.facts import Location
 from ..indexer.vocab import Origin, StepKind
 from . import json_text
 from .backward import BackwardUse
-from .results import META_STEP, Backward, KernelsFor, Step, Truncation, to_data, truncation_data
-
-if TYPE_CHECKING:  # the other questions' answer types (results.py loads them on first use)
-    from .results import (CallShares, Health, Hop, KernelInfo, OpInfo, OpsFor, OpSummary, StubInfo, StubSite, Symbol,
-                          Trace, TraceOp, Use)
+from .results import (META_STEP, CallShares, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, OpInfo, OpsFor, OpSummary,
+                      Step, StubInfo, StubSite, Symbol, Trace, TraceOp, Truncation, Use, to_data, truncation_data)
 
 # The steps that are ops a kernel's own body calls (a redispatch, or an op named by a formula).
 _OPS_CALLED = (StepKind.OP, StepKind.REDISPATCH)
@@ -465,8 +462,6 @@ def trace_data(trace: Trace, inline: bool = False) -> dict[str, Any]:
 
 
 def _hop_line(h: Hop) -> str:
-    from .results import HopKind
-
     pad = "  " * (h.depth + 1)
     label = {HopKind.CALL: "calls", HopKind.BINDING: "bound"}.get(h.kind, h.kind)
     via = f"  ({h.target})" if h.target and h.target != h.name and h.kind in (HopKind.OP, HopKind.UNRESOLVED) else ""

@@ -4,24 +4,34 @@ api, chain, trace and render import this module (and nothing of each other's
 types), so the answers have their real types everywhere. Every place in the
 checkout is an indexer.facts.Location; `to_data` turns a result into
 JSON-ready data, where a location becomes {"file", "line"}.
-
-kernels-for's answer, which every other answer that shows a chain embeds, is
-defined here; the types of the other questions are named here too and defined
-beside it (results_lookup.py, results_health.py, results_trace.py), loaded on first
-use: a frozen dataclass costs about a millisecond to build, and a `tg-query
-kernels-for` process needs only its own few.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, Iterator
 
 from ..indexer.facts import Location
 from ..indexer.vocab import DefinitionKind, StepKind
 
 # The meta function of a structured op is shown as a step of this kind (definitions.kind's value).
 META_STEP = DefinitionKind.META_FUNC
+
+
+class HopKind(StrEnum):
+    """The kind of a hop of a Python trace."""
+
+    CLASS = "class"
+    FUNCTION = "function"
+    METHOD = "method"
+    BINDING = "binding"
+    FORWARD = "forward"
+    STEP = "step"  # an optimizer class's step, as forward is an nn.Module's
+    CALL = "call"
+    OP = "op"
+    UNRESOLVED = "unresolved"
+    OPERATOR = "operator"  # an operator of an expression traced: its dunder, the source text and how it resolved
 
 
 @dataclass(frozen=True)
@@ -136,6 +146,239 @@ class KernelsFor:
     backward_calls: tuple[Step, ...] = ()  # ops and autograd helpers the backward formulas call
 
 
+@dataclass(frozen=True)
+class Reach:
+    op: str
+    key: str
+    kernel: str
+    path: tuple[str, ...]  # from the kernel's definition down to the name asked about
+
+
+@dataclass(frozen=True)
+class OpsFor:
+    """ops-for: the (op, key) kernels that reach a name; iterating gives the hits."""
+
+    name: str
+    hits: tuple[Reach, ...]
+    truncated: tuple[Truncation, ...] = ()
+
+    def __iter__(self) -> Iterator[Reach]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+
+# -- entries and C++ facts --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    name: str
+    func: str
+    kind: str
+    variants: tuple[str, ...]
+    tags: tuple[str, ...]
+    structured: bool
+    structured_delegate: str | None
+    structured_inherits: str | None
+    python_module: str | None
+    generated_from: str | None
+    autogen: tuple[str, ...]
+    ufunc_inner_loop: tuple[dict[str, Any], ...]
+    fields: dict[str, Any]  # every field of the entry as written
+    location: Location
+    siblings: tuple[str, ...] = ()
+    backward: tuple[Backward, ...] = ()
+
+
+@dataclass(frozen=True)
+class OpSummary:
+    name: str
+    kind: str
+    structured: bool
+    tags: tuple[str, ...]
+    location: Location
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    qualified_name: str
+    kind: str
+    signature: str
+    qualifiers: tuple[str, ...]
+    macro: str | None
+    location: Location
+    end_line: int
+
+
+@dataclass(frozen=True)
+class StubSite:
+    kind: str  # declare, define, register
+    macro: str
+    device: str | None
+    arch: str | None
+    kernel: str | None
+    is_nullptr: bool
+    location: Location
+
+
+@dataclass(frozen=True)
+class Use:
+    caller: str | None
+    name: str  # what was called or launched, as written
+    how: str  # call, argument, triple_chevron, gpu_kernel ...
+    location: Location
+
+
+@dataclass(frozen=True)
+class StubInfo:
+    stub: str
+    declarations: tuple[StubSite, ...]
+    definitions: tuple[StubSite, ...]
+    registrations: tuple[StubSite, ...]
+    callers: tuple[Use, ...]
+
+
+@dataclass(frozen=True)
+class TypeSet:
+    macro: str
+    dtypes: tuple[str, ...]
+    name: str | None
+    function: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    name: str
+    definitions: tuple[Symbol, ...]
+    launches: tuple[Use, ...]
+    dtypes: tuple[TypeSet, ...]  # AT_DISPATCH sets in the functions that launch it
+
+
+# -- doctor -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeyHealth:
+    key: str
+    rows: int
+    defined: int
+    generated: int  # kernels PyTorch generates at build time (ufunc, autogen)
+    unresolved: int
+
+    @property
+    def unresolved_share(self) -> float:
+        return self.unresolved / self.rows if self.rows else 0.0
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    op: str
+    key: str
+    kernel: str
+    origin: str
+    reason: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class PartialFile:
+    """A file whose extraction failed (files.status 'partial: ...'): its facts may be incomplete."""
+
+    file: str
+    status: str
+
+
+@dataclass(frozen=True)
+class CallShares:
+    """How the call sites under `folder` resolved."""
+
+    folder: str
+    sites: int
+    by_how: tuple[tuple[str, int], ...]  # every `how`, most sites first
+    one_definition: int
+    named_class: int
+    several: int
+    unresolved: int
+    top_unresolved: tuple[tuple[str, str, int], ...]  # (how, callee as written, sites), most first
+
+    def share(self, count: int) -> float:
+        return count / self.sites if self.sites else 0.0
+
+
+@dataclass(frozen=True)
+class Health:
+    keys: tuple[KeyHealth, ...]
+    unresolved: tuple[Unresolved, ...]
+    partial_files: tuple[PartialFile, ...] = ()
+    calls: CallShares | None = None  # how the calls under aten/src/ATen/native resolved (the link stage)
+
+
+# -- the Python trace -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hop:
+    depth: int  # 0: the name traced; +1 per call
+    kind: HopKind
+    name: str  # qualified Python name reached, or the aten op ("layer_norm", "add.Tensor")
+    via: str | None = None  # the call kind (a PyCallKind: functional, torch, vf, torch_c_nn, python ...)
+    target: str | None = None  # the callee as resolved in the source: torch.layer_norm, self._conv_forward
+    call: Location | None = None  # where the call (or binding) is written
+    definition: Location | None = None  # where the Python def, class or binding reached is
+    note: str | None = None  # "see above" for a def already expanded; an operator's reflected form and resolution
+    plumbing: str | None = None  # an op hop to a plumbing op (queries/plumbing.py): why it is plumbing
+
+
+@dataclass(frozen=True)
+class Decomp:
+    kind: str  # decomposition, ref, py_impl
+    op: str  # as written: native_layer_norm, add.Tensor
+    function: str
+    registrar: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class OpRef:
+    spec: str  # the op name reached: a base (layer_norm) or an exact overload (add.Tensor)
+    ops: tuple[str, ...]  # the ops of native_functions.yaml it stands for
+    plumbing: str | None = None  # why it is plumbing (queries/plumbing.py); None: it does work, or it was asked
+
+
+@dataclass(frozen=True)
+class PyTrace:
+    """The Python half of a trace: the hops and the aten ops reached."""
+
+    name: str  # as asked
+    resolved: str  # the dotted name it stands for
+    hops: tuple[Hop, ...]
+    ops: tuple[OpRef, ...]  # in the order they are first reached
+    truncated: tuple[Truncation, ...] = ()
+
+
+@dataclass(frozen=True)
+class TraceOp:
+    op: str  # the op reached: a base (layer_norm, every overload bound under it) or an exact overload (add.Tensor)
+    reached_by: tuple[str, ...]  # the callees that reach it, as resolved in the source: torch.layer_norm
+    overloads: tuple[KernelsFor, ...]  # the kernels-for answer of each overload
+    decompositions: tuple[Decomp, ...] = ()  # decompositions, refs, py_impl kernels
+    plumbing: str | None = None  # why it is plumbing (queries/plumbing.py); shown after the ops that do work
+
+
+@dataclass(frozen=True)
+class Trace:
+    name: str  # as asked: nn.LayerNorm
+    resolved: str  # what it stands for: torch.nn.LayerNorm
+    hops: tuple[Hop, ...]  # the Python path, each with file:line
+    ops: tuple[TraceOp, ...]
+    chain: bool = False  # the answers carry the whole chain (else the dispatch table is what is shown)
+    truncated: tuple[Truncation, ...] = ()  # Python calls not followed because of --hops
+
+
 def to_data(value: Any) -> Any:
     """Dataclasses -> JSON-ready data; a location becomes {"file", "line"}."""
     if isinstance(value, list | tuple):
@@ -154,26 +397,6 @@ def to_data(value: Any) -> Any:
 def truncation_data(cuts: tuple[Truncation, ...]) -> dict[str, Any]:
     """The JSON fields of a cut result: {"truncated": true, "limits": [{"what", "limit", "names"}]}; {} if whole."""
     return {"truncated": True, "limits": to_data(cuts)} if cuts else {}
-
-
-# The answer types defined beside this module, by the module that defines them.
-_BESIDE = {
-    "results_lookup": ("Reach", "OpsFor", "OpInfo", "OpSummary", "Symbol", "StubSite", "Use", "StubInfo", "TypeSet",
-                       "KernelInfo"),
-    "results_health": ("KeyHealth", "Unresolved", "PartialFile", "CallShares", "Health"),
-    "results_trace": ("HopKind", "Hop", "Decomp", "OpRef", "PyTrace", "TraceOp", "Trace"),
-}
-_DEFINED_IN = {name: module for module, names in _BESIDE.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    """The answer types of the other questions, from the module beside this one that defines them."""
-    module = _DEFINED_IN.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
 
 
 __all__ = ["Backward", "Decomp", "Definition", "Formula", "Health", "Hop", "HopKind", "KEY_ORDER", "KernelInfo",

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from ..indexer import naming
 from ..indexer.link.kinds import EdgeKind, How, NodeKind
 from .chain import binding_site, device_of, is_cuda
-from .results import Truncation
-from .results_lookup import OpsFor, Reach
+from .results import OpsFor, Reach, Truncation
 
 CALLERS_PER_NODE = 200  # edges followed up from one node
 

@@ -50,8 +50,7 @@ from .bindings import Binding, Bindings
 from .conditions import Branches
 from .generated_bindings import TENSOR_BASE
 from .match import shown
-from .results import Truncation
-from .results_trace import Decomp, Hop, HopKind, OpRef, PyTrace
+from .results import Decomp, Hop, HopKind, OpRef, PyTrace, Truncation
 
 NO_OP = "no op in native_functions.yaml answers this name"
 CXX_BINDING = "C++ binding (python_variable_methods.cpp) not indexed yet"  # an index without method tables
