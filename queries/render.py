@@ -11,7 +11,8 @@ from ..indexer.facts import Location
 from ..indexer.vocab import Origin, StepKind
 from . import json_text
 from .backward import BackwardUse
-from .results import (META_STEP, CallShares, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, OpInfo, OpsFor, OpSummary,
+from .results import (META_STEP, CallShares, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, KeyKernel, OpInfo, OpsFor,
+                      OpSummary,
                       Step, StubInfo, StubSite, Symbol, Trace, TraceOp, Truncation, Use, to_data, truncation_data)
 
 # The steps that are ops a kernel's own body calls (a redispatch, or an op named by a formula).
