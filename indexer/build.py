@@ -257,7 +257,8 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     if planned.up_to_date:
         progress("yaml", 3, 3)
         return dataclasses.replace(_unchanged_summary(db, start), codegen=generated and generated.status)
-    meta = {"cxx_key": cxx_key, "py_key": py_key, "link_key": link_key, "excludes": json.dumps(list(excludes))}
+    meta = {"cxx_key": cxx_key, "py_key": py_key, "link_key": link_key, "excludes": json.dumps(list(excludes)),
+            "kept_stages": ""}
     if generated is not None:
         meta |= {"codegen": generated.status, "codegen_dir": str(generated.folder)}
     return _write(_Run(ck, found, planned, progress, meta, start, previous=previous, db=db), db, jobs)

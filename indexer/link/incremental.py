@@ -2,9 +2,11 @@
 the graph's content is what a cold link of the same facts gives (its node and edge ids may differ).
 
 What a call's resolution reads is of two sorts:
-- checkout-wide inputs (the include graph, usings, aliases, classes and bases, macros, ops, inline
-  namespaces, the namespaces defined in ...): stage.inputs_fingerprint hashes them, and the build keeps
-  the hash in meta (link_inputs). When it differs, the whole graph is linked again;
+- checkout-wide inputs (the includes of the files others include, namespace-level usings and aliases,
+  classes and bases, macros, ops, inline namespaces, the namespaces defined in ...):
+  stage.inputs_fingerprint hashes them, and the build keeps the hash in meta (link_inputs). When it
+  differs, the whole graph is linked again. What a file no other includes includes is its own input
+  (meta link_file_includes: a hash per file); where it changed, the file is resolved again;
 - the definitions of the name called. A definition of a changed file that is the same but for its
   lines keeps its node (its lines updated); the others are removed or added, and their names are the
   changed names.
@@ -39,6 +41,7 @@ OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BA
 _DEFINITIONS = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
 _FILES = "temp._relink_files"  # the files whose facts are resolved again (stage.SOME_DEFINITIONS reads it)
 _ROUNDS = 4  # rounds of "a device_path changed: resolve the ambiguous calls that may count it" at most
+MAX_CHANGED = 1000  # more changed files than this: the whole graph is linked (most of it would be resolved anyway)
 
 
 @dataclass
@@ -63,6 +66,8 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
     def_columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
     with sqlite3.connect(index_file.read_only_uri(previous_db), uri=True) as old:
         changed = _changed_files(conn, old)
+        if len(changed) > MAX_CHANGED:
+            return None
         matched = _match(conn, old, changed, def_columns)
     if matched is None:
         return None
