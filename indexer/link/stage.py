@@ -23,7 +23,8 @@ from . import template_args
 from .nodes import Nodes, make_nodes
 from .resolve import Context, Resolver
 from ..cxx.scopes import split_scope
-from .symbols import ANONYMOUS, Symbol, Symbols, is_header, normalise_scope, parameter_names, scope_chain
+from .symbols import (ANONYMOUS, Symbol, Symbols, is_header, normalise_scope, parameter_names, return_types,
+                      scope_chain)
 
 __all__ = ["GRAPH_TABLES", "link_hash", "EdgeKind", "How", "NodeKind", "LinkSummary", "link"]
 
@@ -131,6 +132,8 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     ops = _op_forms(conn)
     scope_usings = _scope_usings(conn, tables, inline)
     resolver = Resolver(symbols, ops, macros, types, bases, namespaces, scope_usings)
+    returns, op_returns, tensor_methods = return_types(conn)  # what call chains are typed by (resolve.py)
+    resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
     includes = includes or include_graph(conn, tables)
     global_aliases, local_aliases = _aliases(conn, tables)
     resolver.aliases = global_aliases
@@ -144,7 +147,8 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     own = {f: hashlib.sha256(repr(found).encode()).hexdigest()[:16] for f, found in includes.direct.items()
            if f not in included}
     inputs = inputs_fingerprint(cold or nodes, inline, macros, types, bases, namespaces, ops, scope_usings, shared,
-                                bool(includes.direct), global_aliases, callable_classes(conn, tables))
+                                bool(includes.direct), global_aliases, callable_classes(conn, tables), op_returns,
+                                tensor_methods)
     return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
                     own)
 
@@ -181,7 +185,8 @@ def inputs_fingerprint(nodes: Nodes, *inputs) -> str:
     the facts of its own file (its using-directives, its functions' own type aliases): the op, kernel,
     stub and derivative nodes, inline namespaces, macro and type names, class bases, the namespaces
     defined in, the op forms, the includes of the files others include, the using-directives of headers' namespaces, the type
-    aliases at namespace or class level, the callable classes. The same facts give the same hash,
+    aliases at namespace or class level, the callable classes, the ops' C++ return types and the Tensor methods
+    torchgen generates. The same facts give the same hash,
     whatever the order of their rows' ids."""
     h = hashlib.sha256()
     for row in nodes.rows:
