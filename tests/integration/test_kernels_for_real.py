@@ -204,10 +204,11 @@ def test_sql_time_limit_on_2_6_0(index):
 
 def test_call_edges_resolve_on_2_6_0(index):
     """doctor's call shares under aten/src/ATen/native. Issue 11 asks 90% in one definition or a named class;
-    this session measured 81.2% (87.8% counting one template or overload set): the bound guards what was
-    reached and the gap stays visible in BENCHMARKS.md and the closing note."""
+    measured 81.7% (89.4% counting one template or overload set) with the receivers typed by declared types,
+    fields and name hiding; with the link stage passing the return types to the resolver
+    (symbols.return_types) 84.2% (92.7%). The bound guards what is reached; the gap stays visible."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 100_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.80
-    assert calls.share(calls.one_definition + calls.named_class + calls.several) >= 0.86
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.815
+    assert calls.share(calls.one_definition + calls.named_class + calls.several) >= 0.89
