@@ -6,16 +6,13 @@ Every expected edge is read in the sources below (their line numbers are the com
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 from tg_index.indexer import cxx
 from tg_index.indexer.build import build
-from tg_index.indexer.link import stage
-from tg_index.indexer.link.resolve import Resolver
-from tg_index.indexer.link.symbols import op_return_type, return_types
+from tg_index.indexer.link.symbols import op_return_type
 
 N = "aten/src/ATen/native/"
 YAML = """- func: scale(Tensor self, Scalar factor) -> Tensor
@@ -154,23 +151,9 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def typed(db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The index linked again with the resolver given the return types (symbols.return_types), as the
-    link stage's one line `resolver.returns, resolver.op_returns, resolver.tensor_methods = return_types(conn)` gives them."""
-    out = tmp_path_factory.mktemp("typed") / "ix.db"
-    shutil.copy(db, out)
-    with sqlite3.connect(out) as conn:
-        def made(*args, **kwargs) -> Resolver:
-            resolver = Resolver(*args, **kwargs)
-            resolver.returns, resolver.op_returns, resolver.tensor_methods = return_types(conn)
-            return resolver
-        patch = pytest.MonkeyPatch()
-        patch.setattr(stage, "Resolver", made)
-        try:
-            stage.link(conn, 1)
-        finally:
-            patch.undo()
-    return out
+def typed(db: Path) -> Path:
+    """The build's index: its link gives the resolver the return types (symbols.return_types, in stage.prepare)."""
+    return db
 
 
 def calls(db: Path, caller: str) -> list[tuple]:
@@ -236,13 +219,6 @@ def test_receivers_are_recorded_for_chains_auto_variables_fields_and_elements():
     assert [(d.name, d.returns) for d in header.definitions] == [
         ("dtype", "TensorOptions"), ("options", "TensorOptions"), ("dim", "int"), ("device_type", "int"),
         ("make_iter", "Iter"), ("device", "TensorOptions"), ("go", "int"), ("graph", "int"), ("make_graph", "T")]
-
-
-def test_without_return_types_a_chain_stays_untyped(db: Path):
-    got = {(c[0], c[1]): c[2:] for c in calls(db, "at::native::chains")}
-    assert got[(5, "self.options().dtype")] == ("unique-name", "at::TensorOptions::dtype:3", None)
-    assert got[(7, "it.device_type")] == ("unique-name", "at::Iter::device_type:15", None)
-    assert got[(11, "tensors[0].dim")][0] == "ambiguous"  # Base::dim and TensorBase::dim (Classes.h:3)
 
 
 def test_return_types_type_chains_auto_variables_and_elements(typed: Path):
