@@ -35,6 +35,10 @@ template <typename Op>
 int forward_impl(int x) {
   return apply_impl<Op>(x);
 }
+template <typename U>
+U deduced(U x) {
+  return U(x);
+}
 }  // namespace templates
 }}
 """
@@ -51,7 +55,7 @@ void sample_(int& self, double p) {
   templates::sample_impl_<SampleStub, int>(self, p);
   templates::call_value<fill_one>(2);
   templates::forward_impl<AddOp>(3);
-  templates::twice(4);
+  templates::twice<float>(4); templates::deduced(5);
 }
 template <typename RNG>
 struct SampleMeta {
@@ -98,7 +102,8 @@ def test_the_template_parameters_are_facts(db: Path):
     with sqlite3.connect(db) as conn:
         got = dict(conn.execute("SELECT name, template_params FROM definitions WHERE file = ?", (f"{N}Dist.h",)))
     assert got == {"sample_impl_": '["sample_kernel:template", "RNG:type"]', "apply_impl": '["Op:type"]',
-                   "twice": '["T:type"]', "call_value": '["fn:value"]', "forward_impl": '["Op:type"]'}
+                   "twice": '["T:type"]', "call_value": '["fn:value"]', "forward_impl": '["Op:type"]',
+                   "deduced": '["U:type"]'}
 
 
 def test_a_template_template_parameter_runs_the_functor_its_caller_passes(db: Path):
@@ -122,9 +127,11 @@ def test_a_value_parameter_calls_the_function_passed(db: Path):
         ("calls", "fn", "template-argument", "at::native::fill_one", 17, f"fn = fill_one at {N}Dist.cpp:11")]
 
 
-def test_a_deduced_parameter_is_a_type(db: Path):
-    assert edges(db, "at::native::templates::twice") == [
-        ("calls", "T", "type", None, 13, "template parameter T: no call site in the checkout writes its argument")]
+def test_a_parameter_bound_to_a_builtin_or_deduced_is_a_type(db: Path):
+    assert edges(db, "at::native::templates::twice") == [  # twice<float> (Dist.cpp:13)
+        ("calls", "T", "type", None, 13, f"T = float at {N}Dist.cpp:13")]
+    assert edges(db, "at::native::templates::deduced") == [  # deduced(5) (Dist.cpp:13) writes no argument
+        ("calls", "U", "type", None, 25, "template parameter U: no call site in the checkout writes its argument")]
 
 
 def test_kernels_for_follows_the_functor_its_own_call_site_binds(db: Path):
@@ -146,6 +153,10 @@ def test_ops_for_a_qualified_name_means_that_definition_only(db: Path):
 @pytest.mark.parametrize("path, old, new, how", [
     # a call site writes another argument: the template's edges change, so the graph is linked whole
     ("Dist.cpp", "sample_impl_<SampleStub, int>", "sample_impl_<SampleMeta, int>", "whole"),
+    # the call sites move: so do the bindings' details, those to a type (twice's T = float) too
+    ("Dist.cpp", "void fill_one(int x) {}", "\n\nvoid fill_one(int x) {}", "whole"),
+    # a new call site binds a parameter whose only binding so far is to a type (twice's T = float)
+    ("cuda/Namesake.cu", "}}", "void use_twice() { templates::twice<double>(1); }\n}}", "whole"),
     # nothing a template's parameters are bound to is touched: linked in place
     ("cuda/Namesake.cu", "}}", "void unrelated() {}\n}}", "incremental"),
 ])

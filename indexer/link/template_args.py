@@ -155,9 +155,9 @@ def rebinding_needed(conn: sqlite3.Connection, new_rows: list, files_table: str)
     template whose calls go through its parameters (it writes, or wrote, an argument they are bound to)."""
     if any(row[5] is How.TEMPLATE_PARAMETER for row in new_rows):
         return True
-    bound = {r[0] for r in conn.execute(
-        "SELECT DISTINCT src FROM edges WHERE how = ? OR (how IN (?, ?) AND detail LIKE 'template parameter %')",
-        (How.TEMPLATE_ARGUMENT, How.TYPE, How.VIRTUAL))}
+    bound = {r[0] for r in conn.execute(  # the templates with calls through their parameters: _bound's edges
+        "SELECT DISTINCT src FROM edges WHERE how = ? OR detail LIKE 'template parameter %' OR detail GLOB ?",
+        (How.TEMPLATE_ARGUMENT, _BOUND_AT.format(param="*", arg="*", file="*", line="[0-9]*")))}
     if not bound:
         return False
     if any(row[0] == EdgeKind.CALLS and row[2] in bound for row in new_rows):
