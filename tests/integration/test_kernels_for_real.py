@@ -204,11 +204,11 @@ def test_sql_time_limit_on_2_6_0(index):
 
 def test_call_edges_resolve_on_2_6_0(index):
     """doctor's call shares under aten/src/ATen/native. Issue 11 asks 90% in one definition or a named class;
-    measured 81.7% (89.4% counting one template or overload set) with the receivers typed by declared types,
-    fields and name hiding; with the link stage passing the return types to the resolver
-    (symbols.return_types) 84.2% (92.7%). The bound guards what is reached; the gap stays visible."""
+    measured 84.3% (92.8% counting one template or overload set) with the receivers typed by declared types,
+    fields, name hiding and return types (80.8% / 87.3% at the start of the sixth session). The bound guards
+    what is reached; the gap to 90% stays visible."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 100_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.815
-    assert calls.share(calls.one_definition + calls.named_class + calls.several) >= 0.89
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.84
+    assert calls.share(calls.one_definition + calls.named_class + calls.several) >= 0.92
