@@ -148,20 +148,33 @@ def _rewritten(kind: str, src: int, file: str, line: int, written: str, callee: 
             for t in resolver.resolve(ctx, written, name, -1, None)]
 
 
-def rebinding_needed(conn: sqlite3.Connection, new_rows: list, files_table: str) -> bool:
+def rebinding_needed(conn: sqlite3.Connection, new_rows: list, files_table: str, symbols: Symbols) -> bool:
     """For an incremental link (incremental.py), whose kept edges are bound already: whether resolving the
     files in files_table again may change a binding, so that the graph must be linked whole. That is when
-    one of their calls goes through a template parameter, or one of their calls, before or after, calls a
-    template whose calls go through its parameters (it writes, or wrote, an argument they are bound to)."""
+    one of their calls goes through a template parameter, or when their calls that write the arguments of
+    a template that uses them (has calls through its parameters, or writes template arguments itself and
+    may hand them on) are not the same as before, at the same lines: a binding's detail names its call
+    site. symbols: the definitions the files' calls look up."""
     if any(row[5] is How.TEMPLATE_PARAMETER for row in new_rows):
         return True
-    bound = {r[0] for r in conn.execute(  # the templates with calls through their parameters: _bound's edges
-        "SELECT DISTINCT src FROM edges WHERE how = ? OR detail LIKE 'template parameter %' OR detail GLOB ?",
-        (How.TEMPLATE_ARGUMENT, _BOUND_AT.format(param="*", arg="*", file="*", line="[0-9]*")))}
-    if not bound:
-        return False
-    if any(row[0] == EdgeKind.CALLS and row[2] in bound for row in new_rows):
-        return True
-    marks = ", ".join("?" * len(bound))
-    return conn.execute(f"SELECT 1 FROM edges WHERE kind = ? AND dst IN ({marks}) AND file IN "
-                        f"(SELECT path FROM {files_table}) LIMIT 1", (EdgeKind.CALLS, *sorted(bound))).fetchone() is not None
+    templates = {s.node for syms in symbols.by_file.values() for s in syms if s.template_params}
+    uses = {r[0] for r in conn.execute(  # the templates whose edges a binding makes, and those that may hand one on
+        "SELECT DISTINCT src FROM edges WHERE how = ? OR detail LIKE 'template parameter %' OR detail GLOB ? "
+        "OR (kind = ? AND instr(target, '<') > 0)",
+        (How.TEMPLATE_ARGUMENT, _BOUND_AT.format(param="*", arg="*", file="*", line="[0-9]*"), EdgeKind.CALLS))}
+    uses |= {row[1] for row in new_rows if row[0] == EdgeKind.CALLS and row[6] and "<" in row[6]}
+    after = {(row[3], row[4], row[2], row[6]) for row in new_rows if row[0] == EdgeKind.CALLS and row[2] in uses
+             and (row[2] in templates) and row[6] and "<" in row[6]}
+    before = {tuple(site) for site in conn.execute(
+        "SELECT file, line, dst, target FROM edges WHERE kind = ? AND dst IS NOT NULL AND instr(target, '<') > 0 "
+        f"AND file IN (SELECT path FROM {files_table})", (EdgeKind.CALLS,)) if site[2] in uses}
+    before = {site for site in before if site[2] in templates or not _is_plain_function(conn, site[2])}
+    return after != before
+
+
+def _is_plain_function(conn: sqlite3.Connection, node: int) -> bool:
+    """Whether a node stands for a definition that is no template with parameters (a node whose definition
+    is gone is not known to be one)."""
+    row = conn.execute("SELECT d.template_params FROM nodes n JOIN definitions d ON d.id = n.ref WHERE n.id = ?",
+                       (node,)).fetchone()
+    return row is not None and row[0] in (None, "[]")
