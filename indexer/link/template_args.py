@@ -132,7 +132,6 @@ def _bound(row: tuple, by_node: dict[int, Symbol], sites: dict, resolver: Resolv
     return list(dict.fromkeys(out))
 
 
-
 def _rewritten(kind: str, src: int, file: str, line: int, written: str, callee: str, detail: str, ctx,
                resolver: Resolver, functors) -> list[tuple]:
     """The edges of the call with the argument written in. A functor class made (`Stub<RNG>`) runs its
