@@ -106,8 +106,12 @@ def test_indexing_read(ix: Index):
     assert hops(ix, "x[idx]") == [
         (1, "binding", "torch._C.TensorBase.__getitem__", "THPVariable_getitem", f"{PV}:1750", f"{PVI}:334"),
         (2, "op", "alias", "THPVariable_getitem", f"{PVI}:396", None),
-        (2, "op", "unsqueeze", "THPVariable_getitem", "aten/src/ATen/TensorIndexing.h:638", None)]
-    assert [(o.op, o.plumbing is not None) for o in ix.trace("x[idx]").ops] == [("alias", True), ("unsqueeze", True)]
+        (2, "op", "unsqueeze", "THPVariable_getitem", "aten/src/ATen/TensorIndexing.h:638", None),
+        # TensorIndexing.h:563 `return self.index(...)` in dispatch_index (a tensor index): reached since the link
+        # types call chains by return types
+        (2, "op", "index", "THPVariable_getitem", "aten/src/ATen/TensorIndexing.h:563", None)]
+    assert [(o.op, o.plumbing is not None) for o in ix.trace("x[idx]").ops] == [
+        ("alias", True), ("unsqueeze", True), ("index", False)]
 
 
 def test_indexing_write_in_place(ix: Index):
@@ -122,7 +126,11 @@ def test_indexing_write_in_place(ix: Index):
         (1, "binding", "torch._C.TensorBase.__setitem__", "THPVariable_setitem", f"{PV}:1751", f"{PVI}:428"),
         (2, "op", "view", "THPVariable_setitem", f"{PVI}:535", None),
         (2, "op", "lift_fresh", "THPVariable_setitem", f"{PVI}:134", None),
-        (2, "op", "copy_", "THPVariable_setitem", "aten/src/ATen/TensorIndexing.h:418", None)]
+        (2, "op", "copy_", "THPVariable_setitem", "aten/src/ATen/TensorIndexing.h:418", None),
+        # TensorIndexing.h:421 `dst.fill_(src)` in copy_to (a 0-dim CPU value); :570 `self.index_put_(...)` in
+        # dispatch_index_put_ (a tensor index)
+        (2, "op", "fill_", "THPVariable_setitem", "aten/src/ATen/TensorIndexing.h:421", None),
+        (2, "op", "index_put_", "THPVariable_setitem", "aten/src/ATen/TensorIndexing.h:570", None)]
 
 
 def test_torch_c_names_reach_their_cxx_definitions(ix: Index):

@@ -121,8 +121,9 @@ def test_dunder_names(ix: Index):
         ("binding", "torch._tensor.Tensor.__neg__"), ("op", "neg")]
     assert [(h.kind, h.name) for h in ix.trace("Tensor.__and__").hops] == [("op", "__and__")]
     # python_variable.cpp:1750 mp_subscript -> THPVariable_getitem (python_variable_indexing.cpp:334)
+    # and TensorIndexing.h:563 `self.index(...)` in dispatch_index
     assert [h.name for h in ix.trace("Tensor.__getitem__").hops] == ["torch._C.TensorBase.__getitem__", "alias",
-                                                                      "unsqueeze"]
+                                                                      "unsqueeze", "index"]
 
 
 def test_expression_json(ix: Index):
