@@ -97,8 +97,14 @@ def _split_params(signature: str) -> list[str] | None:
         return []
     if not any(c in inner for c in "<([{"):
         return [p.strip() for p in inner.split(",")]
+    return split_top_level(inner)
+
+
+def split_top_level(text: str) -> list[str]:
+    """The comma-separated parts of a list outside every bracket: `T<a, b>, int n` -> [T<a, b>, int n]
+    (parameters, template arguments)."""
     parts, depth, begin = [], 0, 0
-    for m in _BRACKET_OR_COMMA.finditer(inner):  # only the characters that matter, not every one
+    for m in _BRACKET_OR_COMMA.finditer(text):  # only the characters that matter, not every one
         ch = m.group()
         if ch in "<([{":
             depth += 1
@@ -106,9 +112,9 @@ def _split_params(signature: str) -> list[str] | None:
             depth -= 1
         elif depth == 0:
             i = m.start()
-            parts.append(inner[begin:i].strip())
+            parts.append(text[begin:i].strip())
             begin = i + 1
-    parts.append(inner[begin:].strip())
+    parts.append(text[begin:].strip())
     return parts
 
 

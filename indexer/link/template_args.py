@@ -32,7 +32,7 @@ from collections.abc import Callable
 from .classify import template_args, written_parts
 from .kinds import EdgeKind, How
 from .resolve import Resolver
-from .symbols import Symbol, Symbols
+from .symbols import Symbol, Symbols, split_top_level
 
 FORWARDED = 3  # levels of templates that pass their own parameter on
 _BOUND_AT = "{param} = {arg} at {file}:{line}"
@@ -47,17 +47,7 @@ class _Site:
 
 def split_args(args: str) -> list[str]:
     """Template arguments at the top level: `BernoulliStub, Generator` -> [BernoulliStub, Generator]."""
-    out, depth, begin = [], 0, 0
-    for i, ch in enumerate(args):
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(args[begin:i].strip())
-            begin = i + 1
-    last = args[begin:].strip()
-    return [*out, last] if last or out else out
+    return split_top_level(args) if args.strip() else []
 
 
 def bind(edge_rows: list, symbols: Symbols, resolver: Resolver, contexts: Callable, functors) -> list:
