@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from ..indexer import codegen, naming
 from ..indexer.errors import TgIndexError
-from ..indexer.link.kinds import How
+from ..indexer.link.kinds import EdgeKind, How, NodeKind
 from ..indexer.facts import Location
 from ..indexer.paths import DB_ENV, default_db
 from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind, StubUseHow
@@ -273,7 +273,8 @@ class Index:
             return KeyKernel(key, kernel, origin, ns, via, where, None, None, note, chain,
                              wrapper=self._generated_wrapper(op_name, key))
         below, cuts = linker.chain(found, key, depth)
-        steps = linker.ops_called(found, op_bases) + below
+        called = linker.ops_called(found, op_bases)
+        steps = called + [s if s.parent is None else replace(s, parent=s.parent + len(called)) for s in below]
         note = f"{candidates} definitions of this name; chose by the key" if candidates > 1 else None
         return KeyKernel(key, kernel, origin, ns, via, where, found.loc, found.qualified_name, note, tuple(steps), cuts,
                          wrapper=self._generated_wrapper(op_name, key))
@@ -321,7 +322,8 @@ class Index:
             helpers = ["gpu_kernel"]
         for helper in helpers:
             below, _cuts = self.linker().helper_chain(helper, key, depth, "called by the generated kernel")
-            steps.extend(below)
+            offset = len(steps)  # the generated kernel (the last step so far) calls the helper
+            steps.extend([replace(s, parent=offset - 1 if s.parent is None else s.parent + offset) for s in below])
         for ufunc_key, loop_name, dtypes in loops:
             steps.append(Step(StepKind.DTYPES, f"{ufunc_key}: {loop_name}", where, detail=", ".join(json.loads(dtypes))))
         for q, f, ln in self.conn.execute(
@@ -453,17 +455,34 @@ class Index:
 
     @_reads
     def stub(self, name: str) -> StubInfo:
-        """A DispatchStub: declaration, definition, every registration per device and CPU capability, callers."""
+        """A DispatchStub: declaration, definition, every registration per device and CPU capability, callers.
+        The name is the one its graph node shows or its qualified name's last components (indexer/link/stubs.py);
+        a name two stubs share (`copy_stub`: at::native's and at::native::cpublas's) must say which."""
+        found = self.conn.execute(
+            "SELECT id, name, detail FROM nodes WHERE kind = ? AND (name = ? OR detail = ? OR substr(detail, -?) = ?) "
+            "ORDER BY id", (NodeKind.STUB, name, name, len(name) + 2, "::" + name)).fetchall()
+        if not found:
+            raise TgIndexError(f"no dispatch stub named {shown(name)}" + self._close(
+                name, "SELECT DISTINCT stub FROM stubs WHERE stub GLOB ?"))
+        if len(found) > 1:
+            raise TgIndexError(f"{shown(name)} names {len(found)} dispatch stubs: "
+                               f"{', '.join(f'{n} ({q})' for _i, n, q in found)}; ask for one of them")
+        node, shown_name, qualified = found[0]
+        last = (qualified or shown_name).rsplit("::", 1)[-1]
+        places = {(f, ln) for f, ln in self.conn.execute(
+            "SELECT file, line FROM edges WHERE src = ? AND kind IN (?, ?, ?)",
+            (node, EdgeKind.DECLARED_AT, EdgeKind.DEFINED_AT, EdgeKind.REGISTERS))}
+        uses = {(f, ln) for f, ln in self.conn.execute(
+            "SELECT file, line FROM edges WHERE dst = ? AND kind = ?", (node, EdgeKind.USES_STUB))}
         sites = [StubSite(k, mac, dev, arch, kern, bool(null), Location(f, ln))
                  for k, mac, dev, arch, kern, null, f, ln in self.conn.execute(
                      "SELECT kind, macro, device, arch, kernel, is_nullptr, file, line FROM stubs "
-                     "WHERE stub = ? ORDER BY file, line, device, arch", (name,))]
-        if not sites:
-            raise TgIndexError(f"no dispatch stub named {shown(name)}" + self._close(
-                name, "SELECT DISTINCT stub FROM stubs WHERE stub GLOB ?"))
-        callers = tuple(Use(c, name, how, Location(f, ln)) for c, how, f, ln in self.conn.execute(
-            "SELECT caller, how, file, line FROM stub_uses WHERE stub = ? ORDER BY file, line", (name,)))
-        return StubInfo(name, tuple(s for s in sites if s.kind == StubKind.DECLARE),
+                     "WHERE stub = ? OR substr(stub, -?) = ? ORDER BY file, line, device, arch",
+                     (last, len(last) + 2, "::" + last)) if (f, ln) in places]
+        callers = tuple(Use(c, shown_name, how, Location(f, ln)) for c, how, f, ln in self.conn.execute(
+            "SELECT caller, how, file, line FROM stub_uses WHERE stub = ? ORDER BY file, line", (last,))
+            if (f, ln) in uses)
+        return StubInfo(shown_name, tuple(s for s in sites if s.kind == StubKind.DECLARE),
                         tuple(s for s in sites if s.kind == StubKind.DEFINE),
                         tuple(s for s in sites if s.kind == StubKind.REGISTER), callers)
 

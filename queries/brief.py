@@ -69,8 +69,26 @@ def dtype_union(steps: list[Any]) -> str:
     return "+".join(known + [w for w in words if w not in _WORD_ORDER])
 
 
+def _last_component(name: str) -> str:
+    """The name's last `::` component outside template arguments and parentheses:
+    `fbgemm::Quantize<typename T::underlying, false>` -> `Quantize<typename T::underlying, false>`."""
+    depth, cut = 0, 0
+    for i, ch in enumerate(name):
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+        elif depth == 0 and name.startswith("::", i):
+            cut = i + 2
+    return name[cut:]
+
+
 def _library(step: Any) -> str:
-    return f"{step.detail}:{step.name.split('::')[-1]}" if step.detail else step.name
+    """`family:entry point`, the entry point without its template arguments (`fbgemm:Quantize`)."""
+    if not step.detail:
+        return step.name
+    last = _last_component(step.name)
+    return f"{step.detail}:{last.split('<', 1)[0] or last}"
 
 
 def _launches(steps: list[Any]) -> list[str]:

@@ -76,20 +76,23 @@ class _Walk:
     key: str
     device: str | None
     steps: list[Step] = field(default_factory=list)
-    marks: set[tuple] = field(default_factory=set)
+    marks: dict[tuple, int] = field(default_factory=dict)  # a step's identity -> its index in steps
     visited: set[int] = field(default_factory=set)
     too_deep: dict[str, None] = field(default_factory=dict)
     too_many: dict[str, None] = field(default_factory=dict)
 
     sites: set[tuple[str, int]] = field(default_factory=set)  # the call sites of the steps so far
 
-    def add(self, step: Step) -> None:
+    def add(self, step: Step, parent: int | None) -> int:
+        """The step, found below the step at index `parent`, once: its index in the chain."""
         mark = (step.kind, step.name, step.loc, step.device, step.detail, step.site)
-        if mark not in self.marks:
-            self.marks.add(mark)
-            self.steps.append(step)
+        at = self.marks.get(mark)
+        if at is None:
+            at = self.marks[mark] = len(self.steps)
+            self.steps.append(step if parent is None else replace(step, parent=parent))
             if step.site is not None:
                 self.sites.add((step.site.file, step.site.line))
+        return at
 
     def truncations(self, depth: int) -> tuple[Truncation, ...]:
         cuts = []
@@ -221,18 +224,18 @@ class Linker:
         """One breadth-first walk from a node (chain() keeps its answer)."""
         walk = _Walk(key, device_of(key))
         walk.visited.add(node)
-        queue: list[tuple[int, int, bool]] = [(node, 0, False)]
+        queue: list[tuple[int, int, bool, int | None]] = [(node, 0, False, None)]  # the step that entered it
         while queue:
             if queue[0][0] not in self._edges:  # every node queued is expanded: their edges in one read
                 self.prefetch(q[0] for q in queue)
-            current, level, in_functor = queue.pop(0)
+            current, level, in_functor, entered = queue.pop(0)
             for step, target, functor in self._expand(current, level, in_functor, walk):
-                walk.add(step)
+                at = walk.add(step, entered)
                 if target is None or target.id in walk.visited:
                     continue
                 if level < depth:
                     walk.visited.add(target.id)
-                    queue.append((target.id, level + 1, functor))
+                    queue.append((target.id, level + 1, functor, at))
                 else:
                     walk.too_deep[target.name] = None
         return walk.steps, walk.truncations(depth)
@@ -347,7 +350,7 @@ class Linker:
         helper = Definition(rows[0][0], rows[0][1], Location(rows[0][2], rows[0][3]), rows[0][4], rows[0][5])
         below, cuts = self.chain(helper, key, depth)
         return [Step(StepKind.CALL, helper.qualified_name, helper.loc, detail=why, how=How.GENERATED),
-                *[replace(s, depth=s.depth + 1) for s in below]], cuts
+                *[replace(s, depth=s.depth + 1, parent=0 if s.parent is None else s.parent + 1) for s in below]], cuts
 
     # -- composite ops and backward -------------------------------------------------------------
 

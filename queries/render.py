@@ -99,13 +99,16 @@ def backward_lines(backward: tuple[Backward, ...]) -> list[str]:
 
 
 def _step_data(step: Step) -> dict[str, Any]:
-    """A step as JSON: kind, name, file, line and depth always; device, detail and how when set."""
+    """A step as JSON: kind, name, file, line and depth always; device, detail, how, site and parent (the index
+    in the chain of the step it was found below) when set."""
     data = {"kind": step.kind, "name": step.name, "file": step.file, "line": step.line, "depth": step.depth}
     for extra in ("device", "detail", "how"):
         if getattr(step, extra) is not None:
             data[extra] = getattr(step, extra)
     if step.site is not None:
         data["site"] = {"file": step.site.file, "line": step.site.line}
+    if step.parent is not None:
+        data["parent"] = step.parent
     return data
 
 

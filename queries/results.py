@@ -73,6 +73,7 @@ class Step:
     depth: int = 0  # levels of calls below the kernel's own body (0)
     how: str | None = None  # how the edge to this step was resolved (indexer/link/kinds.py How; None: not said)
     site: Location | None = None  # where it is called or launched from, when loc is its definition
+    parent: int | None = None  # the index, in its chain, of the step it was found below (None: in the kernel's body)
 
     @property
     def file(self) -> str | None:
@@ -388,6 +389,8 @@ def to_data(value: Any) -> Any:
                 "device": value.device, "detail": value.detail, "depth": value.depth}
         if value.site is not None:
             data["site"] = {"file": value.site.file, "line": value.site.line}
+        if value.parent is not None:
+            data["parent"] = value.parent
         return data if value.how is None else {**data, "how": value.how}
     if hasattr(value, "__dataclass_fields__"):
         return {k: to_data(getattr(value, k)) for k in value.__dataclass_fields__}

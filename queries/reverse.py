@@ -60,18 +60,19 @@ class Reverse:
 
     def starts(self, name: str) -> list[tuple[int, str, str | None]]:
         """(node, its name, its file) of every definition, stub or vendor entry point the name means: a
-        qualified name, exactly or as its last components (`UniformStub::operator()`), or a bare name."""
+        qualified name, exactly or as its last components (`UniformStub::operator()`), or a bare name; a
+        stub by the name its node shows or its qualified name's last components (`copy_stub`: both)."""
         stem = name.split("::")[-1]
         qualified = "::" in name.removeprefix("::")
         by_definition = "n.name = ? OR substr(n.name, -?) = ?" if qualified else "n.name = ? OR d.name = ?"
         wanted = (name, len(name) + 2, "::" + name) if qualified else (name, stem)
         rows = self.conn.execute(
             "SELECT n.id, n.name, n.file, n.kind FROM nodes n LEFT JOIN definitions d ON d.id = n.ref AND n.kind IN (?, ?, ?) "
-            f"WHERE (n.kind IN (?, ?, ?) AND ({by_definition})) OR (n.kind IN (?, ?) AND n.name = ?) "
-            "ORDER BY n.id",
+            f"WHERE (n.kind IN (?, ?, ?) AND ({by_definition})) OR (n.kind = ? AND n.name = ?) "
+            "OR (n.kind = ? AND (n.name = ? OR n.detail = ? OR substr(n.detail, -?) = ?)) ORDER BY n.id",
             (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED,
              NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED, *wanted,
-             NodeKind.STUB, NodeKind.LIBRARY, stem)).fetchall()
+             NodeKind.LIBRARY, stem, NodeKind.STUB, name, name, len(name) + 2, "::" + name)).fetchall()
         return [(i, n, f) for i, n, f, _k in rows]
 
     def generated(self, name: str) -> list[tuple[str, str, str]]:

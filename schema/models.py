@@ -206,6 +206,7 @@ class Stub(Base):
     is_nullptr: Mapped[int] = mapped_column(Integer, comment="1 when nullptr is registered")
     fn_type: Mapped[str | None] = mapped_column(String, comment="declare: the function pointer type")
     line: Mapped[int] = mapped_column(Integer)
+    scope: Mapped[str] = mapped_column(String, comment="the namespaces around the macro site: at::native::cpublas")
 
 
 class StubUse(Base):

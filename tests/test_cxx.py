@@ -118,8 +118,8 @@ def test_structured_kernels(macros):
 def test_stub_declarations(macros):
     f = run("stub_declarations.h", "aten/src/ATen/native/BinaryOps.h", macros)
     assert f.stubs == (
-        StubFact("declare", "DECLARE_DISPATCH", "add_stub", 4, fn_type="binary_fn_alpha"),
-        StubFact("declare", "DECLARE_DISPATCH", "abs_stub", 5, fn_type="void(*)(TensorIterator&)"),
+        StubFact("declare", "DECLARE_DISPATCH", "add_stub", 4, fn_type="binary_fn_alpha", scope="at::native"),
+        StubFact("declare", "DECLARE_DISPATCH", "abs_stub", 5, fn_type="void(*)(TensorIterator&)", scope="at::native"),
     )
 
 
@@ -127,24 +127,24 @@ def test_cpu_registrations_one_per_capability(macros):
     f = run("stub_registrations_cpu.cpp", "aten/src/ATen/native/cpu/AddKernel.cpp", macros)
     R = "register"
     assert f.stubs == (
-        StubFact(R, "REGISTER_DISPATCH", "add_stub", 9, "CPU", "DEFAULT", "add_kernel"),
-        StubFact(R, "REGISTER_DISPATCH", "add_stub", 9, "CPU", "AVX2", "add_kernel"),
-        StubFact(R, "REGISTER_DISPATCH", "add_stub", 9, "CPU", "AVX512", None, True),
-        StubFact(R, "ALSO_REGISTER_AVX512_DISPATCH", "abs_stub", 10, "CPU", "DEFAULT", "abs_kernel"),
-        StubFact(R, "ALSO_REGISTER_AVX512_DISPATCH", "abs_stub", 10, "CPU", "AVX2", "abs_kernel"),
-        StubFact(R, "ALSO_REGISTER_AVX512_DISPATCH", "abs_stub", 10, "CPU", "AVX512", "abs_kernel"),
-        StubFact(R, "REGISTER_NO_CPU_DISPATCH", "sub_stub", 11, "CPU", "DEFAULT", None, True),
-        StubFact(R, "REGISTER_NO_CPU_DISPATCH", "sub_stub", 11, "CPU", "AVX512", None, True),
-        StubFact(R, "REGISTER_NO_CPU_DISPATCH", "sub_stub", 11, "CPU", "AVX2", None, True),
-        StubFact(R, "REGISTER_VSX_DISPATCH", "mul_stub", 12, "CPU", "VSX", "mul_kernel_vsx"),
+        StubFact(R, "REGISTER_DISPATCH", "add_stub", 9, "CPU", "DEFAULT", "add_kernel", scope="at::native"),
+        StubFact(R, "REGISTER_DISPATCH", "add_stub", 9, "CPU", "AVX2", "add_kernel", scope="at::native"),
+        StubFact(R, "REGISTER_DISPATCH", "add_stub", 9, "CPU", "AVX512", None, True, scope="at::native"),
+        StubFact(R, "ALSO_REGISTER_AVX512_DISPATCH", "abs_stub", 10, "CPU", "DEFAULT", "abs_kernel", scope="at::native"),
+        StubFact(R, "ALSO_REGISTER_AVX512_DISPATCH", "abs_stub", 10, "CPU", "AVX2", "abs_kernel", scope="at::native"),
+        StubFact(R, "ALSO_REGISTER_AVX512_DISPATCH", "abs_stub", 10, "CPU", "AVX512", "abs_kernel", scope="at::native"),
+        StubFact(R, "REGISTER_NO_CPU_DISPATCH", "sub_stub", 11, "CPU", "DEFAULT", None, True, scope="at::native"),
+        StubFact(R, "REGISTER_NO_CPU_DISPATCH", "sub_stub", 11, "CPU", "AVX512", None, True, scope="at::native"),
+        StubFact(R, "REGISTER_NO_CPU_DISPATCH", "sub_stub", 11, "CPU", "AVX2", None, True, scope="at::native"),
+        StubFact(R, "REGISTER_VSX_DISPATCH", "mul_stub", 12, "CPU", "VSX", "mul_kernel_vsx", scope="at::native"),
     )
 
 
 def test_cuda_registrations_and_nullptr(macros):
     f = run("stub_registrations.cu", "aten/src/ATen/native/cuda/AddKernel.cu", macros)
     assert f.stubs == (
-        StubFact("register", "REGISTER_DISPATCH", "add_stub", 5, "CUDA", None, "add_kernel_cuda"),
-        StubFact("register", "REGISTER_CUDA_DISPATCH", "abs_stub", 6, "CUDA", None, None, True),
+        StubFact("register", "REGISTER_DISPATCH", "add_stub", 5, "CUDA", None, "add_kernel_cuda", scope="at::native"),
+        StubFact("register", "REGISTER_CUDA_DISPATCH", "abs_stub", 6, "CUDA", None, None, True, scope="at::native"),
     )
     assert f.language == "cuda"
 
@@ -152,8 +152,8 @@ def test_cuda_registrations_and_nullptr(macros):
 def test_stub_uses(macros):
     f = run("stub_uses.cpp", "aten/src/ATen/native/BinaryOps.cpp", macros)
     assert [s for s in f.stubs] == [
-        StubFact("define", "DEFINE_DISPATCH", "add_stub", 3),
-        StubFact("define", "DEFINE_DISPATCH", "reflection_pad1d_kernel", 4),
+        StubFact("define", "DEFINE_DISPATCH", "add_stub", 3, scope="at::native"),
+        StubFact("define", "DEFINE_DISPATCH", "reflection_pad1d_kernel", 4, scope="at::native"),
     ]
     assert f.stub_uses == (
         # a call whose first argument is a device type: recorded, the linker keeps declared stubs only

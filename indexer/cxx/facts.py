@@ -47,6 +47,7 @@ class StubFact:
     kernel: str | None = None  # "add_kernel" (leading & dropped); None for nullptr
     is_nullptr: bool = False
     fn_type: str | None = None  # DECLARE_DISPATCH's function pointer type
+    scope: str = ""  # the namespaces around the macro site, "::"-joined ("at::native::cpublas"); stub is looked up from it
 
 
 @dataclass(frozen=True)

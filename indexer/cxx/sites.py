@@ -113,13 +113,14 @@ def macro_sites(f: SourceFile) -> None:
         elif name in LIBRARY_MACROS:
             f.library_blocks.append((n, ancestors, name, args, after, line))
         elif name in stub_names:
-            f.stubs.extend(_stub_facts(lookup.get((f.context, name), ()), name, args, line))
+            f.stubs.extend(_stub_facts(lookup.get((f.context, name), ()), name, args, line,
+                                       "::".join(f.namespaces_at(n.start_byte))))
 
 
 _PREPROC_CODE = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif")  # preprocessor nodes that hold code
 
 
-def _stub_facts(expansions, macro: str, args: list[str], line: int) -> list[StubFact]:
+def _stub_facts(expansions, macro: str, args: list[str], line: int, scope: str) -> list[StubFact]:
     out = []
     for e in expansions:
         if e.stub_arg >= len(args):
@@ -139,6 +140,7 @@ def _stub_facts(expansions, macro: str, args: list[str], line: int) -> list[Stub
                 kernel=None if null else kernel,
                 is_nullptr=null,
                 fn_type=norm(args[e.type_arg]) if e.type_arg is not None and e.type_arg < len(args) else None,
+                scope=scope,
             )
         )
     return out

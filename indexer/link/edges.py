@@ -17,6 +17,7 @@ from .kinds import EdgeKind, How, NodeKind
 from .nodes import Nodes
 from .parallel import map_parts
 from .resolve import Context, Resolver
+from .stubs import hiding_functions
 from .symbols import Symbol, Symbols, scope_chain
 
 Edge = tuple  # (kind, src, dst, file, line, how, target, detail)
@@ -124,6 +125,8 @@ class _Calls:
         its dst: call_edges numbers it, in order, since nodes made in a worker would not reach the build."""
         nodes, resolver, callers, contexts, functors = self.nodes, self.resolver, self.callers, self.contexts, self.functors
         library, aliases = self.library, self.aliases
+        stub_names = nodes.stub_names
+        stub_bare = stub_names.bare if stub_names is not None else frozenset()
         last_src = ctx = None
         for row in rows:
             file, caller, callee, name, line = row[:5]
@@ -137,7 +140,8 @@ class _Calls:
                 last_src, ctx = src, contexts(file, src)
             if name.endswith("}") and "{" in name:  # `sum_functor<scalar_t>{}(iter)`: the object made by braces
                 name, callee = name[:name.index("{")], callee[:callee.rindex("{")]
-            if name in nodes.stub and callee == name:
+            if callee == name and name in stub_bare and stub_names.called(
+                    name, ctx.chain, ctx.usings, hiding_functions(resolver.symbols, ctx)) is not None:
                 continue  # a stub called: its uses-stub edge (stub_uses) says so
             held = aliases.get((file, caller, name)) if aliases and callee == name else None
             if held:  # a variable holding functions or kernels: each it may hold
@@ -172,14 +176,21 @@ def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers
                contexts, resolver: Resolver, files: str | None = None) -> Iterator[Edge]:
     """uses-stub from the functions that call or pass a stub; declared-at, defined-at and registers
     (per device and CPU capability; the kernel looked up from the registering file) from the stub."""
+    names = nodes.stub_names
     for stub, caller, file, line, how in conn.execute(
             f"SELECT stub, caller, file, line, how FROM stub_uses {_in(files, True)}ORDER BY id"):
         src = callers.at(file, caller, line)
-        if src is not None and stub in nodes.stub:
-            yield (EdgeKind.USES_STUB, src.node, nodes.stub[stub], file, line, How.EXACT, stub, how)
-    for stub, kind, device, arch, kernel, null, file, line in conn.execute(
-            f"SELECT stub, kind, device, arch, kernel, is_nullptr, file, line FROM stubs {_in(files, True)}ORDER BY id"):
-        src = nodes.stub[stub]
+        if src is None or stub not in names.bare:
+            continue
+        ctx = contexts(file, src)
+        meant = names.called(stub, ctx.chain, ctx.usings, hiding_functions(symbols, ctx))
+        if meant is not None:
+            yield (EdgeKind.USES_STUB, src.node, nodes.stub[meant], file, line, How.EXACT, stub, how)
+    scope = "scope" if "scope" in {r[1] for r in conn.execute("PRAGMA table_info(stubs)")} else "''"
+    for stub, kind, device, arch, kernel, null, file, line, at in conn.execute(
+            f"SELECT stub, kind, device, arch, kernel, is_nullptr, file, line, {scope} FROM stubs "
+            f"{_in(files, True)}ORDER BY id"):
+        src = nodes.stub[names.at_site(stub, at)]
         if kind == StubKind.DECLARE:
             yield (EdgeKind.DECLARED_AT, src, None, file, line, How.EXACT, stub, None)
         elif kind == StubKind.DEFINE:

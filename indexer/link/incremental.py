@@ -140,6 +140,7 @@ def _match(conn: sqlite3.Connection, old: sqlite3.Connection, changed: set[str],
     m = _Matched(nodes, cold)
     for maps in ("op", "kernel", "stub", "derivative"):
         setattr(nodes, maps, {k: by_identity[tuple(cold.rows[v - 1][1:8])] for k, v in getattr(cold, maps).items()})
+    nodes.stub_names = cold.stub_names
     old_defs = {r[6]: r for r in graph.values() if r[1] in _DEFINITIONS}
     for ref, row in old_defs.items():
         if row[3] not in changed:

@@ -14,7 +14,7 @@ class NodeKind(StrEnum):
     FUNCTION = "function"  # a function, method or __device__ function definition (definitions.id)
     GLOBAL_KERNEL = "global_kernel"  # a __global__ function definition (definitions.id)
     STRUCTURED = "structured"  # a TORCH_META_FUNC* / TORCH_IMPL_FUNC definition (definitions.id)
-    STUB = "stub"  # a DispatchStub, by name; its line is the DECLARE_DISPATCH
+    STUB = "stub"  # a DispatchStub, by qualified name (link/stubs.py: detail); its line is the DECLARE_DISPATCH
     LIBRARY = "library"  # a vendor library entry point, by family and name (cublasGemmEx in cublas)
     DERIVATIVE = "derivative"  # an entry of derivatives.yaml (derivatives.id)
 

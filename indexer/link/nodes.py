@@ -6,8 +6,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from ..vocab import DefinitionKind, StubKind
+from ..vocab import DefinitionKind
 from .kinds import NodeKind
+from .stubs import StubNames, stub_names
 
 _DEFINITION_KINDS = {
     DefinitionKind.GLOBAL_KERNEL: NodeKind.GLOBAL_KERNEL,
@@ -25,7 +26,8 @@ class Nodes:
     op_base: dict[str, list[int]] = field(default_factory=dict)  # op base -> its ops' nodes
     kernel: dict[int, int] = field(default_factory=dict)  # dispatch.id -> node
     definition: dict[int, int] = field(default_factory=dict)  # definitions.id -> node
-    stub: dict[str, int] = field(default_factory=dict)
+    stub: dict[str, int] = field(default_factory=dict)  # qualified stub name (link/stubs.py) -> node
+    stub_names: StubNames | None = None  # which stub a name written at a site or in a function means
     library: dict[tuple[str, str], int] = field(default_factory=dict)  # (family, callee) -> node
     derivative: dict[int, int] = field(default_factory=dict)  # derivatives.id -> node
     base: int = 0  # the ids below base+1 are taken (an incremental link adds nodes after the graph's)
@@ -49,10 +51,13 @@ def make_nodes(conn: sqlite3.Connection, guards: dict[int, str], name_lines: boo
     if definitions:
         for row in definition_nodes(conn, guards, name_lines):
             n.definition[row[5]] = n.add(*row)
-    for stub, file, line in conn.execute(
-            "SELECT stub, file, line FROM stubs ORDER BY kind != ?, id", (StubKind.DECLARE,)):
-        if stub not in n.stub:
-            n.stub[stub] = n.add(NodeKind.STUB, stub, file, line, None, None, None)
+    n.stub_names, rows = stub_names(conn)
+    qualified = [n.stub_names.at_site(stub, scope) for stub, _kind, scope, _file, _line in rows]
+    n.stub_names.declare_all(qualified)
+    shown = n.stub_names.shown()
+    for q, (_stub, _kind, _scope, file, line) in zip(qualified, rows):
+        if q not in n.stub:
+            n.stub[q] = n.add(NodeKind.STUB, shown[q], file, line, None, None, q)
     for family, callee in conn.execute("SELECT DISTINCT family, callee FROM library_calls ORDER BY family, callee"):
         n.library[(family, callee)] = n.add(NodeKind.LIBRARY, callee, None, None, None, None, family)
     for ref, op, file, line in conn.execute("SELECT id, op, file, line FROM derivatives ORDER BY id"):
