@@ -90,8 +90,9 @@ CASES = [
      [("redispatch", "_flash_attention_forward", "transformers/cuda/attention.cu:715")]),
     ("_flash_attention_forward", "CUDA", "transformers/cuda/attention.cu:894", []),
     # copy and fill
+    # copy_stub is declared in at::native (Copy.h:15) and in at::native::cpublas (CPUBlas.h:171): two stubs
     ("copy_", "CompositeExplicitAutograd", "Copy.cpp:353",
-     [("stub", "copy_stub", None), ("registered", "copy_kernel", "cpu/CopyKernel.cpp:328"),
+     [("stub", "native::copy_stub", None), ("registered", "copy_kernel", "cpu/CopyKernel.cpp:328"),
       ("registered", "copy_kernel_cuda", "cuda/Copy.cu:413")]),
     ("fill_.Scalar", "CPU", "Fill.cpp:47", [("registered", "fill_kernel", "cpu/FillKernel.cpp:70")]),
     ("fill_.Scalar", "CUDA", "Fill.cpp:47", [("registered", "fill_kernel_cuda", "cuda/FillKernel.cu:28")]),
