@@ -391,3 +391,39 @@ def test_extractor_hash_covers_every_file_of_the_package():
         h.update(p.relative_to(p.parent.parent).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     assert cxx.extractor_hash() == h.hexdigest()[:16]
     assert build._extractor_hash() == cxx.extractor_hash()
+
+
+LOCAL_LAMBDAS = b"""\
+namespace at::native {
+void fused_step(TensorIteratorBase& iter, int64_t n) {
+  auto loop = [&](int64_t begin, int64_t end) {
+    step_math(begin, end);
+  };
+  at::parallel_for(0, n, 0, loop);
+  AT_DISPATCH_FLOATING_TYPES(iter.dtype(), "x", [&] {
+    auto inner = [](scalar_t a) -> scalar_t { return a; };
+    cpu_kernel(iter, inner);
+    cpu_kernel(iter, loop);
+  });
+  auto loop = [&](int64_t begin, int64_t end) {};
+  at::parallel_for(0, n, 0, loop);
+  at::parallel_for(0, n, 0, not_a_local);
+  at::parallel_for(0, n, 0, later);
+  auto later = [&](int64_t begin, int64_t end) {};
+}
+}
+"""
+
+
+def test_a_local_variable_holding_a_lambda_is_that_lambda_launched(macros):
+    """`auto loop = [&](...) {...}; parallel_for(..., loop)`: the lambda the variable holds runs (the nearest one
+    written before the call, also from inside an AT_DISPATCH lambda); another name stays a kernel name."""
+    f = cxx.extract(LOCAL_LAMBDAS, "aten/src/ATen/native/cpu/StepKernel.cpp", macros)
+    assert [(l.kind, l.kernel, l.line, l.lambda_line) for l in f.launches] == [
+        ("parallel_for", None, 6, 3),
+        ("cpu_kernel", None, 9, 8),
+        ("cpu_kernel", None, 10, 3),
+        ("parallel_for", None, 13, 12),
+        ("parallel_for", "not_a_local", 14, None),
+        ("parallel_for", "later", 15, None),
+    ]

@@ -137,5 +137,31 @@ def helper_launch(f: SourceFile, fn, helper: str, args_node, caller: str | None,
     if kernel is None:
         idents = [a for a in args[1:] if a.type in ("identifier", "qualified_identifier", "template_function")]
         if idents:
+            held = _local_lambda(f, idents[-1]) if idents[-1].type == "identifier" else None
+            if held is not None:  # `auto loop = [&](...) {...}; cpu_kernel(iter, loop);`: that lambda runs
+                return LaunchFact(helper, None, targs, (), caller, line, lambda_line=held)
             kernel = nospace(f.text(idents[-1]))
     return LaunchFact(helper, kernel, targs, (), caller, line)
+
+
+def _local_lambda(f: SourceFile, ident) -> int | None:
+    """The line of the lambda that the local variable `ident` names holds: the nearest `auto x = [...](...) {...}`
+    before it in the function around it (a lambda's body included), else None."""
+    name, fn = f.text(ident), ident.parent
+    while fn is not None and fn.type != "function_definition":
+        fn = fn.parent
+    body = fn.child_by_field_name("body") if fn is not None else None
+    found = None
+    stack = [body] if body is not None else []
+    while stack:
+        n = stack.pop()
+        if n.start_byte >= ident.start_byte:
+            continue
+        if n.type == "init_declarator":
+            value = n.child_by_field_name("value")
+            declarator = n.child_by_field_name("declarator")
+            if value is not None and value.type == "lambda_expression" and declarator is not None \
+                    and f.text(declarator) == name and (found is None or value.start_byte > found.start_byte):
+                found = value
+        stack.extend(n.named_children)
+    return found.start_point[0] + 1 if found is not None else None
