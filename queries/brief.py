@@ -6,7 +6,7 @@ calls lie below it and for which dtypes, without the chain's every step.
 Each brief answer is data (for --json and MCP) and text made from that data.
 A kernels-for line reads `KEYS: kernel file:line -> stub -> registered -> device function -> launched
 __global__ <<<>>> or library call | dtypes SET`: keys sharing a chain share the line, locations are file
-names only (the data keeps the whole path), and a list cut at LIST_CAP says `(+N more)`.
+names only (the data keeps the whole path), and a list cut at LIST_CAP says `+N` (N more).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from ..indexer.vocab import StepKind
 from .api import KernelsFor, Reach, Trace
 
-LIST_CAP = 1  # stubs and registered kernels shown per key line; "(+N more)" says how many more there are
+LIST_CAP = 1  # stubs and registered kernels shown per key line; "+N" says how many more there are
 BRIEF_DTYPE_DEPTH = 1  # the dtype sets of the kernel and of the function one level below it (a registered kernel)
 END_CAP = 1  # device functions, launches and library calls shown per key line (the end of the chain)
 NATIVE = "aten/src/ATen/native/"  # the folder most locations are in: trace's text form states it once
@@ -109,7 +109,9 @@ def key_brief(k: Any) -> dict[str, Any]:
     if k.note and k.definition is None:
         item["note"] = k.note
     item["stubs"] = _names(steps, StepKind.STUB)
-    item["registered"] = _names(steps, StepKind.REGISTERED)
+    # the kernels registered (a nullptr registration is none), by the name's last component as __global__s are
+    item["registered"] = [n for n in _names(steps, StepKind.REGISTERED, lambda s: _last_component(s.name))
+                          if n != "nullptr"]
     item["device_functions"] = _names(steps, StepKind.UFUNC, lambda s: "ufunc::" + s.name.split("::")[-1])
     item["launches"] = _launches(steps)
     item["library"] = _names(steps, StepKind.LIBRARY, _library)
@@ -156,8 +158,8 @@ def _short(loc: dict[str, Any] | None) -> str:
 
 
 def _capped(names: list[str], cap: int = LIST_CAP) -> list[str]:
-    """The first `cap` names, the last of them saying `(+N more)` when the list was cut."""
-    return names[:cap - 1] + [f"{names[cap - 1]} (+{len(names) - cap})"] if len(names) > cap else names
+    """The first `cap` names, the last of them saying `+N` (N more) when the list was cut."""
+    return names[:cap - 1] + [f"{names[cap - 1]} +{len(names) - cap}"] if len(names) > cap else names
 
 
 def key_brief_text(item: dict[str, Any], keys: list[str], dtypes_of: dict[str, str]) -> str:

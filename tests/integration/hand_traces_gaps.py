@@ -67,12 +67,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/CPUBlas.cpp:182', 'gemm'): UNDIAGNOSED,
         ('aten/src/ATen/native/CPUBlas.cpp:213', 'sgemm_'): UNDIAGNOSED,
         ('aten/src/ATen/native/CPUBlas.cpp:225', 'gemm_stub'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cpu/BlasKernel.cpp:532', 'cpublas_gemm_impl'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cpu/BlasKernel.cpp:475', 'cpublas_gemm_impl'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cpu/BlasKernel.cpp:484', '_AT_DISPATCH_GEMM_TYPES'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cpu/BlasKernel.cpp:486', 'gemm_core_'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cpu/BlasKernel.cpp:440', 'gemm_core_'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cpu/BlasKernel.cpp:450', 'gemm_notrans_'): UNDIAGNOSED,
         ('aten/src/ATen/native/cpu/BlasKernel.cpp:104', 'gemm_notrans_'): UNDIAGNOSED,
     },
     'Y2:cudnn_convolution-CUDA': {
@@ -118,9 +112,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
     },
     'Y2:copy_-CompositeExplicitAutograd': {
         ('aten/src/ATen/native/cuda/Copy.cu:381', 'cudaMemcpyAsync'): UNDIAGNOSED,
-    },
-    'Y2:linear-CompositeImplicitAutograd': {
-        ('aten/src/ATen/native/cpu/BlasKernel.cpp:532', 'cpublas_gemm_impl'): UNDIAGNOSED,
     },
     'Y2:cudnn_convolution-CUDA-1.13.1': {
         ('aten/src/ATen/native/cudnn/Conv_v8.cpp:596', 'raw_cudnn_convolution_forward_out_v7'): UNDIAGNOSED,
