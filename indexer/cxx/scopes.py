@@ -14,24 +14,17 @@ from .scan import Scanner, dec, logical_line_end, nospace
 
 def split_scope(qualified: str) -> list[str]:
     """`a::b<c::d>::e` -> [a, b<c::d>, e]: `::` inside template arguments does not split."""
+    parts = qualified.split("::")
     if "<" not in qualified:
-        return qualified.split("::")
-    out, depth, cur = [], 0, ""
-    i = 0
-    while i < len(qualified):
-        c = qualified[i]
-        if c == "<":
-            depth += 1
-        elif c == ">":
-            depth -= 1
-        if depth == 0 and qualified.startswith("::", i):
-            out.append(cur)
-            cur = ""
-            i += 2
-            continue
-        cur += c
-        i += 1
-    out.append(cur)
+        return parts
+    out: list[str] = []
+    depth = 0  # of the angle brackets before the `::` that ends the part (a `::` splits only at 0)
+    for part in parts:
+        if depth:
+            out[-1] += "::" + part
+        else:
+            out.append(part)
+        depth += part.count("<") - part.count(">")
     return out
 
 
