@@ -61,15 +61,15 @@ COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft"
 
 
 # Vendor calls that configure or ask the library (threads, version, memory; the CUDA libraries' handles,
-# streams, descriptors and algorithm queries: cusparseCreateMatDescr, cudnnSetTensorNdDescriptor,
-# cublasSetStream) or that only name what an algorithm runs on (thrust's execution policies, iterators and
+# streams and descriptors made, set or destroyed: cusparseCreateMatDescr, cudnnSetTensorNdDescriptor,
+# cublasSetStream; their Get* queries, such as a workspace size, stay calls of the library) or that only name what an algorithm runs on (thrust's execution policies, iterators and
 # pointer wrappers: thrust::cuda::par, thrust::make_counting_iterator) rather than compute: an edge to the
 # vendor (How.VENDOR), not a calls-library edge that ends a chain as the work done.
 _SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak|finalize|thread)\w*|"
                       r"vsl(New|Delete|Copy|SkipAhead|LeapFrog|Get|Save|Load)\w*|"
                       r"Dfti(Create|Free|Commit|Set|Get|Error|Copy)\w*|"
                       r"(cublas|cublasLt|cusparse|cudnn|cusolverDn|cusolverSp|cufft|curand|miopen|rocblas)"
-                      r"(Create|Destroy|Set|Get)\w*|"
+                      r"(Create|Destroy|Set)\w*|"
                       r"thrust::(\w+::)?(par|par_nosync|seq|device|host)|"
                       r"thrust::(\w*_iterator|make_\w*_iterator|device_ptr|device_pointer_cast|raw_pointer_cast)(<.*>)?)$")
 
