@@ -65,6 +65,8 @@ def key_rank(key: str) -> int:
 
 @dataclass(frozen=True)
 class Step:
+    """One step of a kernel's chain: what it is, where, and how the edge to it was resolved."""
+
     kind: StepKind | str  # a StepKind, or META_STEP for an op's meta function
     name: str
     loc: Location | None  # None: no place in the sources (an op named by a backward formula)
@@ -96,6 +98,8 @@ class Definition:
 
 @dataclass(frozen=True)
 class KeyKernel:
+    """One dispatch key of an op: its kernel, where the yaml says so, the definition and the chain below it."""
+
     key: str
     kernel: str
     origin: str
@@ -113,6 +117,8 @@ class KeyKernel:
 
 @dataclass(frozen=True)
 class Formula:
+    """One formula of a derivatives.yaml entry (input: backward; output: forward-mode)."""
+
     names: tuple[str, ...]
     kind: str
     formula: str
@@ -121,6 +127,8 @@ class Formula:
 
 @dataclass(frozen=True)
 class Backward:
+    """A derivatives.yaml entry an op's autograd kernel uses, with the op it comes from and how it is used."""
+
     op: str
     signature: str
     dispatch_key: str | None
@@ -135,6 +143,8 @@ class Backward:
 
 @dataclass(frozen=True)
 class KernelsFor:
+    """kernels-for: an op's keys with their chains, its meta function and its backward."""
+
     op: str
     func: str
     location: Location
@@ -148,6 +158,8 @@ class KernelsFor:
 
 @dataclass(frozen=True)
 class Reach:
+    """One (op, key) kernel whose chain reaches the name asked about, with the path."""
+
     op: str
     key: str
     kernel: str
@@ -174,6 +186,8 @@ class OpsFor:
 
 @dataclass(frozen=True)
 class OpInfo:
+    """op: a native_functions.yaml entry with every field, its siblings and its backward."""
+
     name: str
     func: str
     kind: str
@@ -194,6 +208,8 @@ class OpInfo:
 
 @dataclass(frozen=True)
 class OpSummary:
+    """ops: one op of a listing."""
+
     name: str
     kind: str
     structured: bool
@@ -203,6 +219,8 @@ class OpSummary:
 
 @dataclass(frozen=True)
 class Symbol:
+    """symbol: a C++/CUDA definition found by name."""
+
     name: str
     qualified_name: str
     kind: str
@@ -215,6 +233,8 @@ class Symbol:
 
 @dataclass(frozen=True)
 class StubSite:
+    """A DispatchStub's declaration, definition or registration."""
+
     kind: str  # declare, define, register
     macro: str
     device: str | None
@@ -226,6 +246,8 @@ class StubSite:
 
 @dataclass(frozen=True)
 class Use:
+    """A place that calls, passes or launches a name."""
+
     caller: str | None
     name: str  # what was called or launched, as written
     how: str  # call, argument, triple_chevron, gpu_kernel ...
@@ -234,6 +256,8 @@ class Use:
 
 @dataclass(frozen=True)
 class StubInfo:
+    """stub: a DispatchStub's declarations, definitions, registrations and callers."""
+
     stub: str
     declarations: tuple[StubSite, ...]
     definitions: tuple[StubSite, ...]
@@ -243,6 +267,8 @@ class StubInfo:
 
 @dataclass(frozen=True)
 class TypeSet:
+    """An AT_DISPATCH dtype set as written."""
+
     macro: str
     dtypes: tuple[str, ...]
     name: str | None
@@ -252,6 +278,8 @@ class TypeSet:
 
 @dataclass(frozen=True)
 class KernelInfo:
+    """kernel: a kernel's definitions, launches and dtype sets."""
+
     name: str
     definitions: tuple[Symbol, ...]
     launches: tuple[Use, ...]
@@ -263,6 +291,8 @@ class KernelInfo:
 
 @dataclass(frozen=True)
 class KeyHealth:
+    """doctor: how the (op, key) rows of one dispatch key resolved."""
+
     key: str
     rows: int
     defined: int
@@ -276,6 +306,8 @@ class KeyHealth:
 
 @dataclass(frozen=True)
 class Unresolved:
+    """doctor: an (op, key) kernel without a definition, and why."""
+
     op: str
     key: str
     kernel: str
@@ -311,6 +343,8 @@ class CallShares:
 
 @dataclass(frozen=True)
 class Health:
+    """doctor: per-key shares, unresolved kernels, partial files and call shares."""
+
     keys: tuple[KeyHealth, ...]
     unresolved: tuple[Unresolved, ...]
     partial_files: tuple[PartialFile, ...] = ()
@@ -322,6 +356,8 @@ class Health:
 
 @dataclass(frozen=True)
 class Hop:
+    """One hop of a Python trace."""
+
     depth: int  # 0: the name traced; +1 per call
     kind: HopKind
     name: str  # qualified Python name reached, or the aten op ("layer_norm", "add.Tensor")
@@ -335,6 +371,8 @@ class Hop:
 
 @dataclass(frozen=True)
 class Decomp:
+    """A decomposition, ref or py_impl kernel of an op."""
+
     kind: str  # decomposition, ref, py_impl
     op: str  # as written: native_layer_norm, add.Tensor
     function: str
@@ -344,6 +382,8 @@ class Decomp:
 
 @dataclass(frozen=True)
 class OpRef:
+    """An aten op a Python trace reaches."""
+
     spec: str  # the op name reached: a base (layer_norm) or an exact overload (add.Tensor)
     ops: tuple[str, ...]  # the ops of native_functions.yaml it stands for
     plumbing: str | None = None  # why it is plumbing (queries/plumbing.py); None: it does work, or it was asked
@@ -362,6 +402,8 @@ class PyTrace:
 
 @dataclass(frozen=True)
 class TraceOp:
+    """An op a trace reaches, with the kernels-for answer of each overload."""
+
     op: str  # the op reached: a base (layer_norm, every overload bound under it) or an exact overload (add.Tensor)
     reached_by: tuple[str, ...]  # the callees that reach it, as resolved in the source: torch.layer_norm
     overloads: tuple[KernelsFor, ...]  # the kernels-for answer of each overload
@@ -371,6 +413,8 @@ class TraceOp:
 
 @dataclass(frozen=True)
 class Trace:
+    """trace: the Python path from a name to the aten ops, and their kernels."""
+
     name: str  # as asked: nn.LayerNorm
     resolved: str  # what it stands for: torch.nn.LayerNorm
     hops: tuple[Hop, ...]  # the Python path, each with file:line
