@@ -540,7 +540,7 @@ def _dispatcher_stage(conn: Connection, run: _Run) -> None:
     """dispatcher_registrations (indexer/dispatcher/stage.py), from the C++ and yaml facts; kept when
     what it reads is what it read for the index updated (its tables, the yaml texts, the version, the
     Python files it reads, the include graph of the C++ files)."""
-    from .dispatcher import python_regs, stage
+    from .dispatcher import backward_table, python_regs, stage
     from .link.stage import include_graph
 
     run.progress("dispatcher", 0, 1)
@@ -557,6 +557,7 @@ def _dispatcher_stage(conn: Connection, run: _Run) -> None:
             texts.append(rel.encode())
     if not _unchanged(run, "dispatcher_inputs", _inputs_hash(conn, _DISPATCHER_TABLES, *texts)):
         stage.fill(conn.connection.driver_connection, run.ck.root, run.ck.texts, version)
+        backward_table.fill(conn.connection.driver_connection, version)
     conn.commit()
     run.progress("dispatcher", 1, 1)
 

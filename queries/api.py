@@ -88,7 +88,6 @@ class Index:
         self.path = path
         self.guard = sql_guard if sql_guard is not None else guard.Guard(conn, path)
         self._linker: Linker | None = None
-        self._version: str | None = None  # the checkout's version.txt, as the build read it
         self._backward: dict[str, tuple[Backward, ...]] = {}  # op -> backward_of (the database does not change)
 
     def linker(self) -> Linker:
@@ -250,14 +249,9 @@ class Index:
         """The derivatives.yaml entries the op's autograd kernel uses: its own, or the one tools/autograd lends it
         (in-place and out= forms take the functional form's; see queries/backward.py), each labelled."""
         if op_name not in self._backward:
-            found = self.conn.execute("SELECT base FROM ops WHERE name = ?", (op_name,)).fetchone()
-            if found is None:
+            if self.conn.execute("SELECT 1 FROM ops WHERE name = ?", (op_name,)).fetchone() is None:
                 raise TgIndexError(self._unknown(op_name))
-            base = found[0]
-            if self._version is None:
-                row = self.conn.execute("SELECT value FROM meta WHERE key = 'pytorch_version'").fetchone()
-                self._version = row[0] if row else "unknown"
-            self._backward[op_name] = backward_of(self.conn, op_name, base, self._version)
+            self._backward[op_name] = backward_of(self.conn, op_name)
         return self._backward[op_name]
 
     def _key_chain(self, linker: Linker, op_bases: set[str], func: str, key: str, kernel: str, origin: str,

@@ -56,6 +56,8 @@ def is_cuda(path: str) -> bool:
 
 @dataclass(frozen=True)
 class _Node:
+    """A node of the graph, as an edge's target columns give it."""
+
     id: int
     kind: str
     name: str
@@ -245,6 +247,8 @@ class Linker:
         edges = _bound_here(self.edges(node), walk.sites)
         ambiguous: dict[tuple, list] = {}
         composite = walk.key in _COMPOSITE
+        if level == 0 or composite:  # the redispatches below are followed: their ops' kernels read at once
+            self._prefetch_kernels([e[7] for e in edges if e[0] == EdgeKind.REDISPATCHES_TO_OP and e[7] is not None])
         for edge in edges:
             kind = edge[0]
             if kind == _CALLS and edge[7] is not None and (
@@ -317,6 +321,14 @@ class Linker:
         for key, dn in self._kernels_of(op.id, walk.key):
             yield Step(StepKind.DEFINITION, dn.name, dn.loc, key, detail=f"{op.name} {key}", depth=level,
                        how=How.YAML, site=loc), dn, False
+
+    def _prefetch_kernels(self, ops: list[int]) -> None:
+        """Read the edges of these op nodes and of their kernel nodes, a statement per level (as _kernels_of
+        reads them one by one)."""
+        if ops:
+            self.prefetch(ops)
+            self.prefetch(e[7] for op in ops for e in self._edges[op]
+                          if e[0] == EdgeKind.HAS_KERNEL and e[7] is not None)
 
     def _kernels_of(self, op: int, key: str) -> list[tuple[str, _Node]]:
         """The kernels a redispatch to `op` runs: the same key's, else a composite one's; from a composite

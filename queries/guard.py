@@ -16,9 +16,7 @@ clock every few thousand VM steps) and Ctrl-C stops them.
 
 from __future__ import annotations
 
-import signal
 import sqlite3
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -139,7 +137,11 @@ class Guard:
 
 
 def _catch_sigint(stop: list[str]) -> tuple[Any] | None:
-    """While a query runs, Ctrl-C marks it to stop (the progress handler ends it); only the main thread can."""
+    """While a query runs, Ctrl-C marks it to stop (the progress handler ends it); only the main thread can.
+    (signal and threading are imported here: a process that runs no ad-hoc query does without them.)"""
+    import signal
+    import threading
+
     if threading.current_thread() is not threading.main_thread():
         return None
     return (signal.signal(signal.SIGINT, lambda _sig, _frame: stop.append("interrupt")),)
@@ -147,6 +149,8 @@ def _catch_sigint(stop: list[str]) -> tuple[Any] | None:
 
 def _restore_sigint(previous: tuple[Any] | None) -> None:
     if previous is not None:
+        import signal
+
         signal.signal(signal.SIGINT, previous[0] if previous[0] is not None else signal.default_int_handler)
 
 

@@ -65,6 +65,8 @@ def key_rank(key: str) -> int:
 
 @dataclass(frozen=True)
 class Step:
+    """One step of a kernel's chain: what it is, where, and how the edge to it was resolved."""
+
     kind: StepKind | str  # a StepKind, or META_STEP for an op's meta function
     name: str
     loc: Location | None  # None: no place in the sources (an op named by a backward formula)
@@ -97,6 +99,8 @@ class Definition:
 
 @dataclass(frozen=True)
 class KeyKernel:
+    """One dispatch key of an op: its kernel, where the yaml says so, the definition and the chain below it."""
+
     key: str
     kernel: str
     origin: str
@@ -114,6 +118,8 @@ class KeyKernel:
 
 @dataclass(frozen=True)
 class Formula:
+    """One formula of a derivatives.yaml entry (input: backward; output: forward-mode)."""
+
     names: tuple[str, ...]
     kind: str
     formula: str
@@ -122,6 +128,8 @@ class Formula:
 
 @dataclass(frozen=True)
 class Backward:
+    """A derivatives.yaml entry an op's autograd kernel uses, with the op it comes from and how it is used."""
+
     op: str
     signature: str
     dispatch_key: str | None
@@ -136,6 +144,8 @@ class Backward:
 
 @dataclass(frozen=True)
 class KernelsFor:
+    """kernels-for: an op's keys with their chains, its meta function and its backward."""
+
     op: str
     func: str
     location: Location
@@ -149,6 +159,8 @@ class KernelsFor:
 
 @dataclass(frozen=True)
 class Reach:
+    """One (op, key) kernel whose chain reaches the name asked about, with the path."""
+
     op: str
     key: str
     kernel: str
@@ -175,6 +187,8 @@ class OpsFor:
 
 @dataclass(frozen=True)
 class OpInfo:
+    """op: a native_functions.yaml entry with every field, its siblings and its backward."""
+
     name: str
     func: str
     kind: str
@@ -195,6 +209,8 @@ class OpInfo:
 
 @dataclass(frozen=True)
 class OpSummary:
+    """ops: one op of a listing."""
+
     name: str
     kind: str
     structured: bool
@@ -204,6 +220,8 @@ class OpSummary:
 
 @dataclass(frozen=True)
 class Symbol:
+    """symbol: a C++/CUDA definition found by name."""
+
     name: str
     qualified_name: str
     kind: str
@@ -216,6 +234,8 @@ class Symbol:
 
 @dataclass(frozen=True)
 class StubSite:
+    """A DispatchStub's declaration, definition or registration."""
+
     kind: str  # declare, define, register
     macro: str
     device: str | None
@@ -227,6 +247,8 @@ class StubSite:
 
 @dataclass(frozen=True)
 class Use:
+    """A place that calls, passes or launches a name."""
+
     caller: str | None
     name: str  # what was called or launched, as written
     how: str  # call, argument, triple_chevron, gpu_kernel ...
@@ -235,6 +257,8 @@ class Use:
 
 @dataclass(frozen=True)
 class StubInfo:
+    """stub: a DispatchStub's declarations, definitions, registrations and callers."""
+
     stub: str
     declarations: tuple[StubSite, ...]
     definitions: tuple[StubSite, ...]
@@ -244,6 +268,8 @@ class StubInfo:
 
 @dataclass(frozen=True)
 class TypeSet:
+    """An AT_DISPATCH dtype set as written."""
+
     macro: str
     dtypes: tuple[str, ...]
     name: str | None
@@ -253,6 +279,8 @@ class TypeSet:
 
 @dataclass(frozen=True)
 class KernelInfo:
+    """kernel: a kernel's definitions, launches and dtype sets."""
+
     name: str
     definitions: tuple[Symbol, ...]
     launches: tuple[Use, ...]
@@ -264,6 +292,8 @@ class KernelInfo:
 
 @dataclass(frozen=True)
 class KeyHealth:
+    """doctor: how the (op, key) rows of one dispatch key resolved."""
+
     key: str
     rows: int
     defined: int
@@ -277,6 +307,8 @@ class KeyHealth:
 
 @dataclass(frozen=True)
 class Unresolved:
+    """doctor: an (op, key) kernel without a definition, and why."""
+
     op: str
     key: str
     kernel: str
@@ -312,6 +344,8 @@ class CallShares:
 
 @dataclass(frozen=True)
 class Health:
+    """doctor: per-key shares, unresolved kernels, partial files and call shares."""
+
     keys: tuple[KeyHealth, ...]
     unresolved: tuple[Unresolved, ...]
     partial_files: tuple[PartialFile, ...] = ()
@@ -323,6 +357,8 @@ class Health:
 
 @dataclass(frozen=True)
 class Hop:
+    """One hop of a Python trace."""
+
     depth: int  # 0: the name traced; +1 per call
     kind: HopKind
     name: str  # qualified Python name reached, or the aten op ("layer_norm", "add.Tensor")
@@ -336,6 +372,8 @@ class Hop:
 
 @dataclass(frozen=True)
 class Decomp:
+    """A decomposition, ref or py_impl kernel of an op."""
+
     kind: str  # decomposition, ref, py_impl
     op: str  # as written: native_layer_norm, add.Tensor
     function: str
@@ -345,6 +383,8 @@ class Decomp:
 
 @dataclass(frozen=True)
 class OpRef:
+    """An aten op a Python trace reaches."""
+
     spec: str  # the op name reached: a base (layer_norm) or an exact overload (add.Tensor)
     ops: tuple[str, ...]  # the ops of native_functions.yaml it stands for
     plumbing: str | None = None  # why it is plumbing (queries/plumbing.py); None: it does work, or it was asked
@@ -363,6 +403,8 @@ class PyTrace:
 
 @dataclass(frozen=True)
 class TraceOp:
+    """An op a trace reaches, with the kernels-for answer of each overload."""
+
     op: str  # the op reached: a base (layer_norm, every overload bound under it) or an exact overload (add.Tensor)
     reached_by: tuple[str, ...]  # the callees that reach it, as resolved in the source: torch.layer_norm
     overloads: tuple[KernelsFor, ...]  # the kernels-for answer of each overload
@@ -372,6 +414,8 @@ class TraceOp:
 
 @dataclass(frozen=True)
 class Trace:
+    """trace: the Python path from a name to the aten ops, and their kernels."""
+
     name: str  # as asked: nn.LayerNorm
     resolved: str  # what it stands for: torch.nn.LayerNorm
     hops: tuple[Hop, ...]  # the Python path, each with file:line

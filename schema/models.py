@@ -159,6 +159,18 @@ class DerivativeFormula(Base):
     line: Mapped[int] = mapped_column(Integer)
 
 
+class OpBackward(Base):
+    """A derivatives.yaml entry an op's autograd kernel uses: its own, or the one tools/autograd lends it
+    (the dispatcher stage, indexer/dispatcher/backward_table.py)."""
+
+    __tablename__ = "op_backward"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, comment="the order the op uses its entries in")
+    op: Mapped[str] = mapped_column(String, index=True, comment="the op whose autograd kernel uses it: add.out")
+    derivative_id: Mapped[int] = mapped_column(ForeignKey("derivatives.id"), comment="the entry")
+    entry_op: Mapped[str] = mapped_column(String, comment="the entry's op (name:): add.Tensor")
+    use: Mapped[str] = mapped_column(String, comment="exact (its own), in-place, out=, generated, foreach, view_copy, same signature")
+
+
 Index("ix_dispatch_op_key", Dispatch.op, Dispatch.key)
 
 

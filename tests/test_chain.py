@@ -172,15 +172,3 @@ def test_inplace_and_out_forms_get_the_functional_entry_labelled(mini_db: Path):
     assert out.endswith("  backward  tools/autograd/derivatives.yaml:2  from add.Tensor (the functional form's entry, "
                         "matched by signature; gen_variable_type records no grad_fn for out= functions: it raises "
                         "when an input or out= requires grad, and refuses forward AD)\n")
-
-
-def test_backward_family_names():
-    """core_name and family_bases: the names whose entries tools/autograd may lend (torchgen/model.py:2529)."""
-    from tg_index.queries.backward import core_name, family_bases
-
-    assert [core_name(b) for b in ("add_", "__iadd__", "__and__", "native_batch_norm_functional", "relu")] == [
-        "add", "add", "and", "native_batch_norm", "relu"]
-    assert family_bases("_foreach_add_") == (
-        "___foreach_add__", "__add__", "__i_foreach_add__", "__iadd__", "_foreach_add", "_foreach_add_",
-        "_foreach_add_functional", "add", "add_", "add_functional")
-    assert "select" in family_bases("select_copy")

@@ -87,7 +87,7 @@ def test_rows_write_every_model_column_but_the_row_id(table: rows.Table):
 
 
 def test_every_table_has_a_writer_and_version_lists_them():
-    written = {t.name for t in _written_tables()} | {"op_tags", "files", "meta", "dispatcher_registrations"} \
+    written = {t.name for t in _written_tables()} | {"op_tags", "files", "meta", "dispatcher_registrations", "op_backward"} \
         | set(link.GRAPH_TABLES) | set(table_stage.TABLES)
     assert written == set(Base.metadata.tables)
     assert TABLES == tuple(sorted(Base.metadata.tables))  # the constant the query side reads without SQLAlchemy
