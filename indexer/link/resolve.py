@@ -39,7 +39,9 @@ gives them and `tensor_methods`):
 the extractor gives the declared type of the variable a receiver starts with, or `decltype(<initializer>)`
 for an `auto` one; then each step is typed in turn: a call `f(...)` or `x.g(...)` by the return type of the
 one definition (or the overloads that agree) or the ops it resolves to, a class made in place by its name,
-`x[i]` of a sequence (ArrayRef, TensorList, std::vector, ...) by its element type. A step that is not
+`x[i]` of a sequence (ArrayRef, TensorList, std::vector, ...) by its element type. A chain longer than 200
+characters comes from the extractor with each argument written `_` (`TensorIteratorConfig().add_output(_).build`):
+the steps and their argument counts are all that typing it needs. A step that is not
 known (a field of another file's class, several candidates) leaves the receiver untyped: never a guess.
 """
 
