@@ -77,7 +77,7 @@ def _chain_steps(node, budget: int = 200) -> str | None:
             op = next((c.type for c in node.children if c.type in (".", "->")), None)
             if field is None or op is None:
                 return None
-            steps.append(op + nospace(dec(field.text)))
+            steps.append(op + dec(field.text))
             node = node.child_by_field_name("argument")
         if node is None:
             return None
