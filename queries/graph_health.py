@@ -3,6 +3,8 @@ by default) ended in the graph, each share, and the names left ambiguous or unre
 
 A call site is one written call (a file, a line, a callee as written, in one function); a template call
 reaching several specialisations, or an ambiguous one with an edge per candidate, is still one site.
+The outcomes: one definition, a named class, one template or overload set, one definition per build
+configuration (a definition under each of guards no build holds together, configurations.py), unresolved.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ ONE_DEFINITION = (How.EXACT, How.SAME_FILE, How.INCLUDE, How.SAME_NAMESPACE, How
 NAMED_CLASS = (How.OP, How.TENSOR_METHOD, How.VENDOR, How.STANDARD, How.MACRO, How.TYPE, How.GENERATED)
 SEVERAL = (How.SPECIALISATIONS, How.OVERLOAD_SET)  # one template or overload set; the types pick among them
 UNRESOLVED = (How.AMBIGUOUS, How.NOT_IN_CHECKOUT, How.VIRTUAL)
+PER_BUILD = (How.PER_BUILD,)  # one definition per build configuration: counted apart (the lead decides where it counts)
 _CALL_KINDS = (EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP, EdgeKind.CALLS_LIBRARY, EdgeKind.USES_STUB)
 
 
@@ -38,4 +41,4 @@ def call_shares(conn: sqlite3.Connection, folder: str = NATIVE, show: int = 20) 
         return sum(counts.get(h, 0) for h in hows)
 
     return CallShares(folder, total, tuple(by_how), part(ONE_DEFINITION), part(NAMED_CLASS), part(SEVERAL),
-                      part(UNRESOLVED), tuple(top))
+                      part(UNRESOLVED), tuple(top), part(PER_BUILD))

@@ -367,6 +367,7 @@ def _call_share_lines(c: CallShares, show: int) -> list[str]:
            f"  a named class                   {c.named_class:7} {pct(c.named_class):>6}   "
            "(op through the dispatcher, Tensor method, vendor, standard library, macro, type, generated)",
            f"  one template or overload set    {c.several:7} {pct(c.several):>6}   (the argument types pick among them)",
+           f"  one per build configuration     {c.per_build:7} {pct(c.per_build):>6}   (exclusive #if guards)",
            f"  unresolved                      {c.unresolved:7} {pct(c.unresolved):>6}   (ambiguous, not in the checkout, "
            "through a parameter)",
            "  by how: " + ", ".join(f"{h} {n}" for h, n in c.by_how)]
@@ -384,7 +385,7 @@ def doctor_data(health: Health) -> dict[str, Any]:
         c = health.calls
         data["calls"] = {"folder": c.folder, "sites": c.sites, "by_how": dict(c.by_how),
                          "one_definition": c.one_definition, "named_class": c.named_class, "several": c.several,
-                         "unresolved": c.unresolved,
+                         "unresolved": c.unresolved, "per_build": c.per_build,
                          "resolved_share": round(c.share(c.one_definition + c.named_class), 4),
                          "top_unresolved": [{"how": h, "target": t, "sites": n} for h, t, n in c.top_unresolved]}
     return data

@@ -63,3 +63,4 @@ class How(StrEnum):
     VIRTUAL = "virtual"  # a call through a virtual method or a function pointer with no known target
     TEMPLATE_ARGUMENT = "template-argument"  # through a template parameter, to what a call site writes as its argument
     TEMPLATE_PARAMETER = "template-parameter"  # (while linking only) a call through a template parameter, not yet bound
+    PER_BUILD = "per-build-configuration"  # one qualified name, each definition under a guard no build holds with the others' (configurations.py)

@@ -25,6 +25,9 @@ The rules, in order (the first that decides wins):
    or type alias of the checkout made in place (`at::IntArrayRef(...)`: type), a name of a namespace that
    the caller's file brings in with `using namespace X` where X is no namespace of the checkout (cute:
    vendor); else ambiguous (N candidates) or not in the checkout.
+Several candidates left by any rule that are definitions of one qualified name, each under a guard no build
+holds together with the others' (configurations.py: #if/#elif/#else branches, X and !X, two CPU capabilities,
+two architectures), are one definition per build configuration (per-build-configuration), an edge each.
 
 Type aliases: the caller's own first, then the checkout-wide ones, except for a name that lookup from
 the caller finds as a namespace or class (`vec::` from at::native is at::vec). A method of at::Tensor
@@ -36,7 +39,9 @@ gives them and `tensor_methods`):
 the extractor gives the declared type of the variable a receiver starts with, or `decltype(<initializer>)`
 for an `auto` one; then each step is typed in turn: a call `f(...)` or `x.g(...)` by the return type of the
 one definition (or the overloads that agree) or the ops it resolves to, a class made in place by its name,
-`x[i]` of a sequence (ArrayRef, TensorList, std::vector, ...) by its element type. A step that is not
+`x[i]` of a sequence (ArrayRef, TensorList, std::vector, ...) by its element type. A chain longer than 200
+characters comes from the extractor with each argument written `_` (`TensorIteratorConfig().add_output(_).build`):
+the steps and their argument counts are all that typing it needs. A step that is not
 known (a field of another file's class, several candidates) leaves the receiver untyped: never a guess.
 """
 
@@ -47,6 +52,7 @@ import re
 from typing import NamedTuple
 
 from .classify import OpForms, named_class, op_called, template_args, written_parts
+from .configurations import one_per_build
 from .kinds import How
 from .symbols import Symbol, Symbols, normalise_scope, normalise_type, scope_chain
 
@@ -255,6 +261,7 @@ class Resolver:
         self._constructors: dict[str, bool] = {}  # a name -> whether `name(...)` makes an object of a class
         self._arrows: dict[str, list[Symbol]] | None = None  # the classes that define operator->, and those
         self._scope_names: set[str] | None = None  # every namespace and class scope, with its prefixes
+        self.guards: dict[int, str] = {}  # definitions.id -> its guard (definitions.guard), for How.PER_BUILD
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None) -> list[Target]:
@@ -676,9 +683,12 @@ class Resolver:
             return self._many(fits, How.OVERLOAD_SET)
         return self._many(fits, How.AMBIGUOUS)
 
-    @staticmethod
-    def _many(fits: list[Symbol], how: How) -> list[Target]:
-        """Several candidates: an edge each up to AMBIGUOUS_FOLLOWED, else one edge that counts them."""
+    def _many(self, fits: list[Symbol], how: How) -> list[Target]:
+        """Several candidates: an edge each up to AMBIGUOUS_FOLLOWED, else one edge that counts them. Definitions
+        of one qualified name whose guards no build holds together are one per build configuration: an edge each."""
+        if len(fits) <= OVERLOADS_FOLLOWED and self.guards and len({s.qualified_name for s in fits}) == 1 and \
+                one_per_build([self.guards.get(s.id) for s in fits]):
+            return [Target(s.node, How.PER_BUILD, str(len(fits))) for s in fits]
         if len(fits) <= (AMBIGUOUS_FOLLOWED if how is How.AMBIGUOUS else OVERLOADS_FOLLOWED):
             return [Target(s.node, how, str(len(fits))) for s in fits]
         return [Target(None, how, str(len(fits)), (), tuple(s.node for s in fits))]

@@ -132,6 +132,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     ops = _op_forms(conn)
     scope_usings = _scope_usings(conn, tables, inline)
     resolver = Resolver(symbols, ops, macros, types, bases, namespaces, scope_usings)
+    resolver.guards = definition_guards(conn, def_columns)  # one definition per build configuration (resolve.py)
     returns, op_returns, tensor_methods = return_types(conn)  # what call chains are typed by (resolve.py)
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
     includes = includes or include_graph(conn, tables)

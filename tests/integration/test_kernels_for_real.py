@@ -205,11 +205,13 @@ def test_sql_time_limit_on_2_6_0(index):
 
 def test_call_edges_resolve_on_2_6_0(index):
     """doctor's call shares under aten/src/ATen/native. Issue 11 asks 90% in one definition or a named class;
-    measured 84.3% (92.8% counting one template or overload set) with the receivers typed by declared types,
-    fields, name hiding and return types (80.8% / 87.3% at the start of the sixth session). The bound guards
-    what is reached; the gap to 90% stays visible."""
+    measured 84.4% (92.7% counting one template or overload set, 0.2% more one per build configuration:
+    262 sites) with the receivers typed by declared types, fields, name hiding, return types and long
+    chains step by step (80.8% / 87.3% at the start of the sixth session, 84.3% at the start of the seventh).
+    The bound guards what is reached; the gap to 90% stays visible."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 100_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.84
-    assert calls.share(calls.one_definition + calls.named_class + calls.several) >= 0.92
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.843
+    assert calls.share(calls.one_definition + calls.named_class + calls.several + calls.per_build) >= 0.928
+    assert calls.per_build >= 250

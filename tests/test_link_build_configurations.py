@@ -1,0 +1,122 @@
+"""One definition per build configuration (indexer/link/configurations.py and How.PER_BUILD in resolve.py):
+definitions of one qualified name whose guards no build holds together, on a small checkout written in
+tmp_path, and the exclusivity rule on guards as definitions.guard writes them."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from tg_index.indexer.build import build
+from tg_index.indexer.link.configurations import exclusive, one_per_build
+
+N = "aten/src/ATen/native/"
+YAML = """- func: scale(Tensor self, Scalar factor) -> Tensor
+  dispatch:
+    CPU: scale_cpu
+"""
+WIDTH_H = """\
+namespace at {
+#if defined(CPU_CAPABILITY_AVX2)
+inline int width() { return 8; }
+#elif defined(CPU_CAPABILITY_AVX512)
+inline int width() { return 16; }
+#else
+inline int width() { return 1; }
+#endif
+#ifdef USE_A
+inline int pick(int x) { return x; }
+#endif
+#ifdef USE_B
+inline int pick(int x) { return -x; }
+#endif
+#ifndef __aarch64__
+inline int lanes() { return 4; }
+#endif
+#if defined(__aarch64__) && !defined(C10_MOBILE)
+inline int lanes() { return 2; }
+#endif
+#if defined(CPU_CAPABILITY_AVX2)
+inline int half(int x) { return x / 2; }
+#endif
+inline int half(int x) { return x >> 1; }
+} // namespace at
+"""
+USER_CPP = """\
+#include "Width.h"
+namespace at {
+namespace native {
+int user() {
+  return width() + pick(1) + lanes() + half(4);
+}
+} // namespace native
+} // namespace at
+"""
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("configurations")
+    native = root / N
+    native.mkdir(parents=True)
+    (root / "version.txt").write_text("2.6.0\n")
+    (native / "native_functions.yaml").write_text(YAML)
+    (native / "Width.h").write_text(WIDTH_H)
+    (native / "User.cpp").write_text(USER_CPP)
+    out = root / "ix.db"
+    build(root, out, jobs=1)
+    return out
+
+
+def test_definitions_under_exclusive_guards_are_one_per_build_configuration(db: Path):
+    with sqlite3.connect(db) as conn:
+        got = conn.execute(
+            "SELECT e.target, e.how, d.line, e.detail FROM edges e JOIN nodes s ON s.id = e.src "
+            "LEFT JOIN nodes d ON d.id = e.dst WHERE s.name = 'at::native::user' AND e.kind = 'calls' "
+            "ORDER BY e.id").fetchall()
+    assert got == [
+        # three branches of one #if/#elif/#else chain (Width.h:3, :5, :7): each build compiles one
+        ("width", "per-build-configuration", 3, "3"),
+        ("width", "per-build-configuration", 5, "3"),
+        ("width", "per-build-configuration", 7, "3"),
+        # USE_A and USE_B may both be defined: an overload set, as before
+        ("pick", "overload-set", 10, "2"),
+        ("pick", "overload-set", 13, "2"),
+        # #ifndef __aarch64__ (:16) and a guard requiring __aarch64__ (:19)
+        ("lanes", "per-build-configuration", 16, "2"),
+        ("lanes", "per-build-configuration", 19, "2"),
+        # the one at :24 has no guard: it is compiled with the AVX2 one (:22)
+        ("half", "overload-set", 22, "2"),
+        ("half", "overload-set", 24, "2")]
+
+
+@pytest.mark.parametrize(("first", "second", "expected"), [
+    ("defined(CPU_CAPABILITY_AVX2)", "!(defined(CPU_CAPABILITY_AVX2)) && defined(CPU_CAPABILITY_AVX512)", True),
+    ("defined(CPU_CAPABILITY_AVX2)", "defined(CPU_CAPABILITY_AVX512)", True),  # one capability per compilation
+    ("defined(CPU_CAPABILITY_AVX512)", "defined(CPU_CAPABILITY_SVE)", True),
+    ("!defined(C10_MOBILE) && defined(__aarch64__)", "defined(CPU_CAPABILITY_AVX2)", True),  # arm and x86
+    ("defined(__aarch64__)", "defined(CPU_CAPABILITY_SVE)", False),  # both on arm
+    ("AT_MKLDNN_ENABLED()", "!(AT_MKLDNN_ENABLED())", True),
+    ("!AT_MKLDNN_ENABLED()", "!(!AT_MKLDNN_ENABLED())", True),
+    ("CUDA_VERSION >= 12000", "!(CUDA_VERSION >= 12000)", True),
+    ("defined(USE_ROCM)", "defined(USE_CUDA)", False),  # nothing says they exclude each other
+    ("defined(X) && defined(Y)", "!(defined(X) && defined(Y))", True),  # #if A && B ... #else
+    ("defined(X)", "!(defined(X) && defined(Y))", False),  # X without Y compiles both
+    ("defined(X) || defined(Y)", "!(defined(X) || defined(Y))", True),
+    ("defined(X) && defined(Y) || defined(Z)", "!defined(X)", False),  # && binds first: Z alone holds with !X
+    ("defined(X) && defined(Y) || defined(Z)", "!defined(X) && !defined(Z)", True),
+    ("defined X", "!defined(X)", True),
+    ("", "defined(X)", False),
+    (None, "!defined(X)", False),
+])
+def test_exclusive_guards(first: str | None, second: str | None, expected: bool):
+    assert exclusive(first, second) is expected
+    assert exclusive(second, first) is expected
+
+
+def test_one_per_build_needs_every_pair_exclusive():
+    chain = ["defined(A)", "!(defined(A)) && defined(B)", "!(defined(A)) && !(defined(B))"]
+    assert one_per_build(chain) is True
+    assert one_per_build([*chain, "defined(C)"]) is False
+    assert one_per_build(["defined(A)"]) is False  # one definition is not a choice between configurations

@@ -1,0 +1,93 @@
+"""Long chains of member calls (indexer/cxx/calls.py `_chain_steps`): a chain longer than 200 characters is
+recorded with each argument written `_`, so the link stage types it step by step as it does a short one;
+one that does not fit stays `(...).name`. Small checkout in tmp_path; the expected lines are the comments' `:N`."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from tg_index.indexer import cxx
+from tg_index.indexer.build import build
+
+N = "aten/src/ATen/native/"
+YAML = """- func: scale(Tensor self, Scalar factor) -> Tensor
+  dispatch:
+    CPU: scale_cpu
+"""
+CONFIG_H = """\
+namespace at {
+struct Tensor {};
+struct TensorIterator {};
+struct TensorIteratorConfig {
+  TensorIteratorConfig& add_output(const Tensor& t) { return *this; }
+  TensorIteratorConfig& add_const_input(const Tensor& t) { return *this; }
+  TensorIteratorConfig& check_all_same_dtype(bool check) { return *this; }
+  TensorIteratorConfig& declare_static_shape(int shape, int squash) { return *this; }
+  TensorIterator build() { return TensorIterator(); }
+};
+} // namespace at
+"""
+USER_CPP = """\
+#include "Config.h"
+namespace at {
+namespace native {
+void user(const Tensor& out, const Tensor& first_input, const Tensor& second_input) {
+  auto iter = TensorIteratorConfig()
+      .check_all_same_dtype(false)  // a comment in the chain
+      .add_output(out)
+      .add_const_input(first_input)
+      .add_const_input(second_input)
+      .add_const_input(first_input)
+      .declare_static_shape(/*shape=*/1, /*squash=*/0)
+      .build();
+}
+} // namespace native
+} // namespace at
+"""
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("chains")
+    native = root / N
+    native.mkdir(parents=True)
+    (root / "version.txt").write_text("2.6.0\n")
+    (native / "native_functions.yaml").write_text(YAML)
+    (native / "Config.h").write_text(CONFIG_H)
+    (native / "User.cpp").write_text(USER_CPP)
+    out = root / "ix.db"
+    build(root, out, jobs=1)
+    return out
+
+
+def test_a_long_chain_is_recorded_with_its_steps():
+    f = cxx.extract(USER_CPP.encode(), N + "User.cpp")
+    long = [(c.callee, c.argc) for c in f.calls if c.callee_name in ("declare_static_shape", "build")]
+    assert long == [
+        ("TensorIteratorConfig().check_all_same_dtype(_).add_output(_).add_const_input(_).add_const_input(_)"
+         ".add_const_input(_).declare_static_shape", 2),
+        ("TensorIteratorConfig().check_all_same_dtype(_).add_output(_).add_const_input(_).add_const_input(_)"
+         ".add_const_input(_).declare_static_shape(_,_).build", 0)]
+
+
+def test_a_long_chain_resolves_by_the_return_types_of_its_steps(db: Path):
+    with sqlite3.connect(db) as conn:
+        got = conn.execute(
+            "SELECT e.target, e.how, d.name || ':' || d.line FROM edges e JOIN nodes s ON s.id = e.src "
+            "LEFT JOIN nodes d ON d.id = e.dst WHERE s.name = 'at::native::user' AND e.kind = 'calls' "
+            "AND e.line = 5 AND (e.target LIKE '%.build' OR e.target LIKE '%.declare_static_shape') "
+            "ORDER BY e.id").fetchall()
+    chain = "TensorIteratorConfig().check_all_same_dtype(_).add_output(_).add_const_input(_).add_const_input(_)" \
+        ".add_const_input(_).declare_static_shape"
+    # each step returns TensorIteratorConfig& (Config.h:5-8): the next is its member; build is :9
+    assert got == [(chain, "receiver-type", "at::TensorIteratorConfig::declare_static_shape:8"),
+                   (chain + "(_,_).build", "receiver-type", "at::TensorIteratorConfig::build:9")]
+
+
+def test_a_chain_that_does_not_fit_stays_cut():
+    steps = "".join(f".add_const_input(input_number_{i})" for i in range(12))
+    source = f"void f() {{ auto it = TensorIteratorConfig(){steps}.build(); }}\n"
+    f = cxx.extract(source.encode(), N + "Long.cpp")
+    assert [c.callee for c in f.calls if c.callee_name == "build"] == ["(...).build"]
