@@ -187,3 +187,15 @@ def test_the_graph_is_the_same_with_any_number_of_processes(fixture: str, librar
     assert sum(r[1] == "calls" for r in graphs[0][1]) > 10
     assert sum(r[1] == "library" for r in graphs[0][0]) == libraries  # vendor entry points: numbered by the main process
     assert graphs[1] == graphs[0] and graphs[2] == graphs[0]
+
+
+def test_a_checkout_that_writes_no_call_links_in_two_processes(tmp_path: Path):
+    """The calls are read per process from the database; with none, each part is empty (it raised IndexError)."""
+    native = tmp_path / "aten/src/ATen/native"
+    native.mkdir(parents=True)
+    (native / "Empty.h").write_text("namespace at::native {\nstruct Nothing {};\n}\n")
+    (native / "native_functions.yaml").write_text("- func: nothing(Tensor self) -> Tensor\n")
+    summary = build(tmp_path, tmp_path / "ix.db", jobs=2)
+    assert (summary.ops, summary.files) == (1, 2)
+    with sqlite3.connect(tmp_path / "ix.db") as conn:
+        assert conn.execute("SELECT count(*) FROM edges WHERE kind = 'calls'").fetchone() == (0,)

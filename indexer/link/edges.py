@@ -67,7 +67,8 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
     path = _database_file(conn) if rows is None and files is None and jobs > 1 and sys.platform == "linux" else None
     if path is not None:  # each process reads its own part: the rows are not all in memory before the fork
         ids = [r[0] for r in conn.execute("SELECT id FROM calls WHERE caller IS NOT NULL ORDER BY id")]
-        parts = map_parts(lambda part: calls.edges(_read_part(path, columns, part[0], part[-1])), ids, jobs)
+        parts = map_parts(lambda part: calls.edges(_read_part(path, columns, part[0], part[-1])) if part else (),
+                          ids, jobs)  # a part is empty when the checkout writes no call at all
     else:
         parts = map_parts(calls.edges, rows if rows is not None else call_rows(conn, files, columns), jobs)
     for part in parts:
