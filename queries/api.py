@@ -268,7 +268,8 @@ class Index:
                              wrapper=self._generated_wrapper(op_name, key))
         below, cuts = linker.chain(found, key, depth)
         called = linker.ops_called(found, op_bases)
-        steps = called + [s if s.parent is None else replace(s, parent=s.parent + len(called)) for s in below]
+        steps = called + [s if s.parent is None else replace(s, parent=s.parent + len(called)) for s in below] \
+            if called else below  # the steps below keep their parents' indexes when nothing comes before them
         note = f"{candidates} definitions of this name; chose by the key" if candidates > 1 else None
         return KeyKernel(key, kernel, origin, ns, via, where, found.loc, found.qualified_name, note, tuple(steps), cuts,
                          wrapper=self._generated_wrapper(op_name, key))
@@ -315,9 +316,10 @@ class Index:
             steps.append(Step(StepKind.GENERATED, f"{kernel}: gpu_kernel over ufunc::{base}", where, key))
             helpers = ["gpu_kernel"]
         for helper in helpers:
-            below, _cuts = self.linker().helper_chain(helper, key, depth, "called by the generated kernel")
-            offset = len(steps)  # the generated kernel (the last step so far) calls the helper
-            steps.extend([replace(s, parent=offset - 1 if s.parent is None else s.parent + offset) for s in below])
+            # the generated kernel (the last step so far) calls the helper
+            below, _cuts = self.linker().helper_chain(helper, key, depth, "called by the generated kernel",
+                                                      len(steps) - 1, len(steps))
+            steps.extend(below)
         for ufunc_key, loop_name, dtypes in loops:
             steps.append(Step(StepKind.DTYPES, f"{ufunc_key}: {loop_name}", where, detail=", ".join(json.loads(dtypes))))
         for q, f, ln in self.conn.execute(

@@ -348,9 +348,11 @@ class Linker:
                 out.append(got)
         return out
 
-    def helper_chain(self, name: str, key: str, depth: int, why: str) -> tuple[list[Step], tuple[Truncation, ...]]:
+    def helper_chain(self, name: str, key: str, depth: int, why: str, caller: int | None = None,
+                     at: int = 0) -> tuple[list[Step], tuple[Truncation, ...]]:
         """Generated code calling a helper of the checkout (a ufunc kernel's cpu_kernel_vec or gpu_kernel):
-        the helper's definition for the key's device, and the chain below it."""
+        the helper's definition for the key's device, and the chain below it; `at` is the helper step's index
+        in the chain these steps go into, `caller` that of the step calling it (their parents)."""
         cuda = device_of(key) in ("CUDA", "HIP")
         rows = self.conn.execute(
             "SELECT n.name, d.kind, n.file, n.line, n.end_line, d.signature FROM definitions d JOIN nodes n "
@@ -361,8 +363,8 @@ class Linker:
             return [], ()
         helper = Definition(rows[0][0], rows[0][1], Location(rows[0][2], rows[0][3]), rows[0][4], rows[0][5])
         below, cuts = self.chain(helper, key, depth)
-        return [Step(StepKind.CALL, helper.qualified_name, helper.loc, detail=why, how=How.GENERATED),
-                *[replace(s, depth=s.depth + 1, parent=0 if s.parent is None else s.parent + 1) for s in below]], cuts
+        return [Step(StepKind.CALL, helper.qualified_name, helper.loc, detail=why, how=How.GENERATED, parent=caller),
+                *[replace(s, depth=s.depth + 1, parent=at if s.parent is None else s.parent + 1 + at) for s in below]], cuts
 
     # -- composite ops and backward -------------------------------------------------------------
 
