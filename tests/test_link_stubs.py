@@ -163,5 +163,8 @@ def test_lookup_rules():
     assert names.called("y_stub", ["at::native", "at", ""], (), lambda n: [("at", False)]) == "at::native::y_stub"
     assert names.at_site("y_stub", "c10") == "at::native::y_stub"
     assert names.at_site("z_stub", "at::native") == "at::native::z_stub"
+    names.declare_all(["at::native::z_stub"])  # a stub only a registration names: calls find it too
+    assert "z_stub" in names.bare and names.called("z_stub", ["at::native", "at", ""], (), lambda n: []) \
+        == "at::native::z_stub"
     assert names.shown() == {"at::native::x_stub": "native::x_stub", "at::native::inner::x_stub": "inner::x_stub",
-                             "at::native::y_stub": "y_stub"}
+                             "at::native::y_stub": "y_stub", "at::native::z_stub": "z_stub"}

@@ -50,9 +50,10 @@ class StubNames:
             self._by_last.setdefault(qualified.rsplit("::", 1)[-1], []).append(qualified)
 
     def declare_all(self, qualified: list[str]) -> None:
-        """Also the stubs only registrations name (their nodes need shown names too)."""
+        """Also the stubs only registrations name (their nodes need shown names too; calls find them)."""
         for q in qualified:
             self._declare(q)
+        self.bare = frozenset(self._by_last)
 
     def qualify(self, scope: str, written: str) -> str:
         """The written name declared in `scope`, normalised."""
