@@ -51,3 +51,17 @@ def mini_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("mini") / "mini.db"
     build(MINI, db)
     return db
+
+
+def built_tree(root: Path, files: dict[str, str]) -> Path:
+    """A small checkout of `files` (path under the root -> text) written at root and indexed in one process
+    into root/ix.db: the fixture trees the link tests write themselves."""
+    from tg_index.indexer.build import build
+
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    out = root / "ix.db"
+    build(root, out, jobs=1)
+    return out
+

@@ -8,8 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from tg_index.indexer.build import build
 from tg_index.indexer.link.configurations import exclusive, one_per_build
+
+from .conftest import built_tree
 
 N = "aten/src/ATen/native/"
 YAML = """- func: scale(Tensor self, Scalar factor) -> Tensor
@@ -57,16 +58,8 @@ int user() {
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("configurations")
-    native = root / N
-    native.mkdir(parents=True)
-    (root / "version.txt").write_text("2.6.0\n")
-    (native / "native_functions.yaml").write_text(YAML)
-    (native / "Width.h").write_text(WIDTH_H)
-    (native / "User.cpp").write_text(USER_CPP)
-    out = root / "ix.db"
-    build(root, out, jobs=1)
-    return out
+    return built_tree(tmp_path_factory.mktemp("configurations"), {
+        "version.txt": "2.6.0\n", N + "native_functions.yaml": YAML, N + "Width.h": WIDTH_H, N + "User.cpp": USER_CPP})
 
 
 def test_definitions_under_exclusive_guards_are_one_per_build_configuration(db: Path):

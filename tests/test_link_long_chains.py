@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from tg_index.indexer import cxx
-from tg_index.indexer.build import build
+
+from .conftest import built_tree
 
 N = "aten/src/ATen/native/"
 YAML = """- func: scale(Tensor self, Scalar factor) -> Tensor
@@ -50,16 +51,9 @@ void user(const Tensor& out, const Tensor& first_input, const Tensor& second_inp
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("chains")
-    native = root / N
-    native.mkdir(parents=True)
-    (root / "version.txt").write_text("2.6.0\n")
-    (native / "native_functions.yaml").write_text(YAML)
-    (native / "Config.h").write_text(CONFIG_H)
-    (native / "User.cpp").write_text(USER_CPP)
-    out = root / "ix.db"
-    build(root, out, jobs=1)
-    return out
+    return built_tree(tmp_path_factory.mktemp("chains"), {
+        "version.txt": "2.6.0\n", N + "native_functions.yaml": YAML, N + "Config.h": CONFIG_H,
+        N + "User.cpp": USER_CPP})
 
 
 def test_a_long_chain_is_recorded_with_its_steps():

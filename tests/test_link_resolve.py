@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 from tg_index.indexer import cxx
-from tg_index.indexer.build import build
 from tg_index.indexer.link.symbols import op_return_type
+
+from .conftest import built_tree
 
 N = "aten/src/ATen/native/"
 YAML = """- func: scale(Tensor self, Scalar factor) -> Tensor
@@ -136,18 +137,9 @@ int inherited() { return vec::Vectorized<int>::size(); }
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("resolve")
-    native = root / N
-    native.mkdir(parents=True)
-    (root / "version.txt").write_text("2.6.0\n")
-    (native / "native_functions.yaml").write_text(YAML)
-    (native / "Classes.h").write_text(CLASSES_H)
-    (native / "User.cpp").write_text(USER_CPP)
-    (native / "Chains.h").write_text(CHAINS_H)
-    (native / "Chains.cpp").write_text(CHAINS_CPP)
-    out = root / "ix.db"
-    build(root, out, jobs=1)
-    return out
+    return built_tree(tmp_path_factory.mktemp("resolve"), {
+        "version.txt": "2.6.0\n", N + "native_functions.yaml": YAML, N + "Classes.h": CLASSES_H,
+        N + "User.cpp": USER_CPP, N + "Chains.h": CHAINS_H, N + "Chains.cpp": CHAINS_CPP})
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from tg_index.indexer.build import build
 from tg_index.indexer.link.stubs import StubNames
 from tg_index.queries.api import Index
 from tg_index.queries.render import kernels_for_data
+
+from .conftest import built_tree
 
 N = "aten/src/ATen/native/"
 COPY_H = """\
@@ -77,17 +78,9 @@ YAML = """\
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("stubs")
-    native = root / N
-    (native / "cpu").mkdir(parents=True)
-    (native / "Copy.h").write_text(COPY_H)
-    (native / "Blas.h").write_text(BLAS_H)
-    (native / "Copy.cpp").write_text(COPY_CPP)
-    (native / "cpu" / "CopyKernel.cpp").write_text(KERNEL_CPP)
-    (native / "native_functions.yaml").write_text(YAML)
-    out = root / "ix.db"
-    build(root, out, jobs=1)
-    return out
+    return built_tree(tmp_path_factory.mktemp("stubs"), {
+        N + "Copy.h": COPY_H, N + "Blas.h": BLAS_H, N + "Copy.cpp": COPY_CPP, N + "cpu/CopyKernel.cpp": KERNEL_CPP,
+        N + "native_functions.yaml": YAML})
 
 
 def _rows(db: Path, sql: str, *args) -> list[tuple]:
