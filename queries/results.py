@@ -8,15 +8,48 @@ JSON-ready data, where a location becomes {"file", "line"}.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any, Iterator
+from operator import attrgetter
+from typing import Any, Callable, Iterator, TypeVar
 
 from ..indexer.facts import Location
 from ..indexer.vocab import DefinitionKind, StepKind
 
 # The meta function of a structured op is shown as a step of this kind (definitions.kind's value).
 META_STEP = DefinitionKind.META_FUNC
+
+
+_T = TypeVar("_T")
+
+
+class Answer:
+    """What every answer type shares: `==`, `hash` and `repr` as a frozen dataclass generates them (the class, then
+    every field in order), written once here rather than generated and compiled per class at every start."""
+
+    __slots__ = ()
+    _values: Callable[[Any], tuple]  # the instance's field values in order (set by `answer`)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._values(self) == self._values(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values(self))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self))
+        return f"{self.__class__.__qualname__}({shown})"
+
+
+def answer(cls: type[_T]) -> type[_T]:
+    """An answer type: a frozen dataclass (generated __init__, __setattr__, __delattr__) whose ==, hash and repr
+    are Answer's, over the values of its fields."""
+    made = dataclass(frozen=True, eq=False, repr=False)(cls)
+    names = tuple(f.name for f in fields(made))
+    made._values = attrgetter(*names) if len(names) > 1 else lambda self: tuple(getattr(self, n) for n in names)
+    return made
 
 
 class HopKind(StrEnum):
@@ -34,8 +67,8 @@ class HopKind(StrEnum):
     OPERATOR = "operator"  # an operator of an expression traced: its dunder, the source text and how it resolved
 
 
-@dataclass(frozen=True)
-class Truncation:
+@answer
+class Truncation(Answer):
     """A result cut by a limit: what was cut, the limit, and the names concerned where they are known
     (the functions not followed, or the functions whose callers were cut)."""
 
@@ -63,8 +96,8 @@ def key_rank(key: str) -> int:
     return KEY_ORDER.index(key) if key in KEY_ORDER else len(KEY_ORDER)
 
 
-@dataclass(frozen=True)
-class Step:
+@answer
+class Step(Answer):
     """One step of a kernel's chain: what it is, where, and how the edge to it was resolved."""
 
     kind: StepKind | str  # a StepKind, or META_STEP for an op's meta function
@@ -86,8 +119,8 @@ class Step:
         return self.loc.line if self.loc else None
 
 
-@dataclass(frozen=True)
-class Definition:
+@answer
+class Definition(Answer):
     """A C++/CUDA definition as the linker follows it."""
 
     qualified_name: str
@@ -97,8 +130,8 @@ class Definition:
     signature: str = ""
 
 
-@dataclass(frozen=True)
-class KeyKernel:
+@answer
+class KeyKernel(Answer):
     """One dispatch key of an op: its kernel, where the yaml says so, the definition and the chain below it."""
 
     key: str
@@ -116,8 +149,8 @@ class KeyKernel:
     wrapper: Step | None = None  # the generated wrapper registered for (op, key), when --codegen's files are indexed
 
 
-@dataclass(frozen=True)
-class Formula:
+@answer
+class Formula(Answer):
     """One formula of a derivatives.yaml entry (input: backward; output: forward-mode)."""
 
     names: tuple[str, ...]
@@ -126,8 +159,8 @@ class Formula:
     location: Location
 
 
-@dataclass(frozen=True)
-class Backward:
+@answer
+class Backward(Answer):
     """A derivatives.yaml entry an op's autograd kernel uses, with the op it comes from and how it is used."""
 
     op: str
@@ -142,8 +175,8 @@ class Backward:
     note: str | None = None  # what tools/autograd does with it (out=: no grad_fn is recorded)
 
 
-@dataclass(frozen=True)
-class KernelsFor:
+@answer
+class KernelsFor(Answer):
     """kernels-for: an op's keys with their chains, its meta function and its backward."""
 
     op: str
@@ -157,8 +190,8 @@ class KernelsFor:
     backward_calls: tuple[Step, ...] = ()  # ops and autograd helpers the backward formulas call
 
 
-@dataclass(frozen=True)
-class Reach:
+@answer
+class Reach(Answer):
     """One (op, key) kernel whose chain reaches the name asked about, with the path."""
 
     op: str
@@ -167,8 +200,8 @@ class Reach:
     path: tuple[str, ...]  # from the kernel's definition down to the name asked about
 
 
-@dataclass(frozen=True)
-class OpsFor:
+@answer
+class OpsFor(Answer):
     """ops-for: the (op, key) kernels that reach a name; iterating gives the hits."""
 
     name: str
@@ -185,8 +218,8 @@ class OpsFor:
 # -- entries and C++ facts --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class OpInfo:
+@answer
+class OpInfo(Answer):
     """op: a native_functions.yaml entry with every field, its siblings and its backward."""
 
     name: str
@@ -207,8 +240,8 @@ class OpInfo:
     backward: tuple[Backward, ...] = ()
 
 
-@dataclass(frozen=True)
-class OpSummary:
+@answer
+class OpSummary(Answer):
     """ops: one op of a listing."""
 
     name: str
@@ -218,8 +251,8 @@ class OpSummary:
     location: Location
 
 
-@dataclass(frozen=True)
-class Symbol:
+@answer
+class Symbol(Answer):
     """symbol: a C++/CUDA definition found by name."""
 
     name: str
@@ -232,8 +265,8 @@ class Symbol:
     end_line: int
 
 
-@dataclass(frozen=True)
-class StubSite:
+@answer
+class StubSite(Answer):
     """A DispatchStub's declaration, definition or registration."""
 
     kind: str  # declare, define, register
@@ -245,8 +278,8 @@ class StubSite:
     location: Location
 
 
-@dataclass(frozen=True)
-class Use:
+@answer
+class Use(Answer):
     """A place that calls, passes or launches a name."""
 
     caller: str | None
@@ -255,8 +288,8 @@ class Use:
     location: Location
 
 
-@dataclass(frozen=True)
-class StubInfo:
+@answer
+class StubInfo(Answer):
     """stub: a DispatchStub's declarations, definitions, registrations and callers."""
 
     stub: str
@@ -266,8 +299,8 @@ class StubInfo:
     callers: tuple[Use, ...]
 
 
-@dataclass(frozen=True)
-class TypeSet:
+@answer
+class TypeSet(Answer):
     """An AT_DISPATCH dtype set as written."""
 
     macro: str
@@ -277,8 +310,8 @@ class TypeSet:
     location: Location
 
 
-@dataclass(frozen=True)
-class KernelInfo:
+@answer
+class KernelInfo(Answer):
     """kernel: a kernel's definitions, launches and dtype sets."""
 
     name: str
@@ -290,8 +323,8 @@ class KernelInfo:
 # -- doctor -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class KeyHealth:
+@answer
+class KeyHealth(Answer):
     """doctor: how the (op, key) rows of one dispatch key resolved."""
 
     key: str
@@ -305,8 +338,8 @@ class KeyHealth:
         return self.unresolved / self.rows if self.rows else 0.0
 
 
-@dataclass(frozen=True)
-class Unresolved:
+@answer
+class Unresolved(Answer):
     """doctor: an (op, key) kernel without a definition, and why."""
 
     op: str
@@ -317,16 +350,16 @@ class Unresolved:
     location: Location
 
 
-@dataclass(frozen=True)
-class PartialFile:
+@answer
+class PartialFile(Answer):
     """A file whose extraction failed (files.status 'partial: ...'): its facts may be incomplete."""
 
     file: str
     status: str
 
 
-@dataclass(frozen=True)
-class CallShares:
+@answer
+class CallShares(Answer):
     """How the call sites under `folder` resolved."""
 
     folder: str
@@ -343,8 +376,8 @@ class CallShares:
         return count / self.sites if self.sites else 0.0
 
 
-@dataclass(frozen=True)
-class Health:
+@answer
+class Health(Answer):
     """doctor: per-key shares, unresolved kernels, partial files and call shares."""
 
     keys: tuple[KeyHealth, ...]
@@ -356,8 +389,8 @@ class Health:
 # -- the Python trace -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Hop:
+@answer
+class Hop(Answer):
     """One hop of a Python trace."""
 
     depth: int  # 0: the name traced; +1 per call
@@ -371,8 +404,8 @@ class Hop:
     plumbing: str | None = None  # an op hop to a plumbing op (queries/plumbing.py): why it is plumbing
 
 
-@dataclass(frozen=True)
-class Decomp:
+@answer
+class Decomp(Answer):
     """A decomposition, ref or py_impl kernel of an op."""
 
     kind: str  # decomposition, ref, py_impl
@@ -382,8 +415,8 @@ class Decomp:
     location: Location
 
 
-@dataclass(frozen=True)
-class OpRef:
+@answer
+class OpRef(Answer):
     """An aten op a Python trace reaches."""
 
     spec: str  # the op name reached: a base (layer_norm) or an exact overload (add.Tensor)
@@ -391,8 +424,8 @@ class OpRef:
     plumbing: str | None = None  # why it is plumbing (queries/plumbing.py); None: it does work, or it was asked
 
 
-@dataclass(frozen=True)
-class PyTrace:
+@answer
+class PyTrace(Answer):
     """The Python half of a trace: the hops and the aten ops reached."""
 
     name: str  # as asked
@@ -402,8 +435,8 @@ class PyTrace:
     truncated: tuple[Truncation, ...] = ()
 
 
-@dataclass(frozen=True)
-class TraceOp:
+@answer
+class TraceOp(Answer):
     """An op a trace reaches, with the kernels-for answer of each overload."""
 
     op: str  # the op reached: a base (layer_norm, every overload bound under it) or an exact overload (add.Tensor)
@@ -413,8 +446,8 @@ class TraceOp:
     plumbing: str | None = None  # why it is plumbing (queries/plumbing.py); shown after the ops that do work
 
 
-@dataclass(frozen=True)
-class Trace:
+@answer
+class Trace(Answer):
     """trace: the Python path from a name to the aten ops, and their kernels."""
 
     name: str  # as asked: nn.LayerNorm
