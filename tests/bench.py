@@ -9,6 +9,10 @@ machines are shared and noisy.
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
+import importlib.util
+import json
 import os
 import resource
 import shutil
@@ -54,6 +58,36 @@ def _tree_pss_kb(pid: int) -> int:
         except (OSError, ValueError):
             continue
     return total
+
+
+def _compiled(source: Path) -> bool:
+    """Whether the module's bytecode in __pycache__ is current (its header names this source's mtime and size),
+    so that a process that may not write bytecode still does not compile it."""
+    try:
+        header = Path(importlib.util.cache_from_source(str(source))).read_bytes()[:16]
+    except OSError:
+        return False
+    if header[:4] != importlib.util.MAGIC_NUMBER:
+        return False
+    if int.from_bytes(header[4:8], "little"):  # a hash-based .pyc: Python checks it itself
+        return True
+    stat = source.stat()
+    return (int.from_bytes(header[8:12], "little") == int(stat.st_mtime) & 0xFFFFFFFF
+            and int.from_bytes(header[12:16], "little") == stat.st_size & 0xFFFFFFFF)
+
+
+def install_note() -> str:
+    """How tg-index is installed (editable or not, PEP 610's direct_url.json) and how many of its modules a
+    `tg-query` process compiles at every start: the process figure depends on both."""
+    urls = [d.read_text("direct_url.json") for d in importlib.metadata.distributions(name="tg-index")]
+    editable = any(json.loads(u).get("dir_info", {}).get("editable") for u in urls if u)  # not the checkout's egg-info
+    sources = sorted({p for name in ("indexer", "queries", "schema")
+                      for folder in importlib.import_module(f"tg_index.{name}").__path__
+                      for p in Path(folder).rglob("*.py")})
+    stale = sum(not _compiled(p) for p in sources)
+    writes = "no" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "yes"
+    return (f"{'editable' if editable else 'wheel'} install; {len(sources) - stale} of {len(sources)} modules"
+            f" byte-compiled and current (may write bytecode: {writes}{'; run `make compile`' if stale else ''})")
 
 
 def _children_cpu() -> float:
@@ -220,6 +254,7 @@ def main() -> None:
             runs.append(time.perf_counter() - start)
         print(f"3. tg-query kernels-for add.out --json, process median {statistics.median(runs) * 1000:6.0f} ms"
               "   (target <= 150 ms)")
+        print(f"   {install_note()}")
         _api(db)
         print(f"4. build peak memory: {tree_mb} MB for all its processes together, {cold_mb} MB for the largest"
               f" (target <= 1024 MB; RSS, a forked child's shared pages counted in both); {pss_mb} MB PSS for all"
