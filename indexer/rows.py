@@ -176,6 +176,7 @@ def cxx_tables() -> tuple[Table, ...]:
         of("classes", cxx.ClassFact),
         of("kernel_aliases", cxx.KernelAliasFact),
         of("inline_namespaces", cxx.InlineNamespaceFact),
+        of("device_branches", cxx.DeviceBranchFact),
         of("py_method_defs", cxx.method_tables.MethodDefFact),
         of("py_method_installs", cxx.method_tables.MethodInstallFact),
     )

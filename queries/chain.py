@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from ..indexer.facts import Location
 from ..indexer.link.kinds import EdgeKind, How, NodeKind
 from ..indexer.vocab import DefinitionKind, StepKind, StubKind
+from .device_branches import Branches, branch_device
 from .results import Definition, Step, Truncation
 
 GENERATED = "generated"
@@ -84,6 +85,8 @@ class _Walk:
     too_many: dict[str, None] = field(default_factory=dict)
 
     sites: set[tuple[str, int]] = field(default_factory=set)  # the call sites of the steps so far
+    off_device: dict[str, dict[str, None]] = field(default_factory=dict)  # a branch that never runs on the
+    # walk's device -> the calls written in it
 
     def add(self, step: Step, parent: int | None) -> int:
         """The step, found below the step at index `parent`, once: its index in the chain."""
@@ -103,6 +106,10 @@ class _Walk:
         if self.too_many:
             cuts.append(Truncation(f"ambiguous calls with more than {FANOUT} candidates, some leading to device "
                                    "work, not followed", FANOUT, tuple(self.too_many)))
+        if self.off_device:
+            cuts.append(Truncation(f"calls in branches that never run on {branch_device(self.device, self.key)}, "
+                                   "not followed", 0,
+                                   tuple(f"{where}: {', '.join(names)}" for where, names in self.off_device.items())))
         return tuple(cuts)
 
 
@@ -151,6 +158,7 @@ class Linker:
         # every time (an answer's keys sharing a definition, repeated questions, ops sharing helpers).
         self._chains: dict[tuple[int, str, int], tuple[list[Step], tuple[Truncation, ...]]] = {}
         self._nodes: dict[tuple[str, str, int], int | None] = {}
+        self.branches = Branches(conn)
 
     def op_bases(self) -> set[str]:
         """Base names of every op, also without a trailing underscore (add_ -> add)."""
@@ -247,6 +255,7 @@ class Linker:
         edges = _bound_here(self.edges(node), walk.sites)
         ambiguous: dict[tuple, list] = {}
         composite = walk.key in _COMPOSITE
+        device = branch_device(walk.device, walk.key)
         if level == 0 or composite:  # the redispatches below are followed: their ops' kernels read at once
             self._prefetch_kernels([e[7] for e in edges if e[0] == EdgeKind.REDISPATCHES_TO_OP and e[7] is not None])
         for edge in edges:
@@ -255,6 +264,9 @@ class Linker:
                     edge[8] not in _FUNCTION_NODES or edge[8] == NodeKind.GLOBAL_KERNEL
                     or not (edge[13] in (1, 2) or in_functor or (edge[13] == 3 and composite))):
                 continue  # most edges: a call of what leads to no device work (as below; decided before any object)
+            if device is not None and (why := self.branches.ruled_out(edge[2], edge[3], device)) is not None:
+                walk.off_device.setdefault(why, {})[edge[5] or str(edge[0])] = None
+                continue
             _kind, dst, file, line, how, target, detail, *n = edge
             loc = Location(file, line) if file else None
             dn = _Node(*n) if n[0] is not None else None

@@ -433,6 +433,24 @@ class InlineNamespace(Base):
     line: Mapped[int] = mapped_column(Integer)
 
 
+class DeviceBranch(Base):
+    """Lines of a C++ function body that run only on some devices: a branch of an `if` that tests one
+    (`if (self.is_mps()) ... else ...`; indexer/cxx/device_branches.py). kernels-for does not follow a call
+    written there when it walks a key of a device the branch never runs on."""
+
+    __tablename__ = "device_branches"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String, index=True)
+    first_line: Mapped[int] = mapped_column(Integer)
+    last_line: Mapped[int] = mapped_column(Integer)
+    not_on: Mapped[str] = mapped_column(String, comment="the devices it never runs on, comma-joined: CPU,CUDA,HIP,XPU")
+    line: Mapped[int] = mapped_column(Integer, comment="the if's line")
+    branch: Mapped[str] = mapped_column(String, comment="then, else, or after (the statements after an if whose "
+                                                        "then-branch returns or throws)")
+    condition: Mapped[str] = mapped_column(Text, comment="the condition as written, whitespace collapsed")
+
+
 class PyMethodDefRow(Base):
     """Python method tables in C++ (indexer/cxx/method_tables.py): each entry of a PyMethodDef array
     (`{"__add__", castPyCFunctionWithKeywords(TypeError_to_NotImplemented_<THPVariable_add>), METH_VARARGS |

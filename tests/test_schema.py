@@ -33,6 +33,7 @@ FILE_FACTS = {
     "classes": cxx.ClassFact,
     "kernel_aliases": cxx.KernelAliasFact,
     "inline_namespaces": cxx.InlineNamespaceFact,
+    "device_branches": cxx.DeviceBranchFact,
     "py_defs": python_api.DefFact,
     "py_classes": python_api.ClassFact,
     "py_calls": python_api.CallFact,

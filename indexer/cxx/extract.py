@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import aliases, calls, classes, definitions, directives, method_tables, namespaces, registrations, sites, usings
+from . import (aliases, calls, classes, definitions, device_branches, directives, method_tables, namespaces,
+               registrations, sites, usings)
 from .body_macros import body_macro_uses
 from .expansions import macro_definitions
 from .facts import CxxFacts, LaunchFact
@@ -54,6 +55,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
         classes.classes(f)
         aliases.kernel_aliases(f)
         namespaces.inline_namespaces(f)
+        device_branches.device_branches(f)
     if expand and f.local and b"{" in f.src:
         snippet = lambda text: _extract(text, path, macros, language, expand=False)  # noqa: E731
         _add(f, macro_definitions(f, snippet))
@@ -170,5 +172,6 @@ def _facts(f: SourceFile) -> CxxFacts:
         classes=tuple(sorted(f.classes, key=lambda x: (x.line, x.qualified_name))),
         kernel_aliases=tuple(sorted(f.kernel_aliases, key=lambda x: (x.line, x.name))),
         inline_namespaces=tuple(f.inline_namespaces),
+        device_branches=tuple(f.device_branches),
         parse_errors=f.parse_errors,
     )

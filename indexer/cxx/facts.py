@@ -98,6 +98,19 @@ class DtypeDispatchFact:
 
 
 @dataclass(frozen=True)
+class DeviceBranchFact:
+    """Lines of a function body that run only on some devices: a branch of an `if` that tests a device
+    (device_branches.py)."""
+
+    first_line: int
+    last_line: int
+    not_on: str  # the devices it never runs on, comma-joined: "CPU,CUDA,HIP,XPU,Meta"
+    line: int  # the `if`
+    branch: str  # then, else, or after (the statements after an `if` whose then-branch returns)
+    condition: str  # the condition as written, whitespace collapsed, cut at 200 characters
+
+
+@dataclass(frozen=True)
 class LibraryCallFact:
     """A call into a vendor library family."""
 
@@ -219,6 +232,7 @@ class CxxFacts:
     classes: tuple[ClassFact, ...] = ()
     kernel_aliases: tuple[KernelAliasFact, ...] = ()
     inline_namespaces: tuple[InlineNamespaceFact, ...] = ()
+    device_branches: tuple[DeviceBranchFact, ...] = ()
     method_defs: tuple[MethodDefFact, ...] = ()  # Python method tables (method_tables.py)
     method_installs: tuple[MethodInstallFact, ...] = ()
     parse_errors: int = 0  # ERROR + MISSING nodes (+1 if extraction itself failed)

@@ -50,6 +50,7 @@ class SourceFile:
         self.launches: list = []
         self.dtypes: list = []
         self.libcalls: list = []
+        self.device_branches: list = []
         self.registrations: list = []
         self.registration_macro_uses: list = []  # RegistrationMacroUseFact: macros of other files in library blocks
         self.includes: list = []

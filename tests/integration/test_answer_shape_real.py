@@ -71,15 +71,32 @@ def test_add_out_brief_is_at_most_a_kilobyte_with_every_key(ix):
 
 
 def test_shared_chains_are_printed_once_and_kept_in_the_data(ix):
-    [answer] = ix.kernels_for("add.out")
+    [answer] = ix.kernels_for("abs.out")
     keys = {k.key: k for k in answer.keys}
-    # SparseMeta's walk keeps every device's stub registrations (a Meta key serves no one device), so only
-    # the compressed pair shares a whole chain
-    assert keys["SparseMeta"].same_as is None and keys["SparseCsrMeta"].same_as == "SparseCsrCPU"
+    # abs_sparse_csr_out (SparseCsrTensorMath.cpp) is the kernel of the three compressed keys, and its chain
+    # meets no branch on a device and no stub registered per device
+    assert keys["SparseCsrCUDA"].same_as == "SparseCsrCPU" and keys["SparseCsrMeta"].same_as == "SparseCsrCPU"
     assert keys["SparseCsrMeta"].chain == keys["SparseCsrCPU"].chain and keys["SparseCsrMeta"].chain
     text = kernels_for_text([answer])
     assert "\n  SparseCsrMeta  same kernel and chain as SparseCsrCPU\n" in text
-    assert text.count("at::native::add_out_sparse_compressed_cpu  ") == 1  # the kernel's line, once
+    assert text.count("at::native::abs_sparse_csr_out  ") == 1  # the kernel's line, once
+
+
+def test_a_meta_key_follows_the_branches_meta_tensors_take(ix):
+    [answer] = ix.kernels_for("add.out")
+    keys = {k.key: k for k in answer.keys}
+    # SparseTensorMath.cpp:582 `if (r.is_meta()) { return r; } else if ...`: a SparseMeta walk stops there;
+    # Resize.cpp:67 `if (output.is_cpu() && ...) native_resize_(...)`: not on Meta, so SparseCsrMeta's chain is
+    # SparseCsrCPU's without it
+    assert keys["SparseMeta"].same_as is None and keys["SparseCsrMeta"].same_as is None
+    meta = [str(t) for t in keys["SparseMeta"].truncated if "never run on Meta" in t.what]
+    assert len(meta) == 1 and "SparseTensorMath.cpp:582 if (r.is_meta()): src._values, t._values, " \
+        "add_out_sparse_contiguous, add_out_sparse_non_contiguous" in meta[0]
+    csr = [str(t) for t in keys["SparseCsrMeta"].truncated if "never run on Meta" in t.what]
+    assert csr == ["calls in branches that never run on Meta, not followed: Resize.cpp:67 if (output.is_cpu() && "
+                   "!isTensorSubclassLike(output)): native_resize_"]
+    assert "native_resize_" in {s.name.split("::")[-1] for s in keys["SparseCsrCPU"].chain}
+    assert "native_resize_" not in {s.name.split("::")[-1] for s in keys["SparseCsrMeta"].chain}
 
 
 BACKWARD_2_6 = [

@@ -1,0 +1,173 @@
+"""Device branches: the lines of a function body that run only for some devices.
+
+A kernel shared by several dispatch keys often picks its path by the tensors' device:
+`if (self.device().type() == at::kMPS || src.device().type() == at::kMPS) return mps_copy_(...);`
+(Copy.cpp's copy_impl), `if (self.is_cuda()) {...} else {...}`. A C++ reader walking the chain
+for one key follows only the branch that key's tensors take. This phase finds every `if` whose
+condition tests a device, and writes, for its then-branch, its else-branch, and (when the
+then-branch always returns or throws and there is no else) the statements after it, the lines
+they span and the devices on which they never run.
+
+A condition is evaluated three-valued once per device D of DEVICES, assuming every tensor (and
+every device value) it tests is on D, the device of the key the chain is walked for:
+`x.is_D()` / `x.device().is_D()` and `<device-ish> == kD` / `DeviceType::D` (`!=` negated) are
+true exactly on D; `!`, `&&`, `||` and parentheses combine as C++ does; anything else is
+unknown, so `is_mps() && n > 0` rules out the then-branch on every device but MPS and rules
+nothing out for its else-branch. A device-ish side is a call whose text names a device or ends
+in `.type()` (`self.device().type()`, `iter.device_type(1)`), or a variable named like one.
+A CPU scalar tensor in a CUDA kernel's `if (other.is_cpu())` is the assumption's known miss:
+the walk says which calls it did not follow, and why.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .facts import DeviceBranchFact
+from .scan import dec
+from .sourcefile import SourceFile
+
+DEVICES = ("CPU", "CUDA", "HIP", "MPS", "XPU", "Meta", "Vulkan", "Metal", "MTIA", "XLA", "Lazy", "HPU")
+_BY_METHOD = {f"is_{d.lower()}": d for d in DEVICES}
+_CONSTANT = re.compile(r"(?:(?:at|c10)::)*(?:k(\w+)|(?:DeviceType::)(\w+))$")
+_BY_CONSTANT = {d: d for d in DEVICES}
+_SEARCH = re.compile(rb"\bis_(?:" + b"|".join(d.lower().encode() for d in DEVICES) + rb")\s*\(\s*\)|\b(?:k|DeviceType::)(?:"
+                     + b"|".join(d.encode() for d in DEVICES) + rb")\b")
+_DEVICEISH = re.compile(r"device|\.type\(\)$|->type\(\)$", re.IGNORECASE)
+_STOP = frozenset(("compound_statement", "expression_statement", "declaration", "return_statement",
+                   "function_definition", "translation_unit", "lambda_expression", "field_declaration_list"))
+_EXITS = frozenset(("return_statement", "throw_statement"))
+CONDITION_CAP = 200  # the characters of a condition kept as written
+
+Truth = bool | None
+
+
+def device_branches(f: SourceFile) -> None:
+    """Phase: a DeviceBranchFact per branch of an `if` that tests a device and rules some device out."""
+    seen: set[int] = set()
+    for m in _SEARCH.finditer(f.src):
+        node = _if_of(f.root.descendant_for_byte_range(m.start(), m.end()), m.start())
+        if node is None or node.start_byte in seen:
+            continue
+        seen.add(node.start_byte)
+        cond = node.child_by_field_name("condition")
+        expr = cond.named_children[-1] if cond is not None and cond.named_children else None
+        if expr is None:
+            continue
+        truth = {d: _truth(expr, d) for d in DEVICES}
+        if all(t is None for t in truth.values()):
+            continue
+        text = " ".join(dec(f.orig[cond.start_byte:cond.end_byte]).split())[:CONDITION_CAP]
+        line = node.start_point[0] + 1
+        then, other = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+        _add(f, then, [d for d, t in truth.items() if t is False], line, "then", text)
+        if other is not None:
+            inner = other.named_children[-1] if other.type == "else_clause" and other.named_children else other
+            _add(f, inner, [d for d, t in truth.items() if t is True], line, "else", text)
+        elif then is not None and _exits(then):
+            _add_after(f, node, [d for d, t in truth.items() if t is True], line, text)
+
+
+def _if_of(node, offset: int):
+    """The if_statement whose condition holds `offset`, going up from its innermost node; None: not in one."""
+    while node is not None and node.type not in _STOP:
+        if node.type == "if_statement":
+            cond = node.child_by_field_name("condition")
+            return node if cond is not None and cond.start_byte <= offset < cond.end_byte else None
+        node = node.parent
+    return None
+
+
+def _truth(node, device: str) -> Truth:
+    """The condition's value when everything it tests is on `device`: True, False, or None (unknown)."""
+    kind = node.type
+    if kind in ("parenthesized_expression", "condition_clause"):
+        return _truth(node.named_children[-1], device) if node.named_children else None
+    if kind == "unary_expression":
+        op = node.child_by_field_name("operator")
+        arg = node.child_by_field_name("argument")
+        if op is None or arg is None or op.type != "!":
+            return None
+        value = _truth(arg, device)
+        return None if value is None else not value
+    if kind == "call_expression":
+        return _device_test(node, device)
+    if kind != "binary_expression":
+        return None
+    op = node.child_by_field_name("operator")
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if op is None or left is None or right is None:
+        return None
+    if op.type in ("&&", "||"):
+        a, b = _truth(left, device), _truth(right, device)
+        if op.type == "&&":
+            return False if a is False or b is False else (True if a and b else None)
+        return True if a is True or b is True else (False if a is False and b is False else None)
+    if op.type in ("==", "!="):
+        value = _compared(left, right, device)
+        if value is None:
+            value = _compared(right, left, device)
+        return None if value is None else (value if op.type == "==" else not value)
+    return None
+
+
+def _device_test(call, device: str) -> Truth:
+    """`x.is_mps()`, `x.device().is_cuda()`: True on that device, False on the others; None: no such test."""
+    fn = call.child_by_field_name("function")
+    args = call.child_by_field_name("arguments")
+    if fn is None or fn.type != "field_expression" or args is None or args.named_child_count:
+        return None
+    field = fn.child_by_field_name("field")
+    tested = _BY_METHOD.get(dec(field.text)) if field is not None else None
+    return None if tested is None else tested == device
+
+
+def _compared(constant, other, device: str) -> Truth:
+    """`kMPS == <device-ish>`: True on MPS, False elsewhere; None when the sides are not that."""
+    m = _CONSTANT.match(dec(constant.text).replace(" ", ""))
+    if m is None:
+        return None
+    tested = _BY_CONSTANT.get(m.group(1) or m.group(2))
+    if tested is None or not _DEVICEISH.search(dec(other.text).replace(" ", "")):
+        return None
+    return tested == device
+
+
+def _exits(stmt) -> bool:
+    """The statement always leaves the function: a return or throw, or a block that ends with one."""
+    if stmt.type in _EXITS:
+        return True
+    if stmt.type == "compound_statement":
+        body = [c for c in stmt.named_children if c.type != "comment"]
+        return bool(body) and body[-1].type in _EXITS
+    return False
+
+
+def _span(stmt) -> tuple[int, int] | None:
+    """The lines a branch's statements are written on (a block: its statements, not its braces)."""
+    if stmt.type == "compound_statement":
+        body = [c for c in stmt.named_children if c.type != "comment"]
+        if not body:
+            return None
+        return body[0].start_point[0] + 1, body[-1].end_point[0] + 1
+    return stmt.start_point[0] + 1, stmt.end_point[0] + 1
+
+
+def _add(f: SourceFile, stmt, not_on: list[str], line: int, branch: str, text: str) -> None:
+    span = _span(stmt) if stmt is not None and not_on else None
+    if span is not None:
+        f.device_branches.append(DeviceBranchFact(span[0], span[1], ",".join(not_on), line, branch, text))
+
+
+def _add_after(f: SourceFile, node, not_on: list[str], line: int, text: str) -> None:
+    """The lines after an `if` that returns, to the end of the block it is in (an `#ifdef` around the `if` is
+    looked through): they run only when its condition is false."""
+    block = node.parent
+    while block is not None and block.type.startswith("preproc_"):
+        block = block.parent
+    if block is None or block.type != "compound_statement" or not not_on:
+        return
+    body = [c for c in block.named_children if c.type != "comment"]
+    first, last = node.end_point[0] + 2, body[-1].end_point[0] + 1 if body else 0
+    if first <= last:
+        f.device_branches.append(DeviceBranchFact(first, last, ",".join(not_on), line, "after", text))

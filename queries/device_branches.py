@@ -1,0 +1,59 @@
+"""Which calls a chain walked for one device does not follow: those written in a branch that never runs
+on that device (the device_branches table; indexer/cxx/device_branches.py says how a branch is read).
+
+copy_impl (Copy.cpp) returns `mps_copy_(...)` when a tensor is on MPS, so an MPS chain through it does
+not go on to copy_stub, and a CUDA chain does not enter its `self.device().is_cpu()` fbgemm branch.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+SHOWN = 80  # the characters of a condition a truncation shows
+_BACKEND_SUFFIX = "Meta"  # SparseMeta, SparseCsrMeta, QuantizedMeta, NestedTensorMeta: the Meta device
+
+
+def branch_device(device: str | None, key: str) -> str | None:
+    """The device a key's tensors are on, as device_branches names it (chain.device_of's, or Meta)."""
+    if device is not None:
+        return device
+    return "Meta" if key.endswith(_BACKEND_SUFFIX) else None
+
+
+class Branches:
+    """The device branches of an index, read a file at a time (the database does not change)."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self._files: set[str] | None = None
+        self._rows: dict[str, list[tuple[int, int, frozenset[str], int, str]]] = {}
+
+    def _of(self, file: str) -> list[tuple[int, int, frozenset[str], int, str]]:
+        if self._files is None:
+            try:
+                self._files = {r[0] for r in self.conn.execute("SELECT DISTINCT file FROM device_branches")}
+            except sqlite3.OperationalError:  # an index written before the table existed: no branches known
+                self._files = set()
+        if file not in self._files:
+            return []
+        rows = self._rows.get(file)
+        if rows is None:
+            rows = self._rows[file] = [
+                (first, last, frozenset(not_on.split(",")), line, condition) for first, last, not_on, line, condition
+                in self.conn.execute("SELECT first_line, last_line, not_on, line, condition FROM device_branches "
+                                     "WHERE file = ? ORDER BY first_line", (file,))]
+        return rows
+
+    def ruled_out(self, file: str | None, line: int | None, device: str) -> str | None:
+        """`FILE:LINE if (CONDITION)` of the innermost branch around file:line that never runs on `device`;
+        None: the line can run there."""
+        if file is None or line is None:
+            return None
+        found = None
+        for first, last, not_on, at, condition in self._of(file):
+            if first > line:
+                break
+            if line <= last and device in not_on:
+                shown = condition if len(condition) <= SHOWN else condition[:SHOWN - 3] + "..."
+                found = f"{file.rsplit('/', 1)[-1]}:{at} if {shown}"
+        return found

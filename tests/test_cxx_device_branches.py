@@ -1,0 +1,149 @@
+"""Device branches (indexer/cxx/device_branches.py): the lines of an `if` that tests a device, and the
+devices they never run on; and the walk that leaves their calls out for a key of such a device
+(queries/device_branches.py). Every expected row is read in the fixtures below (their line numbers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tg_index.indexer import cxx
+from tg_index.indexer.cxx.device_branches import DEVICES
+from tg_index.queries.api import Index
+
+from .conftest import built_tree
+
+ALL = set(DEVICES)
+
+
+def _branches(src: str) -> list[tuple[int, int, set[str], int, str]]:
+    facts = cxx.extract(src.encode(), "aten/src/ATen/native/X.cpp")
+    assert facts.failure is None
+    return [(b.first_line, b.last_line, set(b.not_on.split(",")), b.line, b.branch) for b in facts.device_branches]
+
+
+def test_a_method_test_rules_out_the_other_devices_and_its_else_its_own():
+    src = """\
+void f(const Tensor& self) {
+  if (self.is_cuda()) {
+    a();
+  } else {
+    b();
+    c();
+  }
+}
+"""
+    assert _branches(src) == [(3, 3, ALL - {"CUDA"}, 2, "then"), (5, 6, {"CUDA"}, 2, "else")]
+
+
+@pytest.mark.parametrize("cond, then_not_on, else_not_on", [
+    ("self.device().type() == at::kMPS", ALL - {"MPS"}, {"MPS"}),
+    ("c10::DeviceType::XPU == iter.device_type(0)", ALL - {"XPU"}, {"XPU"}),
+    ("self.device().type() != kCPU", {"CPU"}, ALL - {"CPU"}),
+    ("!self.device().is_meta()", {"Meta"}, ALL - {"Meta"}),
+    ("a.is_mps() || b.is_mps()", ALL - {"MPS"}, {"MPS"}),
+    ("a.is_cpu() && n > 1", ALL - {"CPU"}, set()),  # else: CPU with n <= 1, or any other device
+    # every tensor tested is on the key's device: on CUDA, y is not on Meta either
+    ("(x.is_cuda() || x.is_hip()) && !y.is_meta()", ALL - {"CUDA", "HIP"}, {"CUDA", "HIP"}),
+])
+def test_conditions_are_read_three_valued(cond, then_not_on, else_not_on):
+    src = f"void f() {{\n  if ({cond}) {{\n    a();\n  }} else {{\n    b();\n  }}\n}}\n"
+    want = [(3, 3, then_not_on, 2, "then")] + ([(5, 5, else_not_on, 2, "else")] if else_not_on else [])
+    assert _branches(src) == want
+
+
+@pytest.mark.parametrize("cond", ["n > 1", "x.is_cpu_scalar(2)", "dtype == kFloat", "options == kCPU", "x.is_cuda(1)"])
+def test_a_condition_that_tests_no_device_is_no_branch(cond):
+    assert _branches(f"void f() {{\n  if ({cond}) {{\n    a();\n  }}\n  b();\n}}\n") == []
+
+
+def test_the_lines_after_an_if_that_returns_run_only_when_it_is_false():
+    src = """\
+Tensor& copy(Tensor& self, const Tensor& src) {
+  if (self.is_meta()) return self;
+#ifdef USE_MPS
+  if (self.device().type() == at::kMPS || src.device().type() == at::kMPS) {
+    return mps_copy_(self, src);
+  }
+#endif
+  warn();
+  copy_stub(kCPU, self, src);
+  return self;
+}
+"""
+    meta_then, meta_after, mps_then, mps_after = _branches(src)
+    assert meta_then == (2, 2, ALL - {"Meta"}, 2, "then")
+    assert meta_after == (3, 10, {"Meta"}, 2, "after")
+    assert mps_then == (5, 5, ALL - {"MPS"}, 4, "then")
+    assert mps_after == (7, 10, {"MPS"}, 4, "after")
+
+
+def test_an_else_if_chain_nests():
+    src = """\
+void f(TensorIterator& iter) {
+  if (iter.device_type(1) == kCUDA) {
+    a();
+  } else if (iter.device_type(1) == kMPS) {
+    b();
+  } else {
+    c();
+  }
+}
+"""
+    assert _branches(src) == [(3, 3, ALL - {"CUDA"}, 2, "then"), (4, 8, {"CUDA"}, 2, "else"),
+                              (5, 5, ALL - {"MPS"}, 4, "then"), (7, 7, {"MPS"}, 4, "else")]
+
+
+N = "aten/src/ATen/native/"
+COPY_CPP = """\
+namespace at::native {
+using copy_fn = void (*)(Tensor&);
+DECLARE_DISPATCH(copy_fn, copy_stub);
+DEFINE_DISPATCH(copy_stub);
+Tensor& mps_copy_(Tensor& self) { at::parallel_for(0, 1, 1, [&](int64_t b, int64_t e) {}); return self; }
+Tensor& copy_impl(Tensor& self) {
+  if (self.is_mps()) {
+    return mps_copy_(self);
+  }
+  copy_stub(self.device().type(), self);
+  return self;
+}
+Tensor& copy_cpu(Tensor& self) { return copy_impl(self); }
+Tensor& copy_mps(Tensor& self) { return copy_impl(self); }
+}
+"""
+KERNEL_CPP = """\
+namespace at::native {
+namespace {
+void copy_kernel(Tensor& self) {
+  cpu_kernel(self, [](float x) { return x; });
+}
+}
+REGISTER_DISPATCH(copy_stub, &copy_kernel);
+}
+"""
+YAML = """\
+- func: copy(Tensor self) -> Tensor
+  dispatch:
+    CPU: copy_cpu
+    MPS: copy_mps
+"""
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_tree(tmp_path_factory.mktemp("branches"), {
+        N + "Copy.cpp": COPY_CPP, N + "cpu/CopyKernel.cpp": KERNEL_CPP, N + "native_functions.yaml": YAML})
+
+
+def test_each_key_follows_only_its_devices_branch(db: Path):
+    by_key = {k.key: k for k in Index.open(db).kernels_for("copy")[0].keys}
+    cpu, mps = by_key["CPU"], by_key["MPS"]
+    assert [(s.kind, s.name) for s in cpu.chain if s.kind in ("call", "stub")] == [
+        ("call", "at::native::copy_impl"), ("stub", "copy_stub")]
+    assert [str(t) for t in cpu.truncated] == [
+        "calls in branches that never run on CPU, not followed: Copy.cpp:7 if (self.is_mps()): mps_copy_"]
+    assert [(s.kind, s.name) for s in mps.chain if s.kind in ("call", "stub")] == [
+        ("call", "at::native::copy_impl"), ("call", "at::native::mps_copy_")]
+    assert [str(t) for t in mps.truncated] == [
+        "calls in branches that never run on MPS, not followed: Copy.cpp:7 if (self.is_mps()): copy_stub"]
