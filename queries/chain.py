@@ -25,6 +25,7 @@ from .results import Definition, Step, Truncation
 
 GENERATED = "generated"
 CHAIN_MEMO = 512  # chains a Linker keeps (the oldest goes first): a long-lived server's memory stays bounded
+RULE = -1  # the limit of a truncation that a rule made, not a limit (Truncation prints none)
 FANOUT = 4  # an ambiguous call's candidates are followed only up to this many
 OVERLOAD_FANOUT = 12  # and the overloads of one overload set
 _AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas live
@@ -108,7 +109,7 @@ class _Walk:
                                    "work, not followed", FANOUT, tuple(self.too_many)))
         if self.off_device:
             cuts.append(Truncation(f"calls in branches that never run on {branch_device(self.device, self.key)}, "
-                                   "not followed", 0,
+                                   "not followed", RULE,
                                    tuple(f"{where}: {', '.join(names)}" for where, names in self.off_device.items())))
         return tuple(cuts)
 

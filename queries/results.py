@@ -73,12 +73,12 @@ class Truncation(Answer):
     (the functions not followed, or the functions whose callers were cut)."""
 
     what: str
-    limit: int  # 0: no limit, a rule (calls in a branch that never runs on the walk's device)
+    limit: int  # -1: no limit, a rule (calls in a branch that never runs on the walk's device)
     names: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         shown = ", ".join(self.names[:8]) + (f" and {len(self.names) - 8} more" if len(self.names) > 8 else "")
-        return f"{self.what}" + (f" (limit {self.limit})" if self.limit else "") + (f": {shown}" if shown else "")
+        return f"{self.what}" + (f" (limit {self.limit})" if self.limit >= 0 else "") + (f": {shown}" if shown else "")
 
 
 # -- the C++ chain ----------------------------------------------------------------------------------

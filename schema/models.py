@@ -442,8 +442,8 @@ class DeviceBranch(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
     file: Mapped[str] = mapped_column(String, index=True)
-    first_line: Mapped[int] = mapped_column(Integer)
-    last_line: Mapped[int] = mapped_column(Integer)
+    first_line: Mapped[int] = mapped_column(Integer, comment="the branch's first line (a block: its first statement's)")
+    last_line: Mapped[int] = mapped_column(Integer, comment="its last line")
     not_on: Mapped[str] = mapped_column(String, comment="the devices it never runs on, comma-joined: CPU,CUDA,HIP,XPU")
     line: Mapped[int] = mapped_column(Integer, comment="the if's line")
     branch: Mapped[str] = mapped_column(String, comment="then, else, or after (the statements after an if whose "
