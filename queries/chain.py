@@ -13,6 +13,7 @@ The reverse walk (ops-for) is queries/reverse.py.
 
 from __future__ import annotations
 
+import gc
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -137,6 +138,12 @@ _EDGES = ("SELECT e.src, e.kind, e.dst, e.file, e.line, e.how, e.target, e.detai
 _SHOWN = _EDGES.format("n.device_path IN (1, 2, 3)")  # a walk outside a functor
 _FUNCTOR = _EDGES.format("1")  # a functor's body: every call of a function
 _BATCH = 500  # nodes whose edges one statement reads
+# An op node's (op, key) kernels (has-kernel, whose detail is the key) and the definition implementing each,
+# in the order of the edges (the first definition of a key is its kernel).
+_KERNELS = ("SELECT hk.src, hk.detail, im.dst, n.kind, n.name, n.file, n.line, n.device_path FROM edges hk "
+            "JOIN nodes kn ON kn.id = hk.dst JOIN edges im ON im.src = hk.dst JOIN nodes n ON n.id = im.dst "
+            f"WHERE hk.src IN (SELECT value FROM json_each(?)) AND hk.kind = '{EdgeKind.HAS_KERNEL}' AND "
+            f"im.kind = '{EdgeKind.IMPLEMENTS}' ORDER BY hk.src, hk.id, im.id")
 
 
 def binding_site(detail: str) -> tuple[str, int] | None:
@@ -182,6 +189,7 @@ class Linker:
         self._chains: dict[tuple[int, str, int], tuple[list[Step], tuple[Truncation, ...]]] = {}
         self._nodes: dict[tuple[str, str, int], int | None] = {}
         self._sorted: dict[int, list[tuple]] = {}  # a stub's edges in _stub_edges's order
+        self._kernel_table: dict[int, dict[str, _Node]] = {}  # an op node's kernels: key -> implementing node
         self._op_kernels: dict[tuple[int, str], list[tuple[str, _Node]]] = {}  # _kernels_of's answers
 
     def op_bases(self) -> set[str]:
@@ -272,7 +280,16 @@ class Linker:
         if memo not in self._chains:
             if len(self._chains) >= CHAIN_MEMO:
                 del self._chains[next(iter(self._chains))]
-            self._chains[memo] = self._walk(node, key, depth)
+            # A walk makes thousands of small objects (steps, tuples) and no reference cycles: the cyclic
+            # collector, which would go over them again and again while they are made (about a tenth of a
+            # first answer's time), waits until the walk is done.
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                self._chains[memo] = self._walk(node, key, depth)
+            finally:
+                if collecting:
+                    gc.enable()
         steps, cuts = self._chains[memo]
         return list(steps), cuts
 
@@ -375,11 +392,15 @@ class Linker:
                         site=loc), dn, False
 
     def _prefetch_kernels(self, ops: list[int]) -> None:
-        """Read the edges of these op nodes and of their kernel nodes, a statement per level (as _kernels_of
-        reads them one by one)."""
-        if ops:
-            self.prefetch(ops)
-            self.prefetch(e[1] for op in ops for e in self.edges(op) if e[0] == EdgeKind.HAS_KERNEL and e[8] is not None)
+        """The kernels of these op nodes: for each (op, key) row, the definition that implements it, one
+        statement for all of them (a redispatching kernel's body calls many ops: a level's at once)."""
+        todo = list(dict.fromkeys(op for op in ops if op not in self._kernel_table))
+        for i in range(0, len(todo), _BATCH):
+            part = todo[i:i + _BATCH]
+            for op in part:
+                self._kernel_table[op] = {}
+            for op, key, *node in self.conn.execute(_KERNELS, (f"[{','.join(map(str, part))}]",)):
+                self._kernel_table[op].setdefault(key, self._node(*node))
 
     def _kernels_of(self, op: int, key: str) -> list[tuple[str, _Node]]:
         """The kernels a redispatch to `op` runs: the same key's, else a composite one's; from a composite
@@ -387,13 +408,8 @@ class Linker:
         got = self._op_kernels.get((op, key))
         if got is not None:
             return got
-        kernels: dict[str, _Node] = {}
-        for kind, _dst, _f, _l, _how, _target, detail, _loc, dn, _need in self.edges(op):
-            if kind != EdgeKind.HAS_KERNEL or dn is None:
-                continue
-            for ikind, _d, _f2, _l2, _h, _t, _detail, _loc2, impl, _need2 in self.edges(dn.id):
-                if ikind == EdgeKind.IMPLEMENTS and impl is not None:
-                    kernels.setdefault(detail, impl)
+        self._prefetch_kernels([op])
+        kernels = self._kernel_table[op]
         wanted = _RUNTIME_OF_COMPOSITE if key in _COMPOSITE else (key,)
         out: list[tuple[str, _Node]] = []
         for k in wanted:
