@@ -14,6 +14,7 @@ The reverse walk (ops-for) is queries/reverse.py.
 from __future__ import annotations
 
 import gc
+import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -218,13 +219,17 @@ class Linker:
             part = todo[i:i + _BATCH]
             for n in part:
                 into[n] = []
-            for src, kind, dst, file, line, how, target, detail, *node in self.conn.execute(
-                    _FUNCTOR if functor else _SHOWN, (f"[{','.join(map(str, part))}]",)):
-                dn = self._node(dst, *node) if node[0] is not None else None
+            targets, places = self._targets, self._places  # looked up here first: most rows repeat a place
+            for src, kind, dst, file, line, how, target, detail, nkind, name, nfile, nline, device_path in \
+                    self.conn.execute(_FUNCTOR if functor else _SHOWN, (f"[{','.join(map(str, part))}]",)):
+                dn = None
+                if nkind is not None:
+                    dn = targets.get(dst) or self._node(dst, nkind, name, nfile, nline, device_path)
                 if how == How.TEMPLATE_ARGUMENT:
                     self._templates.add(src)
-                into[src].append((kind, dst, file, line, how, target, detail, self.place(file, line) if file else None,
-                                  dn, _need(dn) if kind == _CALLS else ALWAYS))
+                loc = (places.get((file, line)) or self.place(file, line)) if file else None
+                into[src].append((kind, dst, file, line, how, target, detail, loc, dn,
+                                  _need(dn) if kind == _CALLS else ALWAYS))
 
     def place(self, file: str, line: int) -> Location:
         """The Location of a file and line, one object for each (steps and marks share them)."""
@@ -440,16 +445,19 @@ class Linker:
 
     # -- composite ops and backward -------------------------------------------------------------
 
-    def ops_called(self, fn: Definition, op_bases: set[str]) -> list[Step]:
+    def ops_called(self, fn: Definition) -> list[Step]:
         """The ops a kernel's own body calls through the dispatcher are steps of its chain: none here."""
         return []
 
-    def formula_calls(self, formulas: list[str], op_bases: set[str]) -> list[Step]:
+    def formula_calls(self, formulas: list[str]) -> list[Step]:
         """What backward formulas call: ops, and helpers defined in the sources (FunctionsManual.cpp ...)."""
+        from ..indexer import naming
+
         names = dict.fromkeys(n for f in formulas for n in re.findall(r"\b([A-Za-z_]\w*)\s*\(", f))
+        known = self.op_bases_among([c for n in names for c in naming.cpp_function_forms(n)])
         out = []
         for n in names:
-            op = _op_of(n, op_bases)
+            op = next((c for c in naming.cpp_function_forms(n) if c in known), None)
             if op is not None:
                 out.append(Step(StepKind.OP, op, None))
                 continue
@@ -461,11 +469,17 @@ class Linker:
                 out.append(Step(StepKind.CALL, found[0], Location(found[2], found[3])))
         return out
 
-
-def _op_of(name: str, op_bases: set[str]) -> str | None:
-    from ..indexer import naming
-
-    return next((c for c in naming.cpp_function_forms(name) if c in op_bases), None)
+    def op_bases_among(self, names: list[str]) -> set[str]:
+        """Those of the names that are in op_bases(), asked of the ops table for these names only (reading
+        every base costs a first answer more than its backward formulas need)."""
+        if self._op_bases is not None:
+            return {n for n in names if n in self._op_bases}
+        wanted = json.dumps(list(dict.fromkeys(names)))
+        found = {r[0] for r in self.conn.execute(
+            "SELECT DISTINCT base FROM ops WHERE base IN (SELECT value FROM json_each(?)) "
+            "OR rtrim(base, '_') IN (SELECT value FROM json_each(?))", (wanted, wanted))}
+        bases = found | {b.rstrip("_") for b in found}
+        return {n for n in names if n in bases}
 
 
 __all__ = ["GENERATED", "Linker", "device_of", "is_cuda", "meta_function", "StubKind"]

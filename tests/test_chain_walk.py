@@ -70,3 +70,16 @@ def test_the_collector_is_paused_only_during_a_walk(enabled: bool, link_db: Path
         assert [k.key for k in answer.keys] == ["CPU", "CUDA"]
     finally:
         gc.enable() if was else gc.disable()
+
+
+def test_op_bases_among_asks_only_for_the_names_given(mini_db: Path):
+    ops = Index.open(mini_db).conn.execute("SELECT DISTINCT base FROM ops ORDER BY base").fetchall()
+    bases = [b for (b,) in ops]
+    names = bases + [b.rstrip("_") for b in bases] + [b + "_" for b in bases] + ["not_an_op", "_", ""]
+    fresh = Index.open(mini_db).linker()
+    whole = Index.open(mini_db).linker()
+    assert fresh.op_bases_among(names) == whole.op_bases_among(names) == {n for n in names if n in whole.op_bases()}
+    assert bases == ["add", "add_", "custom_op", "mul", "mul_", "relu", "sub"]
+    # add_ and mul_ are bases; relu_ and sub_ are not, and no base loses its underscores to become them
+    assert Index.open(mini_db).linker().op_bases_among(["add_", "relu_", "sub_", "mul", "sub", "x"]) == {
+        "add_", "mul", "sub"}
