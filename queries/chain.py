@@ -178,6 +178,7 @@ class Linker:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self._op_bases: set[str] | None = None
+        self._is_base: dict[str, bool] = {}  # op_bases_among's answers by name
         # A node's edges as the walk reads them: (kind, dst, file, line, how, target, detail, loc, target node,
         # _need), outside a functor (_SHOWN) and in one (every call of a function: a superset).
         self._edges: dict[int, list[tuple]] = {}
@@ -470,16 +471,19 @@ class Linker:
         return out
 
     def op_bases_among(self, names: list[str]) -> set[str]:
-        """Those of the names that are in op_bases(), asked of the ops table for these names only (reading
-        every base costs a first answer more than its backward formulas need)."""
+        """Those of the names that are in op_bases(), asked of the ops table for the names not asked yet only
+        (reading every base costs a first answer more than its backward formulas need)."""
         if self._op_bases is not None:
             return {n for n in names if n in self._op_bases}
-        wanted = json.dumps(list(dict.fromkeys(names)))
-        found = {r[0] for r in self.conn.execute(
-            "SELECT DISTINCT base FROM ops WHERE base IN (SELECT value FROM json_each(?)) "
-            "OR rtrim(base, '_') IN (SELECT value FROM json_each(?))", (wanted, wanted))}
-        bases = found | {b.rstrip("_") for b in found}
-        return {n for n in names if n in bases}
+        todo = [n for n in dict.fromkeys(names) if n not in self._is_base]
+        if todo:
+            wanted = json.dumps(todo)
+            found = {r[0] for r in self.conn.execute(
+                "SELECT DISTINCT base FROM ops WHERE base IN (SELECT value FROM json_each(?)) "
+                "OR rtrim(base, '_') IN (SELECT value FROM json_each(?))", (wanted, wanted))}
+            bases = found | {b.rstrip("_") for b in found}
+            self._is_base.update((n, n in bases) for n in todo)
+        return {n for n in names if self._is_base[n]}
 
 
 __all__ = ["GENERATED", "Linker", "device_of", "is_cuda", "meta_function", "StubKind"]
