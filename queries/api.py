@@ -208,7 +208,6 @@ class Index:
 
     def _kernels_for_op(self, op_name: str, keys: tuple[str, ...], depth: int) -> KernelsFor:
         linker = self.linker()
-        op_bases = linker.op_bases()
         func, file, line, structured, delegate = self.conn.execute(
             "SELECT func, file, line, structured, structured_delegate FROM ops WHERE name = ?", (op_name,)).fetchone()
         rows = []
@@ -222,7 +221,7 @@ class Index:
                     meta = Step(META_STEP, found.qualified_name, found.loc)
             if keys and k not in keys:
                 continue
-            rows.append(self._key_chain(linker, op_bases, func, k, kern, origin, ns, via, Location(f, ln),
+            rows.append(self._key_chain(linker, func, k, kern, origin, ns, via, Location(f, ln),
                                         bool(is_structured), depth, op_name))
         if keys:  # a runtime key the yaml does not name: the computed dispatch table's entry (queries/dispatch.py)
             from . import dispatch as dispatch_walk
@@ -232,7 +231,7 @@ class Index:
         backward = self.backward_of(op_name)
         formulas = [fm.formula for b in backward if b.applies_as != BackwardUse.OUT for fm in b.formulas]
         return KernelsFor(op_name, func, Location(file, line), bool(structured), delegate, shared_chains(rows),
-                          backward, meta, tuple(linker.formula_calls(formulas, op_bases)))
+                          backward, meta, tuple(linker.formula_calls(formulas)))
 
     @_reads
     def dispatch_walk(self, name: str, device: str = "cpu", *, requires_grad: bool = False, autocast: bool = False,
@@ -254,7 +253,7 @@ class Index:
             self._backward[op_name] = backward_of(self.conn, op_name)
         return self._backward[op_name]
 
-    def _key_chain(self, linker: Linker, op_bases: set[str], func: str, key: str, kernel: str, origin: str,
+    def _key_chain(self, linker: Linker, func: str, key: str, kernel: str, origin: str,
                    ns: str, via: str | None, where: Location, structured: bool, depth: int,
                    op_name: str) -> KeyKernel:
         found, reason, candidates = linker.definition(key, kernel, ns, origin, structured, func)
@@ -267,7 +266,7 @@ class Index:
             return KeyKernel(key, kernel, origin, ns, via, where, None, None, note, chain,
                              wrapper=self._generated_wrapper(op_name, key))
         below, cuts = linker.chain(found, key, depth)
-        called = linker.ops_called(found, op_bases)
+        called = linker.ops_called(found)
         steps = called + [s if s.parent is None else replace(s, parent=s.parent + len(called)) for s in below] \
             if called else below  # the steps below keep their parents' indexes when nothing comes before them
         note = f"{candidates} definitions of this name; chose by the key" if candidates > 1 else None

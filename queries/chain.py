@@ -13,9 +13,12 @@ The reverse walk (ops-for) is queries/reverse.py.
 
 from __future__ import annotations
 
+import gc
+import json
 import re
 import sqlite3
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..indexer.facts import Location
 from ..indexer.link.kinds import EdgeKind, How, NodeKind
@@ -56,21 +59,26 @@ def is_cuda(path: str) -> bool:
     return path.endswith((".cu", ".cuh")) or "/cuda/" in path
 
 
-@dataclass(frozen=True)
-class _Node:
-    """A node of the graph, as an edge's target columns give it."""
+class _Node(NamedTuple):
+    """A node of the graph, as an edge's target columns give it (one per node: the Linker keeps them)."""
 
     id: int
     kind: str
     name: str
-    file: str | None
-    line: int | None
-    end_line: int | None
+    loc: Location | None
     device_path: int
 
-    @property
-    def loc(self) -> Location | None:
-        return Location(self.file, self.line) if self.file else None
+
+# What a call edge to a function needs of the walk to be shown (nodes.device_path, indexer/link/nodes.py):
+# a call of what leads to device work (1, 2) always, of what leads there only through redispatches (3) in a
+# composite walk or a functor, of anything else only in a functor; a call of any other node never.
+ALWAYS, COMPOSITE_OR_FUNCTOR, FUNCTOR_ONLY, NEVER = range(4)
+
+
+def _need(node: _Node | None) -> int:
+    if node is None or node.kind not in (NodeKind.FUNCTION, NodeKind.STRUCTURED):
+        return NEVER
+    return ALWAYS if node.device_path in (1, 2) else COMPOSITE_OR_FUNCTOR if node.device_path == 3 else FUNCTOR_ONLY
 
 
 @dataclass
@@ -79,6 +87,7 @@ class _Walk:
 
     key: str
     device: str | None
+    composite: bool = False  # a composite key's walk follows redispatches below its kernel's own body
     steps: list[Step] = field(default_factory=list)
     marks: dict[tuple, int] = field(default_factory=dict)  # a step's identity -> its index in steps
     visited: set[int] = field(default_factory=set)
@@ -89,15 +98,16 @@ class _Walk:
     off_device: dict[str, dict[str, None]] = field(default_factory=dict)  # a branch that never runs on the
     # walk's device -> the calls written in it
 
-    def add(self, step: Step, parent: int | None) -> int:
-        """The step, found below the step at index `parent`, once: its index in the chain."""
-        mark = (step.kind, step.name, step.loc, step.device, step.detail, step.site)
-        at = self.marks.get(mark)
-        if at is None:
-            at = self.marks[mark] = len(self.steps)
-            self.steps.append(step if parent is None else replace(step, parent=parent))
-            if step.site is not None:
-                self.sites.add((step.site.file, step.site.line))
+    def add(self, fields: tuple, parent: int | None) -> int:
+        """The step of these fields (_step's order), found below the step at index `parent`, once: its index
+        in the chain. A step is made only the first time: its identity is the fields before depth and how."""
+        count = len(self.steps)
+        at = self.marks.setdefault(fields[:6], count)
+        if at == count:
+            kind, name, loc, device, detail, site, depth, how = fields
+            self.steps.append(Step(kind, name, loc, device, detail, depth, how, site, parent))
+            if site is not None:
+                self.sites.add((site.file, site.line))
         return at
 
     def truncations(self, depth: int) -> tuple[Truncation, ...]:
@@ -114,13 +124,35 @@ class _Walk:
         return tuple(cuts)
 
 
+def _step(kind: str, name: str, loc: Location | None, depth: int, device: str | None = None,
+          detail: str | None = None, how: str | None = None, site: Location | None = None) -> tuple:
+    """A step's fields in _Walk.add's order: its identity (kind, name, loc, device, detail, site), depth, how."""
+    return kind, name, loc, device, detail, site, depth, how
+
+
 # The edges a walk can show: every edge with a target, and of those without one the places (dtypes, a
 # stub's declaration and definition, nullptr registrations, lambdas run) and the ambiguous calls some of
 # whose candidates lead to device work; calls ending in a macro, the standard library or a type are not read.
-_EDGES = ("SELECT e.src, e.kind, e.dst, e.file, e.line, e.how, e.target, e.detail, n.id, n.kind, n.name, n.file, "
-          "n.line, n.end_line, n.device_path FROM edges e LEFT JOIN nodes n ON n.id = e.dst WHERE e.src IN ({}) AND "
-          "(e.dst IS NOT NULL OR e.kind != 'calls' OR e.detail LIKE '%lead to device work%') ORDER BY e.id")
-_BATCH = 500  # nodes whose edges one statement reads (SQLite allows 32,766 parameters)
+# Of the calls with a target, those of functions (_need: not NEVER), and outside a functor only those that
+# lead to device work; calls through a template parameter all (_bound_here picks among them by call site).
+# The nodes are one JSON array parameter: one statement text per mode, prepared once per connection (an IN
+# list of ? has a text per length, and preparing is most of the cost of reading); rows come in the order of
+# ix_edges_src (src, then id), with no sort.
+_EDGES = ("SELECT e.src, e.kind, e.dst, e.file, e.line, e.how, e.target, e.detail, n.kind, n.name, n.file, n.line, "
+          "n.device_path FROM edges e LEFT JOIN nodes n ON n.id = e.dst "
+          "WHERE e.src IN (SELECT value FROM json_each(?)) AND "
+          "(e.dst IS NOT NULL OR e.kind != 'calls' OR e.detail LIKE '%lead to device work%') AND "
+          f"(e.kind != '{EdgeKind.CALLS}' OR n.id IS NULL OR e.how = '{How.TEMPLATE_ARGUMENT}' OR "
+          f"(n.kind IN ('{NodeKind.FUNCTION}', '{NodeKind.STRUCTURED}') AND {{}})) ORDER BY e.src, e.id")
+_SHOWN = _EDGES.format("n.device_path IN (1, 2, 3)")  # a walk outside a functor
+_FUNCTOR = _EDGES.format("1")  # a functor's body: every call of a function
+_BATCH = 500  # nodes whose edges one statement reads
+# An op node's (op, key) kernels (has-kernel, whose detail is the key) and the definition implementing each,
+# in the order of the edges (the first definition of a key is its kernel).
+_KERNELS = ("SELECT hk.src, hk.detail, im.dst, n.kind, n.name, n.file, n.line, n.device_path FROM edges hk "
+            "JOIN nodes kn ON kn.id = hk.dst JOIN edges im ON im.src = hk.dst JOIN nodes n ON n.id = im.dst "
+            f"WHERE hk.src IN (SELECT value FROM json_each(?)) AND hk.kind = '{EdgeKind.HAS_KERNEL}' AND "
+            f"im.kind = '{EdgeKind.IMPLEMENTS}' ORDER BY hk.src, hk.id, im.id")
 
 
 def binding_site(detail: str) -> tuple[str, int] | None:
@@ -154,12 +186,22 @@ class Linker:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self._op_bases: set[str] | None = None
+        self._is_base: dict[str, bool] = {}  # op_bases_among's answers by name
+        # A node's edges as the walk reads them: (kind, dst, file, line, how, target, detail, loc, target node,
+        # _need), outside a functor (_SHOWN) and in one (every call of a function: a superset).
         self._edges: dict[int, list[tuple]] = {}
+        self._functor_edges: dict[int, list[tuple]] = {}
+        self._templates: set[int] = set()  # nodes with calls through a template parameter (for _bound_here)
+        self._targets: dict[int, _Node] = {}  # the edges' target nodes, by id
+        self._places: dict[tuple[str, int], Location] = {}
         # The database does not change: a chain walked once from a node, for a key and a depth, is the same
         # every time (an answer's keys sharing a definition, repeated questions, ops sharing helpers).
         self._chains: dict[tuple[int, str, int], tuple[list[Step], tuple[Truncation, ...]]] = {}
         self._nodes: dict[tuple[str, str, int], int | None] = {}
         self.branches = Branches(conn)
+        self._sorted: dict[int, list[tuple]] = {}  # a stub's edges in _stub_edges's order
+        self._kernel_table: dict[int, dict[str, _Node]] = {}  # an op node's kernels: key -> implementing node
+        self._op_kernels: dict[tuple[int, str], list[tuple[str, _Node]]] = {}  # _kernels_of's answers
 
     def op_bases(self) -> set[str]:
         """Base names of every op, also without a trailing underscore (add_ -> add)."""
@@ -168,23 +210,49 @@ class Linker:
             self._op_bases = bases | {b.rstrip("_") for b in bases}
         return self._op_bases
 
-    def edges(self, node: int) -> list[tuple]:
+    def edges(self, node: int, functor: bool = False) -> list[tuple]:
         """The edges out of a node a walk can show (in id order), each with its target node's columns."""
-        got = self._edges.get(node)
+        got = self._functor_edges.get(node) if functor else self._edges.get(node, self._functor_edges.get(node))
         if got is None:
-            self.prefetch((node,))
-            got = self._edges[node]
+            self.prefetch((node,), functor)
+            got = (self._functor_edges if functor else self._edges)[node]
         return got
 
-    def prefetch(self, nodes) -> None:
+    def _read(self, node: int, functor: bool) -> bool:
+        return node in self._functor_edges or (not functor and node in self._edges)
+
+    def prefetch(self, nodes, functor: bool = False) -> None:
         """Read the edges of every node not read yet, a statement per _BATCH nodes (a walk's queue at once)."""
-        todo = list(dict.fromkeys(n for n in nodes if n not in self._edges))
+        todo = list(dict.fromkeys(n for n in nodes if not self._read(n, functor)))
+        into = self._functor_edges if functor else self._edges
         for i in range(0, len(todo), _BATCH):
             part = todo[i:i + _BATCH]
             for n in part:
-                self._edges[n] = []
-            for row in self.conn.execute(_EDGES.format(", ".join("?" * len(part))), part):
-                self._edges[row[0]].append(row[1:])
+                into[n] = []
+            targets, places = self._targets, self._places  # looked up here first: most rows repeat a place
+            for src, kind, dst, file, line, how, target, detail, nkind, name, nfile, nline, device_path in \
+                    self.conn.execute(_FUNCTOR if functor else _SHOWN, (f"[{','.join(map(str, part))}]",)):
+                dn = None
+                if nkind is not None:
+                    dn = targets.get(dst) or self._node(dst, nkind, name, nfile, nline, device_path)
+                if how == How.TEMPLATE_ARGUMENT:
+                    self._templates.add(src)
+                loc = (places.get((file, line)) or self.place(file, line)) if file else None
+                into[src].append((kind, dst, file, line, how, target, detail, loc, dn,
+                                  _need(dn) if kind == _CALLS else ALWAYS))
+
+    def place(self, file: str, line: int) -> Location:
+        """The Location of a file and line, one object for each (steps and marks share them)."""
+        got = self._places.get((file, line))
+        if got is None:
+            got = self._places[(file, line)] = Location(file, line)
+        return got
+
+    def _node(self, node: int, kind: str, name: str, file: str | None, line: int | None, device_path: int) -> _Node:
+        got = self._targets.get(node)
+        if got is None:
+            got = self._targets[node] = _Node(node, kind, name, self.place(file, line) if file else None, device_path)
+        return got
 
     def definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool,
                    func: str = "") -> tuple[Definition | None, str, int]:
@@ -227,21 +295,30 @@ class Linker:
         if memo not in self._chains:
             if len(self._chains) >= CHAIN_MEMO:
                 del self._chains[next(iter(self._chains))]
-            self._chains[memo] = self._walk(node, key, depth)
+            # A walk makes thousands of small objects (steps, tuples) and no reference cycles: the cyclic
+            # collector, which would go over them again and again while they are made (about a tenth of a
+            # first answer's time), waits until the walk is done.
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                self._chains[memo] = self._walk(node, key, depth)
+            finally:
+                if collecting:
+                    gc.enable()
         steps, cuts = self._chains[memo]
         return list(steps), cuts
 
     def _walk(self, node: int, key: str, depth: int) -> tuple[list[Step], tuple[Truncation, ...]]:
         """One breadth-first walk from a node (chain() keeps its answer)."""
-        walk = _Walk(key, device_of(key))
+        walk = _Walk(key, device_of(key), key in _COMPOSITE)
         walk.visited.add(node)
         queue: list[tuple[int, int, bool, int | None]] = [(node, 0, False, None)]  # the step that entered it
-        while queue:
-            if queue[0][0] not in self._edges:  # every node queued is expanded: their edges in one read
-                self.prefetch(q[0] for q in queue)
-            current, level, in_functor, entered = queue.pop(0)
-            for step, target, functor in self._expand(current, level, in_functor, walk):
-                at = walk.add(step, entered)
+        for i, (current, level, in_functor, entered) in enumerate(queue):  # the loop sees what it appends
+            if not self._read(current, in_functor):  # every node queued is expanded: their edges in one read
+                self.prefetch((q[0] for q in queue[i:] if not q[2]), False)
+                self.prefetch((q[0] for q in queue[i:] if q[2]), True)
+            for fields, target, functor in self._expand(current, level, in_functor, walk):
+                at = walk.add(fields, entered)
                 if target is None or target.id in walk.visited:
                     continue
                 if level < depth:
@@ -252,113 +329,114 @@ class Linker:
         return walk.steps, walk.truncations(depth)
 
     def _expand(self, node: int, level: int, in_functor: bool, walk: _Walk):
-        """(step, node to go on with, whether that node is run as a functor) for each edge out of a node."""
-        edges = _bound_here(self.edges(node), walk.sites)
+        """(step fields, node to go on with, whether that node is run as a functor) for each edge out of a node."""
+        edges = self.edges(node, in_functor)
+        if node in self._templates:
+            edges = _bound_here(edges, walk.sites)
         ambiguous: dict[tuple, list] = {}
-        composite = walk.key in _COMPOSITE
+        if level == 0 or walk.composite:  # the redispatches below are followed: their ops' kernels read at once
+            self._prefetch_kernels([e[1] for e in edges if e[0] == EdgeKind.REDISPATCHES_TO_OP and e[8] is not None])
+        shown = FUNCTOR_ONLY if in_functor else COMPOSITE_OR_FUNCTOR if walk.composite else ALWAYS
         device = branch_device(walk.device, walk.key)
-        if level == 0 or composite:  # the redispatches below are followed: their ops' kernels read at once
-            self._prefetch_kernels([e[7] for e in edges if e[0] == EdgeKind.REDISPATCHES_TO_OP and e[7] is not None])
-        for edge in edges:
-            kind = edge[0]
-            if kind == _CALLS and edge[7] is not None and (
-                    edge[8] not in _FUNCTION_NODES or edge[8] == NodeKind.GLOBAL_KERNEL
-                    or not (edge[13] in (1, 2) or in_functor or (edge[13] == 3 and composite))):
-                continue  # most edges: a call of what leads to no device work (as below; decided before any object)
-            if device is not None and (why := self.branches.ruled_out(edge[2], edge[3], device)) is not None:
-                walk.off_device.setdefault(why, {})[edge[5] or str(edge[0])] = None
+        for kind, _dst, file, line, how, target, detail, loc, dn, need in edges:
+            if device is not None and (kind != _CALLS or (dn is not None and need <= shown)) and (
+                    why := self.branches.ruled_out(file, line, device)) is not None:
+                walk.off_device.setdefault(why, {})[target or str(kind)] = None  # a branch not run on the device
                 continue
-            _kind, dst, file, line, how, target, detail, *n = edge
-            loc = Location(file, line) if file else None
-            dn = _Node(*n) if n[0] is not None else None
-            if kind == EdgeKind.DTYPES:
-                yield Step(StepKind.DTYPES, target, loc, detail=detail, depth=level), None, False
+            if kind == _CALLS:
+                if dn is None:
+                    if how in _SEVERAL and "lead to device" in (detail or ""):
+                        walk.too_many[f"{target} ({detail})"] = None
+                elif need <= shown:
+                    if how in _SEVERAL:
+                        ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
+                    else:
+                        yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc), dn, False
+                # else: nothing device-bound below it (a composite follows redispatches); a __global__: its launch
+            elif kind == EdgeKind.DTYPES:
+                yield _step(StepKind.DTYPES, target, loc, level, detail=detail), None, False
             elif kind == EdgeKind.USES_STUB and dn is not None:
                 yield from self._stub_steps(dn, loc, level, walk)
             elif kind == EdgeKind.LAUNCHES:
-                yield Step(StepKind.LAUNCH, target or "kernel", loc, detail=detail, depth=level, how=how), None, False
+                yield _step(StepKind.LAUNCH, target or "kernel", loc, level, detail=detail, how=how), None, False
                 if dn is not None:
-                    yield Step(StepKind.GLOBAL_KERNEL, dn.name, dn.loc, depth=level, how=how), None, False
+                    yield _step(StepKind.GLOBAL_KERNEL, dn.name, dn.loc, level, how=how), None, False
             elif kind == EdgeKind.RUNS_FUNCTOR:
                 if dn is not None:
-                    yield Step(StepKind.FUNCTOR, dn.name, dn.loc, detail=f"run by {detail}", depth=level, how=how,
-                               site=loc), dn, True
+                    yield _step(StepKind.FUNCTOR, dn.name, dn.loc, level, detail=f"run by {detail}", how=how,
+                                site=loc), dn, True
                 elif target.startswith("lambda"):
-                    yield Step(StepKind.LAUNCH, target, loc, detail=detail, depth=level), None, False
+                    yield _step(StepKind.LAUNCH, target, loc, level, detail=detail), None, False
             elif kind == EdgeKind.CALLS_LIBRARY:
-                yield Step(StepKind.LIBRARY, target, loc, detail=detail, depth=level, how=how), None, False
+                yield _step(StepKind.LIBRARY, target, loc, level, detail=detail, how=how), None, False
             elif kind == EdgeKind.REDISPATCHES_TO_OP and dn is not None:
                 yield from self._redispatch(dn, loc, level, detail, walk)
-            elif kind == EdgeKind.CALLS and dn is None and how in _SEVERAL and "lead to device" in (detail or ""):
-                walk.too_many[f"{target} ({detail})"] = None
-            elif kind == EdgeKind.CALLS and dn is not None and dn.kind in _FUNCTION_NODES:
-                if dn.kind == NodeKind.GLOBAL_KERNEL or not (
-                        dn.device_path in (1, 2) or in_functor or (dn.device_path == 3 and walk.key in _COMPOSITE)):
-                    continue  # nothing device-bound below it (a composite follows redispatches); a __global__: its launch
-                if how in _SEVERAL:
-                    ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
-                    continue
-                yield Step(StepKind.CALL, dn.name, dn.loc, depth=level, how=how, site=loc), dn, False
         for (_file, _line, target), cands in ambiguous.items():
             if len(cands) > (OVERLOAD_FANOUT if cands[0][1] == How.OVERLOAD_SET else FANOUT):
                 walk.too_many[target] = None
                 continue
             for dn, how, detail, loc in cands:
-                yield Step(StepKind.CALL, dn.name, dn.loc, depth=level, how=f"{how}({detail})", site=loc), dn, False
+                yield _step(StepKind.CALL, dn.name, dn.loc, level, how=f"{how}({detail})", site=loc), dn, False
 
     def _stub_steps(self, stub: _Node, loc: Location | None, level: int, walk: _Walk):
-        yield Step(StepKind.STUB, stub.name, loc, depth=level, how=How.EXACT), None, False
-        order = {EdgeKind.DECLARED_AT: 0, EdgeKind.DEFINED_AT: 1}
-        for kind, _dst, file, line, how, target, detail, *n in sorted(self.edges(stub.id),
-                                                                        key=lambda e: order.get(e[0], 2)):
-            where = Location(file, line)
+        yield _step(StepKind.STUB, stub.name, loc, level, how=How.EXACT), None, False
+        for kind, _dst, file, line, how, target, detail, where, dn, _need in self._stub_edges(stub.id):
+            where = where or Location(file, line)
             if kind == EdgeKind.DECLARED_AT:
-                yield Step(StepKind.DECLARED, stub.name, where, depth=level), None, False
+                yield _step(StepKind.DECLARED, stub.name, where, level), None, False
             elif kind == EdgeKind.DEFINED_AT:
-                yield Step(StepKind.DEFINED, stub.name, where, depth=level), None, False
+                yield _step(StepKind.DEFINED, stub.name, where, level), None, False
             elif kind == EdgeKind.REGISTERS:
                 device, _, arch = (detail or "").partition(" ")
                 if walk.device is not None and device != walk.device:
                     continue
-                yield Step(StepKind.REGISTERED, target, where, device, arch or None, level, how), None, False
-                if n[0] is not None:
-                    dn = _Node(*n)
-                    yield Step(StepKind.DEFINITION, dn.name, dn.loc, device, depth=level, how=how, site=where), \
-                        dn, False
+                yield _step(StepKind.REGISTERED, target, where, level, device, arch or None, how), None, False
+                if dn is not None:
+                    yield _step(StepKind.DEFINITION, dn.name, dn.loc, level, device, how=how, site=where), dn, False
+
+    def _stub_edges(self, stub: int) -> list[tuple]:
+        """A stub's edges, its declaration first, then its definition, then the rest in id order (sorted once)."""
+        got = self._sorted.get(stub)
+        if got is None:
+            order = {EdgeKind.DECLARED_AT: 0, EdgeKind.DEFINED_AT: 1}
+            got = self._sorted[stub] = sorted(self.edges(stub), key=lambda e: order.get(e[0], 2))
+        return got
 
     def _redispatch(self, op: _Node, loc: Location | None, level: int, detail: str | None, walk: _Walk):
         """The op, and its kernel for the walk's key (a composite walk: for CPU and CUDA) to go on in."""
-        yield Step(StepKind.REDISPATCH, op.name, loc, depth=level, how=How.OP, detail=detail), None, False
-        if level > 0 and walk.key not in _COMPOSITE:
+        yield _step(StepKind.REDISPATCH, op.name, loc, level, how=How.OP, detail=detail), None, False
+        if level > 0 and not walk.composite:
             return  # a backend kernel's helpers call many small ops; only its own body's redispatches are followed
         for key, dn in self._kernels_of(op.id, walk.key):
-            yield Step(StepKind.DEFINITION, dn.name, dn.loc, key, detail=f"{op.name} {key}", depth=level,
-                       how=How.YAML, site=loc), dn, False
+            yield _step(StepKind.DEFINITION, dn.name, dn.loc, level, key, detail=f"{op.name} {key}", how=How.YAML,
+                        site=loc), dn, False
 
     def _prefetch_kernels(self, ops: list[int]) -> None:
-        """Read the edges of these op nodes and of their kernel nodes, a statement per level (as _kernels_of
-        reads them one by one)."""
-        if ops:
-            self.prefetch(ops)
-            self.prefetch(e[7] for op in ops for e in self._edges[op]
-                          if e[0] == EdgeKind.HAS_KERNEL and e[7] is not None)
+        """The kernels of these op nodes: for each (op, key) row, the definition that implements it, one
+        statement for all of them (a redispatching kernel's body calls many ops: a level's at once)."""
+        todo = list(dict.fromkeys(op for op in ops if op not in self._kernel_table))
+        for i in range(0, len(todo), _BATCH):
+            part = todo[i:i + _BATCH]
+            for op in part:
+                self._kernel_table[op] = {}
+            for op, key, *node in self.conn.execute(_KERNELS, (f"[{','.join(map(str, part))}]",)):
+                self._kernel_table[op].setdefault(key, self._node(*node))
 
     def _kernels_of(self, op: int, key: str) -> list[tuple[str, _Node]]:
         """The kernels a redispatch to `op` runs: the same key's, else a composite one's; from a composite
-        kernel, those of CPU and CUDA."""
-        kernels: dict[str, _Node] = {}
-        for kind, _dst, _f, _l, _how, _target, detail, *n in self.edges(op):
-            if kind != EdgeKind.HAS_KERNEL or n[0] is None:
-                continue
-            for ikind, _d, _f2, _l2, _h, _t, _detail, *m in self.edges(n[0]):
-                if ikind == EdgeKind.IMPLEMENTS and m[0] is not None:
-                    kernels.setdefault(detail, _Node(*m))
+        kernel, those of CPU and CUDA (worked out once per op and key)."""
+        got = self._op_kernels.get((op, key))
+        if got is not None:
+            return got
+        self._prefetch_kernels([op])
+        kernels = self._kernel_table[op]
         wanted = _RUNTIME_OF_COMPOSITE if key in _COMPOSITE else (key,)
-        out = []
+        out: list[tuple[str, _Node]] = []
         for k in wanted:
-            got = next(((c, kernels[c]) for c in (k, *_COMPOSITE) if c in kernels), None)
-            if got is not None and got not in out:
-                out.append(got)
+            found = next(((c, kernels[c]) for c in (k, *_COMPOSITE) if c in kernels), None)
+            if found is not None and found not in out:
+                out.append(found)
+        self._op_kernels[(op, key)] = out
         return out
 
     def helper_chain(self, name: str, key: str, depth: int, why: str, caller: int | None = None,
@@ -377,20 +455,24 @@ class Linker:
         helper = Definition(rows[0][0], rows[0][1], Location(rows[0][2], rows[0][3]), rows[0][4], rows[0][5])
         below, cuts = self.chain(helper, key, depth)
         return [Step(StepKind.CALL, helper.qualified_name, helper.loc, detail=why, how=How.GENERATED, parent=caller),
-                *[replace(s, depth=s.depth + 1, parent=at if s.parent is None else s.parent + 1 + at) for s in below]], cuts
+                *[Step(s.kind, s.name, s.loc, s.device, s.detail, s.depth + 1, s.how, s.site,
+                       at if s.parent is None else s.parent + 1 + at) for s in below]], cuts
 
     # -- composite ops and backward -------------------------------------------------------------
 
-    def ops_called(self, fn: Definition, op_bases: set[str]) -> list[Step]:
+    def ops_called(self, fn: Definition) -> list[Step]:
         """The ops a kernel's own body calls through the dispatcher are steps of its chain: none here."""
         return []
 
-    def formula_calls(self, formulas: list[str], op_bases: set[str]) -> list[Step]:
+    def formula_calls(self, formulas: list[str]) -> list[Step]:
         """What backward formulas call: ops, and helpers defined in the sources (FunctionsManual.cpp ...)."""
+        from ..indexer import naming
+
         names = dict.fromkeys(n for f in formulas for n in re.findall(r"\b([A-Za-z_]\w*)\s*\(", f))
+        known = self.op_bases_among([c for n in names for c in naming.cpp_function_forms(n)])
         out = []
         for n in names:
-            op = _op_of(n, op_bases)
+            op = next((c for c in naming.cpp_function_forms(n) if c in known), None)
             if op is not None:
                 out.append(Step(StepKind.OP, op, None))
                 continue
@@ -402,11 +484,20 @@ class Linker:
                 out.append(Step(StepKind.CALL, found[0], Location(found[2], found[3])))
         return out
 
-
-def _op_of(name: str, op_bases: set[str]) -> str | None:
-    from ..indexer import naming
-
-    return next((c for c in naming.cpp_function_forms(name) if c in op_bases), None)
+    def op_bases_among(self, names: list[str]) -> set[str]:
+        """Those of the names that are in op_bases(), asked of the ops table for the names not asked yet only
+        (reading every base costs a first answer more than its backward formulas need)."""
+        if self._op_bases is not None:
+            return {n for n in names if n in self._op_bases}
+        todo = [n for n in dict.fromkeys(names) if n not in self._is_base]
+        if todo:
+            wanted = json.dumps(todo)
+            found = {r[0] for r in self.conn.execute(
+                "SELECT DISTINCT base FROM ops WHERE base IN (SELECT value FROM json_each(?)) "
+                "OR rtrim(base, '_') IN (SELECT value FROM json_each(?))", (wanted, wanted))}
+            bases = found | {b.rstrip("_") for b in found}
+            self._is_base.update((n, n in bases) for n in todo)
+        return {n for n in names if self._is_base[n]}
 
 
 __all__ = ["GENERATED", "Linker", "device_of", "is_cuda", "meta_function", "StubKind"]
