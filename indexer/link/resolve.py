@@ -2,6 +2,8 @@
 definitions it can mean, and how that was decided.
 
 The rules, in order (the first that decides wins):
+0. a built-in type or standard integer typedef called unqualified (`float(x)`, `int64_t(n)`, `unsigned(i)`) is a
+   functional cast: the type class, never a definition (conversion operators are named `operator float`);
 1. qualified names in std:: and vendor namespaces are those classes at once;
 2. a member call `x.f()` looks in the class of x's type, then in its bases level by level: the first
    class that has the name hides its bases' members of that name (Tensor::contiguous hides TensorBase's);
@@ -51,7 +53,7 @@ from collections.abc import Callable
 import re
 from typing import NamedTuple
 
-from .classify import OpForms, named_class, op_called, template_args, written_parts
+from .classify import BUILTIN_TYPES, OpForms, named_class, op_called, template_args, written_parts
 from .configurations import one_per_build
 from .kinds import How
 from .symbols import Symbol, Symbols, normalise_scope, normalise_type, scope_chain
@@ -232,6 +234,7 @@ def _closing(text: str, start: int) -> int:
 
 
 _THROUGH_PARAMETER = [Target(None, How.VIRTUAL, "a call through a parameter (a functor, lambda or function pointer)")]
+_FUNCTIONAL_CAST = [Target(None, How.TYPE)]  # `float(x)`: a built-in type (classify.BUILTIN_TYPES)
 
 
 class Resolver:
@@ -268,6 +271,8 @@ class Resolver:
         """The targets of a call (memoised: a file calls the same names from the same scope again and again)."""
         if callee_name in ctx.params and callee.split("<", 1)[0] == callee_name:
             return _THROUGH_PARAMETER
+        if callee == callee_name and callee_name in BUILTIN_TYPES:
+            return _FUNCTIONAL_CAST
         if ctx.template_params:
             head = callee.split("<", 1)[0].split("(", 1)[0].split("::", 1)[0]
             if head in ctx.template_params:  # `K<RNG>()(x)`, `Op::apply(x)`: what the caller's caller passes as K, Op
