@@ -54,6 +54,7 @@ import re
 from typing import NamedTuple
 
 from .classify import BUILTIN_TYPES, OpForms, named_class, op_called, template_args, written_parts
+from . import overloads
 from .configurations import one_per_build
 from .kinds import How
 from .symbols import Symbol, Symbols, normalise_scope, normalise_type, scope_chain
@@ -265,9 +266,37 @@ class Resolver:
         self._arrows: dict[str, list[Symbol]] | None = None  # the classes that define operator->, and those
         self._scope_names: set[str] | None = None  # every namespace and class scope, with its prefixes
         self.guards: dict[int, str] = {}  # definitions.id -> its guard (definitions.guard), for How.PER_BUILD
+        self._picked: dict[tuple, list[Target]] = {}  # (an overload set's nodes, argument types) -> the answer
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
-                receiver_type: str | None) -> list[Target]:
+                receiver_type: str | None, arg_types: str | None = None) -> list[Target]:
+        """The targets of a call; an overload set the argument types (calls.arg_types) pick one of is that one."""
+        got = self._resolve_memo(ctx, callee, callee_name, argc, receiver_type)
+        if arg_types is not None and got and got[0].how is How.OVERLOAD_SET:
+            return self._by_argument_types(got, arg_types)
+        return got
+
+    def _by_argument_types(self, targets: list[Target], arg_types: str) -> list[Target]:
+        """The overload the argument types pick (overloads.py), as one definition; else the set unchanged."""
+        nodes = tuple(t.node for t in targets) if targets[0].node is not None else targets[0].candidates
+        key = (nodes, arg_types)
+        got = self._picked.get(key)
+        if got is None:
+            by_node = self._symbol_of_node()
+            syms = [by_node[n] for n in nodes if n in by_node]
+            chosen = overloads.pick(syms, arg_types) if len(syms) == len(nodes) else None
+            got = self._picked[key] = [Target(chosen.node, How.ARGUMENT_TYPES, str(len(nodes)))] \
+                if chosen is not None else targets
+        return got
+
+    def _symbol_of_node(self) -> dict[int, Symbol]:
+        by_node = self._by_node
+        if by_node is None:
+            by_node = self._by_node = {s.node: s for syms in self.symbols.by_name.values() for s in syms}
+        return by_node
+
+    def _resolve_memo(self, ctx: Context, callee: str, callee_name: str, argc: int,
+                      receiver_type: str | None) -> list[Target]:
         """The targets of a call (memoised: a file calls the same names from the same scope again and again)."""
         if callee_name in ctx.params and callee.split("<", 1)[0] == callee_name:
             return _THROUGH_PARAMETER
@@ -561,9 +590,7 @@ class Resolver:
 
     def _returned(self, targets: list[Target], raw: bool = False) -> str | None:
         """The return type the targets of a call agree on (one definition, or overloads that return the same)."""
-        by_node = self._by_node
-        if by_node is None:
-            by_node = self._by_node = {s.node: s for syms in self.symbols.by_name.values() for s in syms}
+        by_node = self._symbol_of_node()
         if targets and all(t.how is How.OP for t in targets):  # an op through the dispatcher: its schema's return
             returned = {self.op_returns.get(o) for t in targets for o in t.op}
             return returned.pop() if len(returned) == 1 else None
