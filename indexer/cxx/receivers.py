@@ -12,7 +12,9 @@ An `auto` declaration takes its type from the initializer: `new T(...)` and `sta
 give T, another variable its type; anything else is written `decltype(<initializer>)`, spaces dropped,
 with a typed variable it starts with written `std::declval<T>()`
 (`auto iter = build_iter(a)` -> "decltype(build_iter(a))", `auto o = self.options()` ->
-"decltype(std::declval<Tensor>().options())"): the link stage types it from return types.
+"decltype(std::declval<Tensor>().options())"): the link stage types it from return types. A call
+longer than 300 characters (a lambda among its arguments) is written with each argument `_`:
+`decltype(LookUpOrCreateCachedGraph<CachedGraph>(_,_))`.
 """
 
 from __future__ import annotations
@@ -186,7 +188,9 @@ class _Declarations:
                 args = fn.child_by_field_name("arguments")
                 return normalised_type(args.named_children[0].text.rstrip(b"*& ")) \
                     if args is not None and args.named_children else None
-        if value.end_byte - value.start_byte > _INIT_LIMIT or kind not in ("call_expression", "field_expression"):
+        if value.end_byte - value.start_byte > _INIT_LIMIT:
+            return _long_call(value) if kind == "call_expression" else None
+        if kind not in ("call_expression", "field_expression"):
             return None
         text = nospace(dec(value.text))
         root = _MEMBER.match(text)
@@ -196,6 +200,22 @@ class _Declarations:
                 return None
             text = f"std::declval<{typed}>()" + text[len(root.group(2)):]
         return f"decltype({text})"
+
+
+_CALLED = ("identifier", "qualified_identifier", "template_function")
+_CALLED_LIMIT = 80  # the longest function name a long initializer's call is written out with
+
+
+def _long_call(value) -> str | None:
+    """A call too long to write out (a lambda among its arguments) as `decltype(f<T>(_,_))`: the function as
+    written and each argument `_`, what typing it by the return type needs (`auto g =
+    LookUpOrCreateCachedGraph<CachedGraph>(key, [&](...) {...})`); None for a call of anything but a name."""
+    fn = value.child_by_field_name("function")
+    args = value.child_by_field_name("arguments")
+    if fn is None or args is None or fn.type not in _CALLED or fn.end_byte - fn.start_byte > _CALLED_LIMIT:
+        return None
+    count = sum(c.type != "comment" for c in args.named_children)
+    return f"decltype({nospace(dec(fn.text))}({','.join('_' * count)}))"
 
 
 def _initializer(decl, at: int):

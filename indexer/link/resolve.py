@@ -23,6 +23,8 @@ The rules, in order (the first that decides wins):
    defined outside its class repeats no default argument: its fewest arguments count as 0);
    explicit specialisations answer a call whose template arguments name one, and a call with
    dependent template arguments (`gemm<scalar_t>`) reaches every specialisation;
+   an overload set left (one name in one scope) is told apart by the argument types the call writes
+   (calls.arg_types, overloads.py: the one viable candidate, or the one exact match): argument-types;
 8. no definition: an op through the dispatcher, a Tensor method, or a named class (classify.py), a class
    or type alias of the checkout made in place (`at::IntArrayRef(...)`: type), a name of a namespace that
    the caller's file brings in with `using namespace X` where X is no namespace of the checkout (cute:
