@@ -38,6 +38,12 @@ template <typename T> int same(T a) { return 9; }                 // :16
 inline int same(int64_t a) { return 10; }                         // :17
 } // namespace native
 } // namespace at
+namespace c10 { inline int pad(int64_t n) { return 11; } }
+namespace at {
+using c10::pad;
+inline int pad(const Tensor& t) { return 12; }                    // :23
+inline int pad(const vTensor& t) { return 13; }                   // :24
+} // namespace at
 """
 USER_CPP = """\
 #include "Overloads.h"
@@ -53,6 +59,7 @@ int user(const Tensor& self, int64_t dim, Tensor* out) {
   same(dim);
   widen(any);
   wrap(dim, out);
+  pad(self);
   return 0;
 }
 }} // namespace at::native
@@ -66,7 +73,7 @@ def test_argument_types_of_literals_declared_variables_and_pointers():
         (7, "widen", '["int64_t"]'), (8, "convert", '["Tensor"]'), (9, "name", '["const char*","int"]'),
         (10, "name", '["Tensor","int"]'), (11, "same", '["int64_t"]'),
         (12, "widen", None),  # an `auto` variable: not known from the text
-        (13, "wrap", '["int64_t","Tensor*"]')]
+        (13, "wrap", '["int64_t","Tensor*"]'), (14, "pad", '["Tensor"]')]
 
 
 def test_number_literals_and_parameter_types():
@@ -123,4 +130,5 @@ def test_the_argument_types_pick_the_one_viable_or_the_one_exact_overload(prepar
         (11, "same", "argument-types", 17),  # the template deduces int64_t too: the non-template wins
         (12, "widen", "overload-set", 2),  # nothing known
         (13, "wrap", "overload-set", 2),  # Tensor* to TensorImpl* or to TensorList: not judged, so both stay
+        (14, "pad", "overload-set", 2),  # at's set lacks c10::pad, which `using c10::pad;` brings in beside it
     ]

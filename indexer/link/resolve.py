@@ -269,6 +269,7 @@ class Resolver:
         self._scope_names: set[str] | None = None  # every namespace and class scope, with its prefixes
         self.guards: dict[int, str] = {}  # definitions.id -> its guard (definitions.guard), for How.PER_BUILD
         self._picked: dict[tuple, list[Target]] = {}  # (an overload set's nodes, argument types) -> the answer
+        self.using_declared: frozenset[tuple[str, str]] = frozenset()  # (scope, name) using-declarations add to (overloads.py)
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None, arg_types: str | None = None) -> list[Target]:
@@ -286,7 +287,8 @@ class Resolver:
         if got is None:
             by_node = self._symbol_of_node()
             syms = [by_node[n] for n in nodes if n in by_node]
-            chosen = overloads.pick(syms, arg_types) if len(syms) == len(nodes) else None
+            complete = len(syms) == len(nodes) and (syms[0].scope, syms[0].name) not in self.using_declared
+            chosen = overloads.pick(syms, arg_types) if complete else None
             got = self._picked[key] = [Target(chosen.node, How.ARGUMENT_TYPES, str(len(nodes)))] \
                 if chosen is not None else targets
         return got
