@@ -45,6 +45,12 @@ inline int pad(const Tensor& t) { return 12; }                    // :23
 inline int pad(const vTensor& t) { return 13; }                   // :24
 } // namespace at
 """
+FAR_H = """\
+namespace at { namespace native {
+inline int far(const Tensor& t) { return 14; }
+inline int far(int64_t n) { return 15; }
+}} // namespace at::native
+"""
 USER_CPP = """\
 #include "Overloads.h"
 namespace at { namespace native {
@@ -60,6 +66,9 @@ int user(const Tensor& self, int64_t dim, Tensor* out) {
   widen(any);
   wrap(dim, out);
   pad(self);
+  ::widen(dim);
+  name(self);
+  far(self);
   return 0;
 }
 }} // namespace at::native
@@ -73,7 +82,8 @@ def test_argument_types_of_literals_declared_variables_and_pointers():
         (7, "widen", '["int64_t"]'), (8, "convert", '["Tensor"]'), (9, "name", '["const char*","int"]'),
         (10, "name", '["Tensor","int"]'), (11, "same", '["int64_t"]'),
         (12, "widen", None),  # an `auto` variable: not known from the text
-        (13, "wrap", '["int64_t","Tensor*"]'), (14, "pad", '["Tensor"]')]
+        (13, "wrap", '["int64_t","Tensor*"]'), (14, "pad", '["Tensor"]'), (15, "::widen", '["int64_t"]'),
+        (16, "name", '["Tensor"]'), (17, "far", '["Tensor"]')]
 
 
 def test_number_literals_and_parameter_types():
@@ -90,7 +100,7 @@ def test_number_literals_and_parameter_types():
 def prepared(tmp_path_factory: pytest.TempPathFactory):
     db = built_tree(tmp_path_factory.mktemp("argtypes"), {
         "version.txt": "2.6.0\n", N + "native_functions.yaml": YAML, N + "Overloads.h": OVERLOADS_H,
-        N + "User.cpp": USER_CPP})
+        N + "Far.h": FAR_H, N + "User.cpp": USER_CPP})
     conn = sqlite3.connect(db)
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
@@ -131,4 +141,7 @@ def test_the_argument_types_pick_the_one_viable_or_the_one_exact_overload(prepar
         (12, "widen", "overload-set", 2),  # nothing known
         (13, "wrap", "overload-set", 2),  # Tensor* to TensorImpl* or to TensorList: not judged, so both stay
         (14, "pad", "overload-set", 2),  # at's set lacks c10::pad, which `using c10::pad;` brings in beside it
+        (15, "::widen", "overload-set", 2),  # the global one is written, not the set lookup found
+        (16, "name", "overload-set", 2),  # no member takes one argument: the set is not what is called
+        (17, "far", "overload-set", 2),  # User.cpp does not include Far.h
     ]

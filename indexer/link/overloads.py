@@ -11,7 +11,10 @@ cxx/argument_types.py), the way C++ overload resolution does for the cases that 
   types written out and different, or is a template while the exact one is not (C++ prefers the non-template).
 Never a pick when two stay viable and none is exact, nor for a set in a scope where a using-declaration
 brings in more of the name (`using c10::maybe_wrap_dim;` in namespace at, beside at's own overloads):
-lookup does not follow those, so the set lacks what they add. Parameters written by a macro, or a variadic one at an
+lookup does not follow those, so the set lacks what they add. Resolver.resolve also makes no pick for a
+callee written `::f` (the global one, which lookup from the caller does not stand for), for a set with a
+member that cannot take that many arguments (lookup kept every member, so the name may be no function's:
+`normal(gen)` calls a local distribution object), nor one the caller's file does not include. Parameters written by a macro, or a variadic one at an
 argument's place, leave the candidate unknown: then nothing is picked.
 """
 

@@ -275,19 +275,31 @@ class Resolver:
                 receiver_type: str | None, arg_types: str | None = None) -> list[Target]:
         """The targets of a call; an overload set the argument types (calls.arg_types) pick one of is that one."""
         got = self._resolve_memo(ctx, callee, callee_name, argc, receiver_type)
-        if arg_types is not None and got and got[0].how is How.OVERLOAD_SET:
-            return self._by_argument_types(got, arg_types)
+        if arg_types is not None and got and got[0].how is How.OVERLOAD_SET and not callee.startswith("::"):
+            picked = self._by_argument_types(got, arg_types, argc)
+            if picked is not got and self._seen_from(ctx, picked[0].node):
+                return picked
         return got
 
-    def _by_argument_types(self, targets: list[Target], arg_types: str) -> list[Target]:
-        """The overload the argument types pick (overloads.py), as one definition; else the set unchanged."""
+    def _seen_from(self, ctx: Context, node: int) -> bool:
+        """Whether the caller's file is the definition's or includes it (a pick no include reaches is not made:
+        the set then holds namesakes from all over the checkout, not what the caller's translation unit sees)."""
+        file = self._symbol_of_node()[node].file
+        return file == ctx.file or ctx.includes(file)
+
+    def _by_argument_types(self, targets: list[Target], arg_types: str, argc: int) -> list[Target]:
+        """The overload the argument types pick (overloads.py), as one definition; else the set unchanged. Not
+        for a set in a scope that using-declarations add to, nor for one with a member that cannot take argc
+        arguments (no member could: lookup kept them all, so the name may not be these functions' at all,
+        `normal(gen)` with `normal` a local distribution object)."""
         nodes = tuple(t.node for t in targets) if targets[0].node is not None else targets[0].candidates
         key = (nodes, arg_types)
         got = self._picked.get(key)
         if got is None:
             by_node = self._symbol_of_node()
             syms = [by_node[n] for n in nodes if n in by_node]
-            complete = len(syms) == len(nodes) and (syms[0].scope, syms[0].name) not in self.using_declared
+            complete = len(syms) == len(nodes) and (syms[0].scope, syms[0].name) not in self.using_declared and \
+                all((s.min_args < 0 or _fewest(s) <= argc) and (s.max_args < 0 or argc <= s.max_args) for s in syms)
             chosen = overloads.pick(syms, arg_types) if complete else None
             got = self._picked[key] = [Target(chosen.node, How.ARGUMENT_TYPES, str(len(nodes)))] \
                 if chosen is not None else targets
