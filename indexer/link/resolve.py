@@ -7,8 +7,9 @@ The rules, in order (the first that decides wins):
 1. qualified names in std:: and vendor namespaces are those classes at once;
 2. a member call `x.f()` looks in the class of x's type, then in its bases level by level: the first
    class that has the name hides its bases' members of that name (Tensor::contiguous hides TensorBase's);
-   x's type is its declared one, `x->` going through operator-> (MaybeOwned<Tensor>, intrusive_ptr<T>:
-   the first template argument; TensorArg: what its operator-> returns), and a receiver that is an
+   x's type is its declared one, `x->` going through operator-> (MaybeOwned<Tensor>, intrusive_ptr<T>,
+   std::shared_ptr<T>, std::unique_ptr<T>, std::optional<T>: the first template argument; TensorArg: what its
+   operator-> returns), and a receiver that is an
    expression is typed step by step (see "Receiver types" below);
 3. a qualified name `Q::f` is looked up as Q relative to each enclosing scope of the caller, inner first;
 4. an unqualified name is looked up in the caller's class and namespaces, inner first, then in the
@@ -59,7 +60,7 @@ from .classify import BUILTIN_TYPES, OpForms, named_class, op_called, template_a
 from . import overloads
 from .configurations import one_per_build
 from .kinds import How
-from .symbols import Symbol, Symbols, normalise_scope, normalise_type, scope_chain
+from .symbols import Symbol, Symbols, normalise_scope, normalise_type, scope_chain, split_top_level
 
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
 OVERLOADS_FOLLOWED = 12  # and of one overload set (the argument types pick among them)
@@ -176,6 +177,7 @@ def _last_component(written: str) -> str:
     return written
 
 
+_STD_POINTERS = frozenset(("shared_ptr", "unique_ptr", "optional"))  # the standard classes whose -> reaches their argument
 _SEQUENCES = frozenset(("ArrayRef", "OptionalArrayRef", "SmallVector", "vector", "array", "deque", "IListRef"))
 _PLAIN_RECEIVER = re.compile(r"(?:this->)?[A-Za-z_]\w*")
 # A return type that names no class: a template parameter (T, scalar_t), void, a built-in or a dependent name.
@@ -659,6 +661,8 @@ class Resolver:
             for s in self.symbols.by_name.get("operator->", ()):
                 arrows.setdefault(s.scope.rsplit("::", 1)[-1], []).append(s)
         args = template_args(type_name)
+        if args and head in _STD_POINTERS and type_name.startswith(("std::", head)):
+            return split_top_level(args)[0]  # std::shared_ptr<Buf>: a Buf
         if head in arrows and not args:  # TensorArg: what its operator-> returns
             returned = {self.returns.get(s.id) for s in arrows[head]}
             return returned.pop() or type_name if len(returned) == 1 else type_name
