@@ -43,6 +43,19 @@ namespace at {
 using c10::pad;
 inline int pad(const Tensor& t) { return 12; }                    // :23
 inline int pad(const vTensor& t) { return 13; }                   // :24
+inline int many(int64_t a, char b) { return 0; }
+inline int many(int64_t a, short b) { return 1; }
+inline int many(int64_t a, int b) { return 2; }
+inline int many(int64_t a, long b) { return 3; }
+inline int many(int64_t a, float b) { return 4; }
+inline int many(int64_t a, double b) { return 5; }
+inline int many(int64_t a, bool b) { return 6; }
+inline int many(int64_t a, unsigned b) { return 7; }
+inline int many(int64_t a, Tensor b) { return 8; }
+inline int many(int64_t a, vTensor b) { return 9; }
+inline int many(int64_t a, TensorImpl* b) { return 10; }
+inline int many(int64_t a, const char* b) { return 11; }
+inline int many(int64_t a, long long b) { return 12; }
 } // namespace at
 """
 FAR_H = """\
@@ -69,6 +82,8 @@ int user(const Tensor& self, int64_t dim, Tensor* out) {
   ::widen(dim);
   name(self);
   far(self);
+  many(dim, any);
+  many(dim, any);
   return 0;
 }
 }} // namespace at::native
@@ -83,7 +98,8 @@ def test_argument_types_of_literals_declared_variables_and_pointers():
         (10, "name", '["Tensor","int"]'), (11, "same", '["int64_t"]'),
         (12, "widen", None),  # an `auto` variable: not known from the text
         (13, "wrap", '["int64_t","Tensor*"]'), (14, "pad", '["Tensor"]'), (15, "::widen", '["int64_t"]'),
-        (16, "name", '["Tensor"]'), (17, "far", '["Tensor"]')]
+        (16, "name", '["Tensor"]'), (17, "far", '["Tensor"]'),
+        (18, "many", '["int64_t",null]'), (19, "many", '["int64_t",null]')]
 
 
 def test_number_literals_and_parameter_types():
@@ -144,4 +160,6 @@ def test_the_argument_types_pick_the_one_viable_or_the_one_exact_overload(prepar
         (15, "::widen", "overload-set", 2),  # the global one is written, not the set lookup found
         (16, "name", "overload-set", 2),  # no member takes one argument: the set is not what is called
         (17, "far", "overload-set", 2),  # User.cpp does not include Far.h
+        (18, "many", "overload-set", 1),  # 13 members: one edge that counts them, and no pick
+        (19, "many", "overload-set", 1),  # the same set again
     ]

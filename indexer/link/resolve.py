@@ -279,7 +279,7 @@ class Resolver:
         got = self._resolve_memo(ctx, callee, callee_name, argc, receiver_type)
         if arg_types is not None and got and got[0].how is How.OVERLOAD_SET and not callee.startswith("::"):
             picked = self._by_argument_types(got, arg_types, argc)
-            if picked is not got and self._seen_from(ctx, picked[0].node):
+            if picked[0].how is How.ARGUMENT_TYPES and self._seen_from(ctx, picked[0].node):
                 return picked
         return got
 
