@@ -247,6 +247,7 @@ class Call(Base):
     line: Mapped[int] = mapped_column(Integer)
     argc: Mapped[int] = mapped_column(Integer, comment="number of arguments written at the call: 0 for f()")
     receiver_type: Mapped[str | None] = mapped_column(String, comment="x.f() / x->f() where x is a parameter, local or range-for variable of the caller declared before the call: its type without cv, &, * and at::/c10:: (template arguments kept): TensorIteratorBase, Vectorized<scalar_t>; NULL otherwise and for auto")
+    arg_types: Mapped[str | None] = mapped_column(String, comment="JSON list of each argument's type where the written text says it for certain (a literal: int, unsigned long, double, float, bool, const char*, std::nullptr_t; a variable of the caller declared with a written type, normalised as receiver_type, * for a pointer), null for the others: [\"int\",null,\"Tensor\"]; NULL when none is known")
 
 
 class Launch(Base):
@@ -639,7 +640,7 @@ class Edge(Base):
     dst: Mapped[int | None] = mapped_column(Integer, index=True, comment="nodes.id of the target; NULL when it is not resolved (see how) or the edge is a location (declared-at, dtypes)")
     file: Mapped[str | None] = mapped_column(String, comment="where the edge is written: the call, the <<<, the REGISTER_DISPATCH, the yaml line")
     line: Mapped[int | None] = mapped_column(Integer)
-    how: Mapped[str] = mapped_column(String, comment="exact, same-file, include, same-namespace, using, receiver-type, overload, specialisations, unique-name, registered, yaml, generated; for no target: op, tensor-method, macro, standard, vendor, type, ambiguous, not-in-checkout, virtual")
+    how: Mapped[str] = mapped_column(String, comment="exact, same-file, include, same-namespace, using, receiver-type, overload, argument-types, specialisations, unique-name, registered, yaml, generated, per-build-configuration; for no target: op, tensor-method, macro, standard, vendor, type, ambiguous, not-in-checkout, virtual")
     target: Mapped[str | None] = mapped_column(String, comment="the name as written at the edge's place: at::cuda::blas::gemm<scalar_t>, add_kernel")
     detail: Mapped[str | None] = mapped_column(Text, comment="registers: device and CPU capability (CPU AVX2); launches: the <<<config>>>; dtypes: the macro and its dtypes; ambiguous: the number of candidates")
 

@@ -66,10 +66,9 @@ def argument_lists(f) -> dict[int, object]:
     return {a.start_byte: a for a in f.get("call.args")}
 
 
-def call_argc(f, fn, lists: dict[int, object]) -> int:
-    """The arguments written at the call whose function node is fn (comments not counted): its
-    argument list starts at the `(` after fn; else (a `<<<...>>>` or a comment between) the call
-    node's own list."""
+def call_arguments(f, fn, lists: dict[int, object]):
+    """The argument_list of the call whose function node is fn: the one that starts at the `(` after fn;
+    else (a `<<<...>>>` or a comment between) the call node's own list; None if it has none."""
     end = fn.end_byte
     src = f.src
     if end < len(src) and src[end] != 0x28:
@@ -79,8 +78,15 @@ def call_argc(f, fn, lists: dict[int, object]) -> int:
         parent = fn.parent
         args = parent.child_by_field_name("arguments") if parent is not None else None
         if args is None or args.type != "argument_list":
-            return 0
+            return None
+    return args
+
+
+def call_argc(f, args) -> int:
+    """The arguments written in a call's argument_list (comments not counted); 0 for none."""
+    if args is None:
+        return 0
     n = args.named_child_count
-    if n and src.find(b"/", args.start_byte, args.end_byte) >= 0:
+    if n and f.src.find(b"/", args.start_byte, args.end_byte) >= 0:
         n = sum(1 for c in args.named_children if c.type != "comment")
     return n

@@ -9,12 +9,13 @@ stub uses are recorded only inside function bodies.
 from __future__ import annotations
 
 from ..vocab import StubUseHow
-from .arity import argument_lists, call_argc
+from .argument_types import literal_type, written_arguments
+from .arity import argument_lists, call_argc, call_arguments
 from .callees import DEVICE_ARG, MEMBER_FIELDS, WRITTEN_CALLEES, callee_info, last_component
 from .dtypes import dtype_dispatch
 from .facts import CallFact, LibraryCallFact, StubUseFact
 from .launches import helper_launch
-from .receivers import member_object, receiver_types
+from .receivers import argument_types, member_object, receiver_types
 from .scan import dec, nospace
 from .sites import identifier_nodes, stub_name_spans
 from .sourcefile import SourceFile
@@ -33,6 +34,7 @@ def calls(f: SourceFile) -> None:
     orig, language, caller_at, out = f.orig, f.language, f.caller_at, f.calls
     pending: list[tuple[int, str, int]] = []  # member calls on a plain name: (index in out, the name, offset)
     lists = argument_lists(f)
+    typed: list[tuple[int, list, list[tuple[int, str, int]]]] = []  # calls with an argument's type to set
     for fn in f.get("call.fn"):
         fs, fe = fn.start_byte, fn.end_byte
         if fe - fs > 200:  # a long chain (`TensorIteratorConfig().add_output(out)...`, `py::class_<...>(...).def(...)...`)
@@ -49,13 +51,32 @@ def calls(f: SourceFile) -> None:
                 info = callee_info(info[0], language, wrappers, declared_stubs)
         line = fn.start_point[0] + 1
         caller = caller_at(fs)
-        out.append(CallFact(caller, info[0], info[1], line, call_argc(f, fn, lists)))
+        args = call_arguments(f, fn, lists)
+        argc = call_argc(f, args)
+        out.append(CallFact(caller, info[0], info[1], line, argc))
+        if argc and caller is not None:
+            _argument_types(args, len(out) - 1, typed)
         if caller is not None and (obj := member_object(info[0])) is not None:
             pending.append((len(out) - 1, obj, fs))
         if info[6]:  # special
             _special_call(f, fn, info, caller, line, wrappers)
     _vexing_calls(f)
-    receiver_types(f, pending)
+    declarations = receiver_types(f, pending)
+    argument_types(f, typed, declarations)
+
+
+def _argument_types(args, index: int, typed: list) -> None:
+    """Note the call's literal arguments' types and its identifiers, to be typed by their declarations."""
+    types, names = [], []
+    for i, a in enumerate(written_arguments(args)):
+        kind = a.type
+        if kind == "identifier":
+            names.append((i, dec(a.text), a.start_byte))
+            types.append(None)
+        else:
+            types.append(literal_type(a) if kind != "call_expression" else None)
+    if names or any(t is not None for t in types):
+        typed.append((index, types, names))
 
 
 CHAIN_ROOT = 80  # the longest start of a chain _chain_steps writes out (a variable, a class made in place)

@@ -71,6 +71,9 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
         return None
     scope, is_template, in_class = scope_prefix(node, f)
     pieces = split_scope(written)
+    owner = conversion_owner(node)
+    if owner is not None:  # `inline Half::operator float() const`, read as the type `Half::operator`
+        pieces = [*split_scope(owner), f"operator {written}"]
     quals = _qualifiers(f, node, decl)
     if "__global__" in quals:
         kind = DefinitionKind.GLOBAL_KERNEL
@@ -85,7 +88,7 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
         name=pieces[-1].split("<", 1)[0] if not pieces[-1].startswith("operator") else pieces[-1],
         qualified_name="::".join(scope + pieces),
         kind=kind,
-        signature=norm(f.text(decl)),
+        signature=norm(f.text(decl)) if owner is None else f"{owner}::operator {norm(f.text(decl))}",
         line=node.start_point[0] + 1,  # the first token after the blanked attribute macros
         end_line=node.end_point[0] + 1,
         is_template=is_template,
@@ -94,8 +97,24 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
         max_args=max_args,
         name_line=_other_line(inner.start_point[0] + 1, node.start_point[0] + 1),
         template_params=_template_params(node) if is_template else None,
-        returns=return_type(node, fd),
+        returns=return_type(node, fd) if owner is None else written,
     )
+
+
+def conversion_owner(node) -> str | None:
+    """The class of an out-of-class conversion operator that tree-sitter reads with a storage class or
+    qualifier before it (`inline C10_HOST_DEVICE Half::operator float() const`): it takes `Half::operator`
+    for the return type and `float()` for the declarator. "Half" then (the declarator is the type converted
+    to); None for any other definition. Written without one (`Half::operator float() const`), or inside
+    its class, a conversion operator is an operator_cast, which no definition is made of."""
+    t = node.child_by_field_name("type")
+    if t is None or t.type != "qualified_identifier":
+        return None
+    name = t.child_by_field_name("name")
+    if name is None or name.type != "type_identifier" or name.text != b"operator":
+        return None
+    written = nospace(dec(t.text))
+    return written.removesuffix("::operator") if written.endswith("::operator") else None
 
 
 def _template_params(node) -> tuple[str, ...] | None:

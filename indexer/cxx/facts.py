@@ -69,6 +69,7 @@ class CallFact(NamedTuple):
     line: int
     argc: int = 0  # the arguments written at the call: 0 for f()
     receiver_type: str | None = None  # x.f() / x->f(): x's declared type in the caller ("TensorIteratorBase")
+    arg_types: str | None = None  # JSON list, each argument's type where the text says it for certain (argument_types.py)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ An `auto` declaration takes its type from the initializer: `new T(...)` and `sta
 give T, another variable its type; anything else is written `decltype(<initializer>)`, spaces dropped,
 with a typed variable it starts with written `std::declval<T>()`
 (`auto iter = build_iter(a)` -> "decltype(build_iter(a))", `auto o = self.options()` ->
-"decltype(std::declval<Tensor>().options())"): the link stage types it from return types.
+"decltype(std::declval<Tensor>().options())"): the link stage types it from return types. A call
+longer than 300 characters (a lambda among its arguments) is written with each argument `_`:
+`decltype(LookUpOrCreateCachedGraph<CachedGraph>(_,_))`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import bisect
 import operator
 import re
 
+from .argument_types import encoded
 from .scan import dec, nospace
 from .sourcefile import SourceFile
 
@@ -56,17 +59,35 @@ def _has_receiver(callee: str, at: int) -> bool:
         and re.fullmatch(r"[\w:<>,.\->()\[\]*&+ ]*", rest) is not None and rest.count("(") == rest.count(")"))
 
 
-def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> None:
+def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> "_Declarations | None":
     """Phase (after calls): pending holds (index in f.calls, object name, offset of the call);
     each call whose object has a typed declaration in its function, or is a field of the class
-    around the call, gets that receiver_type."""
+    around the call, gets that receiver_type. Gives the file's declarations if it read them."""
     if not pending:
-        return
+        return None
     types = _Declarations(f)
     for index, name, offset in pending:
         got = types.field(name[6:], offset) if name.startswith("this->") else types.of(name, offset)
         if got is not None:
             f.calls[index] = f.calls[index]._replace(receiver_type=got)
+    return types
+
+
+def argument_types(f: SourceFile, typed: list[tuple[int, list, list[tuple[int, str, int]]]],
+                   types: "_Declarations | None") -> None:
+    """Phase (after receiver_types): typed holds (index in f.calls, the literal arguments' types, the
+    identifier arguments as (position, name, offset)); each identifier declared in the calling function
+    with a written type gets it (argument_types.py), and the call its arg_types."""
+    if not typed:
+        return
+    for index, known, names in typed:
+        if names:
+            types = types or _Declarations(f)
+            for i, name, offset in names:
+                known[i] = types.local(name, offset)
+        value = encoded(known)
+        if value is not None:
+            f.calls[index] = f.calls[index]._replace(arg_types=value)
 
 
 _CASTS = frozenset(("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"))
@@ -89,6 +110,21 @@ class _Declarations:
         for n in f.get("field.name"):
             self.fields.setdefault(n.text, []).append(n)
         self.types: dict[int, str | None] = {}
+        self._pointers: set[int] | None = None  # the offsets of the names a pointer declarator declares
+
+    def local(self, name: str, offset: int) -> str | None:
+        """The written type of a variable declared in the function before offset (`*` added for a pointer
+        declarator); None for a field, an `auto` one or a name not declared there."""
+        got = self.names.get(name.encode())
+        k = bisect.bisect_left(got, offset) - 1 if got else -1
+        if k < 0 or got[k] < self.f.function_start_at(offset):
+            return None
+        t = self.of(name, offset)
+        if t is None or t.startswith("decltype(") or "auto" in t:
+            return None
+        if self._pointers is None:
+            self._pointers = {n.start_byte for n in self.f.get("decl.name") if n.parent.type == "pointer_declarator"}
+        return t + "*" if got[k] in self._pointers else t
 
     def of(self, name: str, offset: int, depth: int = 0) -> str | None:
         """The type of the variable `name` seen at offset: the latest declaration in its function, else a field."""
@@ -152,7 +188,9 @@ class _Declarations:
                 args = fn.child_by_field_name("arguments")
                 return normalised_type(args.named_children[0].text.rstrip(b"*& ")) \
                     if args is not None and args.named_children else None
-        if value.end_byte - value.start_byte > _INIT_LIMIT or kind not in ("call_expression", "field_expression"):
+        if value.end_byte - value.start_byte > _INIT_LIMIT:
+            return _long_call(value) if kind == "call_expression" else None
+        if kind not in ("call_expression", "field_expression"):
             return None
         text = nospace(dec(value.text))
         root = _MEMBER.match(text)
@@ -162,6 +200,22 @@ class _Declarations:
                 return None
             text = f"std::declval<{typed}>()" + text[len(root.group(2)):]
         return f"decltype({text})"
+
+
+_CALLED = ("identifier", "qualified_identifier", "template_function")
+_CALLED_LIMIT = 80  # the longest function name a long initializer's call is written out with
+
+
+def _long_call(value) -> str | None:
+    """A call too long to write out (a lambda among its arguments) as `decltype(f<T>(_,_))`: the function as
+    written and each argument `_`, what typing it by the return type needs (`auto g =
+    LookUpOrCreateCachedGraph<CachedGraph>(key, [&](...) {...})`); None for a call of anything but a name."""
+    fn = value.child_by_field_name("function")
+    args = value.child_by_field_name("arguments")
+    if fn is None or args is None or fn.type not in _CALLED or fn.end_byte - fn.start_byte > _CALLED_LIMIT:
+        return None
+    count = sum(c.type != "comment" for c in args.named_children)
+    return f"decltype({nospace(dec(fn.text))}({','.join('_' * count)}))"
 
 
 def _initializer(decl, at: int):

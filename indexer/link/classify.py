@@ -28,6 +28,12 @@ make_tuple make_pair make_shared make_unique get tie begin end size data distanc
 sort stable_sort fill copy iota to_string stoi stol stoll stod find count all_of any_of none_of
 transform reverse numeric_limits""".split())
 
+# The built-in types and the standard integer typedefs: `float(x)`, `int64_t(n)`, `unsigned(i)` is a functional
+# cast, never a call (C++ has no function of these names; a conversion operator is named `operator float`).
+BUILTIN_TYPES = frozenset("""bool char char8_t char16_t char32_t wchar_t short int long signed unsigned float double
+int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t intmax_t uintmax_t size_t ssize_t
+ptrdiff_t""".split())
+
 _VENDOR = re.compile(
     r"(^|::)(cublas\w*|cudnn\w*|cusparse\w*|cufft\w*|curand\w*|cusolver\w*|nvrtc\w*|nvtx\w*|nccl\w*|magma\w*|"
     r"mkl_\w+|cblas_\w+|Dfti\w+|vsl\w*|vml\w*|v[sdi]Rng\w+|cuda[A-Z]\w*|cu[A-Z]\w*|hip[A-Z]\w*|rocblas\w*|miopen\w*|hipblas\w*|"

@@ -2,11 +2,14 @@
 definitions it can mean, and how that was decided.
 
 The rules, in order (the first that decides wins):
+0. a built-in type or standard integer typedef called unqualified (`float(x)`, `int64_t(n)`, `unsigned(i)`) is a
+   functional cast: the type class, never a definition (conversion operators are named `operator float`);
 1. qualified names in std:: and vendor namespaces are those classes at once;
 2. a member call `x.f()` looks in the class of x's type, then in its bases level by level: the first
    class that has the name hides its bases' members of that name (Tensor::contiguous hides TensorBase's);
-   x's type is its declared one, `x->` going through operator-> (MaybeOwned<Tensor>, intrusive_ptr<T>:
-   the first template argument; TensorArg: what its operator-> returns), and a receiver that is an
+   x's type is its declared one, `x->` going through operator-> (MaybeOwned<Tensor>, intrusive_ptr<T>,
+   std::shared_ptr<T>, std::unique_ptr<T>, std::optional<T>: the first template argument; TensorArg: what its
+   operator-> returns), and a receiver that is an
    expression is typed step by step (see "Receiver types" below);
 3. a qualified name `Q::f` is looked up as Q relative to each enclosing scope of the caller, inner first;
 4. an unqualified name is looked up in the caller's class and namespaces, inner first, then in the
@@ -21,6 +24,8 @@ The rules, in order (the first that decides wins):
    defined outside its class repeats no default argument: its fewest arguments count as 0);
    explicit specialisations answer a call whose template arguments name one, and a call with
    dependent template arguments (`gemm<scalar_t>`) reaches every specialisation;
+   an overload set left (one name in one scope) is told apart by the argument types the call writes
+   (calls.arg_types, overloads.py: the one viable candidate, or the one exact match): argument-types;
 8. no definition: an op through the dispatcher, a Tensor method, or a named class (classify.py), a class
    or type alias of the checkout made in place (`at::IntArrayRef(...)`: type), a name of a namespace that
    the caller's file brings in with `using namespace X` where X is no namespace of the checkout (cute:
@@ -51,10 +56,11 @@ from collections.abc import Callable
 import re
 from typing import NamedTuple
 
-from .classify import OpForms, named_class, op_called, template_args, written_parts
+from .classify import BUILTIN_TYPES, OpForms, named_class, op_called, template_args, written_parts
+from . import overloads
 from .configurations import one_per_build
 from .kinds import How
-from .symbols import Symbol, Symbols, normalise_scope, normalise_type, scope_chain
+from .symbols import Symbol, Symbols, normalise_scope, normalise_type, scope_chain, split_top_level
 
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
 OVERLOADS_FOLLOWED = 12  # and of one overload set (the argument types pick among them)
@@ -171,6 +177,7 @@ def _last_component(written: str) -> str:
     return written
 
 
+_STD_POINTERS = frozenset(("shared_ptr", "unique_ptr", "optional"))  # the standard classes whose -> reaches their argument
 _SEQUENCES = frozenset(("ArrayRef", "OptionalArrayRef", "SmallVector", "vector", "array", "deque", "IListRef"))
 _PLAIN_RECEIVER = re.compile(r"(?:this->)?[A-Za-z_]\w*")
 # A return type that names no class: a template parameter (T, scalar_t), void, a built-in or a dependent name.
@@ -232,6 +239,7 @@ def _closing(text: str, start: int) -> int:
 
 
 _THROUGH_PARAMETER = [Target(None, How.VIRTUAL, "a call through a parameter (a functor, lambda or function pointer)")]
+_FUNCTIONAL_CAST = [Target(None, How.TYPE)]  # `float(x)`: a built-in type (classify.BUILTIN_TYPES)
 
 
 class Resolver:
@@ -262,12 +270,56 @@ class Resolver:
         self._arrows: dict[str, list[Symbol]] | None = None  # the classes that define operator->, and those
         self._scope_names: set[str] | None = None  # every namespace and class scope, with its prefixes
         self.guards: dict[int, str] = {}  # definitions.id -> its guard (definitions.guard), for How.PER_BUILD
+        self._picked: dict[tuple, list[Target]] = {}  # (an overload set's nodes, argument types) -> the answer
+        self.using_declared: frozenset[tuple[str, str]] = frozenset()  # (scope, name) using-declarations add to (overloads.py)
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
-                receiver_type: str | None) -> list[Target]:
+                receiver_type: str | None, arg_types: str | None = None) -> list[Target]:
+        """The targets of a call; an overload set the argument types (calls.arg_types) pick one of is that one."""
+        got = self._resolve_memo(ctx, callee, callee_name, argc, receiver_type)
+        if arg_types is not None and got and got[0].how is How.OVERLOAD_SET and not callee.startswith("::"):
+            picked = self._by_argument_types(got, arg_types, argc)
+            if picked[0].how is How.ARGUMENT_TYPES and self._seen_from(ctx, picked[0].node):
+                return picked
+        return got
+
+    def _seen_from(self, ctx: Context, node: int) -> bool:
+        """Whether the caller's file is the definition's or includes it (a pick no include reaches is not made:
+        the set then holds namesakes from all over the checkout, not what the caller's translation unit sees)."""
+        file = self._symbol_of_node()[node].file
+        return file == ctx.file or ctx.includes(file)
+
+    def _by_argument_types(self, targets: list[Target], arg_types: str, argc: int) -> list[Target]:
+        """The overload the argument types pick (overloads.py), as one definition; else the set unchanged. Not
+        for a set in a scope that using-declarations add to, nor for one with a member that cannot take argc
+        arguments (no member could: lookup kept them all, so the name may not be these functions' at all,
+        `normal(gen)` with `normal` a local distribution object)."""
+        nodes = tuple(t.node for t in targets) if targets[0].node is not None else targets[0].candidates
+        key = (nodes, arg_types)
+        got = self._picked.get(key)
+        if got is None:
+            by_node = self._symbol_of_node()
+            syms = [by_node[n] for n in nodes if n in by_node]
+            complete = len(syms) == len(nodes) and (syms[0].scope, syms[0].name) not in self.using_declared and \
+                all((s.min_args < 0 or _fewest(s) <= argc) and (s.max_args < 0 or argc <= s.max_args) for s in syms)
+            chosen = overloads.pick(syms, arg_types) if complete else None
+            got = self._picked[key] = [Target(chosen.node, How.ARGUMENT_TYPES, str(len(nodes)))] \
+                if chosen is not None else targets
+        return got
+
+    def _symbol_of_node(self) -> dict[int, Symbol]:
+        by_node = self._by_node
+        if by_node is None:
+            by_node = self._by_node = {s.node: s for syms in self.symbols.by_name.values() for s in syms}
+        return by_node
+
+    def _resolve_memo(self, ctx: Context, callee: str, callee_name: str, argc: int,
+                      receiver_type: str | None) -> list[Target]:
         """The targets of a call (memoised: a file calls the same names from the same scope again and again)."""
         if callee_name in ctx.params and callee.split("<", 1)[0] == callee_name:
             return _THROUGH_PARAMETER
+        if callee == callee_name and callee_name in BUILTIN_TYPES:
+            return _FUNCTIONAL_CAST
         if ctx.template_params:
             head = callee.split("<", 1)[0].split("(", 1)[0].split("::", 1)[0]
             if head in ctx.template_params:  # `K<RNG>()(x)`, `Op::apply(x)`: what the caller's caller passes as K, Op
@@ -556,9 +608,7 @@ class Resolver:
 
     def _returned(self, targets: list[Target], raw: bool = False) -> str | None:
         """The return type the targets of a call agree on (one definition, or overloads that return the same)."""
-        by_node = self._by_node
-        if by_node is None:
-            by_node = self._by_node = {s.node: s for syms in self.symbols.by_name.values() for s in syms}
+        by_node = self._symbol_of_node()
         if targets and all(t.how is How.OP for t in targets):  # an op through the dispatcher: its schema's return
             returned = {self.op_returns.get(o) for t in targets for o in t.op}
             return returned.pop() if len(returned) == 1 else None
@@ -611,6 +661,8 @@ class Resolver:
             for s in self.symbols.by_name.get("operator->", ()):
                 arrows.setdefault(s.scope.rsplit("::", 1)[-1], []).append(s)
         args = template_args(type_name)
+        if args and head in _STD_POINTERS and type_name.startswith(("std::", head)):
+            return split_top_level(args)[0]  # std::shared_ptr<Buf>: a Buf
         if head in arrows and not args:  # TensorArg: what its operator-> returns
             returned = {self.returns.get(s.id) for s in arrows[head]}
             return returned.pop() or type_name if len(returned) == 1 else type_name

@@ -19,7 +19,7 @@ from .classify import OpForms, schema_arity
 from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, stub_edges
 from .includes import IncludeGraph
 from .kinds import EdgeKind, How, NodeKind
-from . import template_args
+from . import overloads, template_args
 from .nodes import Nodes, make_nodes
 from .resolve import Context, Resolver
 from ..cxx.scopes import split_scope
@@ -133,6 +133,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     scope_usings = _scope_usings(conn, tables, inline)
     resolver = Resolver(symbols, ops, macros, types, bases, namespaces, scope_usings)
     resolver.guards = definition_guards(conn, def_columns)  # one definition per build configuration (resolve.py)
+    resolver.using_declared = overloads.using_declared(conn)  # no argument-types pick for these names (overloads.py)
     returns, op_returns, tensor_methods = return_types(conn)  # what call chains are typed by (resolve.py)
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
     includes = includes or include_graph(conn, tables)

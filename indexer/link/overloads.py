@@ -1,0 +1,120 @@
+"""Overloads of one name told apart by the argument types the call's text gives (calls.arg_types,
+cxx/argument_types.py), the way C++ overload resolution does for the cases that can be decided here:
+
+- a candidate is not viable when an argument of known type cannot bind its parameter: a Tensor never binds
+  a built-in arithmetic type or a pointer; an arithmetic value or a pointer never binds a Tensor (at::Tensor
+  has no such constructor or conversion); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
+  optional<int64_t> or a pointer as written `0`; a Tensor binds TensorList: each by an implicit constructor);
+- the one viable candidate left, when another was ruled out, is the call's;
+- else, with every argument's type known, the one candidate whose parameters are those types exactly (cv and
+  references stripped) is the call's, when no other may match exactly too: every other one has its parameter
+  types written out and different, or is a template while the exact one is not (C++ prefers the non-template).
+Never a pick when two stay viable and none is exact, nor for a set in a scope where a using-declaration
+brings in more of the name (`using c10::maybe_wrap_dim;` in namespace at, beside at's own overloads):
+lookup does not follow those, so the set lacks what they add. Resolver.resolve also makes no pick for a
+callee written `::f` (the global one, which lookup from the caller does not stand for), for a set with a
+member that cannot take that many arguments (lookup kept every member, so the name may be no function's:
+`normal(gen)` calls a local distribution object), nor one the caller's file does not include. Parameters written by a macro, or a variadic one at an
+argument's place, leave the candidate unknown: then nothing is picked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from .symbols import Symbol, _declared_name, _params, normalise_scope, normalise_type, split_top_level
+
+ARITHMETIC = frozenset(("bool", "char", "signed char", "unsigned char", "wchar_t", "char16_t", "char32_t", "short",
+                        "unsigned short", "int", "unsigned", "unsigned int", "long", "unsigned long", "long long",
+                        "unsigned long long", "float", "double", "long double", "int8_t", "int16_t", "int32_t", "int64_t",
+                        "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "ssize_t", "ptrdiff_t", "intptr_t",
+                        "uintptr_t"))
+TENSORS = frozenset(("Tensor", "TensorBase"))
+_QUALIFIERS = re.compile(r"\b(?:const|volatile|typename|struct|class)\b")
+_NAMELESS = frozenset(("", "const", "volatile", "unsigned", "signed", "long", "short", "struct", "class", "typename"))
+_UNKNOWN = object()  # a parameter list that cannot be read
+
+
+def plain_type(written: str) -> str:
+    """A type compared as C++ binds arguments: no cv, no reference, no at::/c10::, one space between words
+    (`const at::Tensor &` -> Tensor, `const char *` -> char*, `unsigned  long` -> unsigned long)."""
+    text = _QUALIFIERS.sub(" ", written).replace("&", " ")
+    text = re.sub(r"\s*([*<>,:])\s*", r"\1", " ".join(text.split()))
+    return normalise_type(text) if "::" in text else text
+
+
+def parameter_types(signature: str) -> list[str] | None:
+    """Each parameter's type, plain; None when a macro writes them or one is variadic."""
+    params = _params(signature)
+    if params is None:
+        return None
+    out = []
+    for p in params:
+        if "..." in p:
+            return None
+        declared = split_top_level(p.replace("=", ",=", 1))[0] if "=" in p else p
+        declared = declared.strip()
+        name = _declared_name(declared)
+        head = declared[:len(declared) - len(name)] if name and declared.endswith(name) else declared
+        out.append(plain_type(declared if head.strip() in _NAMELESS else head))
+    return out
+
+
+def _binds(arg: str, param: str) -> bool:
+    """Whether an argument of the plain type arg may bind the plain parameter type param (module docstring)."""
+    pointer = param.endswith("*")
+    if arg in TENSORS:
+        return not (pointer or param in ARITHMETIC)
+    if (arg in ARITHMETIC or arg.endswith("*") or arg == "std::nullptr_t") and param in TENSORS:
+        return False
+    return True
+
+
+_PARAMETER_LIKE = re.compile(r"[A-Z]\w?|\w+_t")  # T, Op, scalar_t, accscalar_t: a template parameter, maybe the class's
+
+
+def _dependent(param: str, s: Symbol) -> bool:
+    """Whether a parameter type may name a template parameter: the candidate's own, or one of its class
+    template's, which the definition does not list (`T`, `scalar_t` that is no standard typedef)."""
+    bare = param.rstrip("*")
+    if bare not in ARITHMETIC and _PARAMETER_LIKE.fullmatch(bare):
+        return True
+    return bool(s.template_params) and any(re.search(rf"\b{re.escape(t)}\b", param) for t in s.template_params)
+
+
+def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
+    """The one candidate the argument types choose (module docstring), or None."""
+    args = [plain_type(a) if a is not None else None for a in json.loads(arg_types)]
+    viable, exact, unreadable, ruled_out = [], [], False, False
+    for s in candidates:
+        params = parameter_types(s.signature)
+        if params is None or len(params) < len(args):
+            unreadable = True
+            viable.append(s)
+            continue
+        pairs = [(a, p, _dependent(p, s)) for a, p in zip(args, params) if a is not None]
+        if any(not dependent and not _binds(a, p) for a, p, dependent in pairs):
+            ruled_out = True
+            continue
+        viable.append(s)
+        if len(pairs) == len(args) and all(dependent or a == p for a, p, dependent in pairs):
+            exact.append((s, any(dependent for _a, _p, dependent in pairs)))
+    if len(viable) == 1 and ruled_out:
+        return viable[0]
+    if unreadable:
+        return None
+    plain = [s for s, dependent in exact if not dependent]
+    if len(plain) == 1 and not (plain[0].template_params and len(exact) > 1):
+        return plain[0]
+    return None
+
+
+def using_declared(conn) -> frozenset[tuple[str, str]]:
+    """(scope, name) of every using-declaration: the scope it is written in, normalised as symbol scopes are,
+    and the last component of the name it brings in (Resolver.using_declared)."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "usings" not in tables:
+        return frozenset()
+    return frozenset((normalise_scope(scope.split("::"), frozenset()) if scope else "", name.rsplit("::", 1)[-1])
+                     for scope, name in conn.execute("SELECT DISTINCT scope, name FROM usings WHERE kind = 'declaration'"))
