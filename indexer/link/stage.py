@@ -143,6 +143,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     contexts = Contexts(symbols, includes, usings, global_aliases, local_aliases)
     call_columns = _columns(conn, "calls")
     extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
+    extra += ", arg_types" if extra and "arg_types" in call_columns else ""
     functors = _functors(conn, tables, symbols, resolver)
     included = {t for found in includes.direct.values() for t in found}
     shared = {f: found for f, found in includes.direct.items() if f in included}
@@ -150,7 +151,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
            if f not in included}
     inputs = inputs_fingerprint(cold or nodes, inline, macros, types, bases, namespaces, ops, scope_usings, shared,
                                 bool(includes.direct), global_aliases, callable_classes(conn, tables), op_returns,
-                                tensor_methods)
+                                tensor_methods, resolver.using_declared)
     return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
                     own)
 
@@ -187,8 +188,9 @@ def inputs_fingerprint(nodes: Nodes, *inputs) -> str:
     the facts of its own file (its using-directives, its functions' own type aliases): the op, kernel,
     stub and derivative nodes, inline namespaces, macro and type names, class bases, the namespaces
     defined in, the op forms, the includes of the files others include, the using-directives of headers' namespaces, the type
-    aliases at namespace or class level, the callable classes, the ops' C++ return types and the Tensor methods
-    torchgen generates. The same facts give the same hash,
+    aliases at namespace or class level, the callable classes, the ops' C++ return types, the Tensor methods
+    torchgen generates and the names using-declarations bring into each scope (no argument-types pick for
+    those). The same facts give the same hash,
     whatever the order of their rows' ids."""
     h = hashlib.sha256()
     for row in nodes.rows:
