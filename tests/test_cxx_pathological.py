@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tg_index.indexer import cxx
-from tg_index.indexer.cxx.prepare import comment_out_tables
+from tg_index.indexer.cxx.prepare import comment_out_tables, prepare
 from tg_index.indexer.cxx.scan import Scanner, balanced_args, skip_literal, strip_comments
 
 HEAD = b"namespace at {\nvoid before(int x) { helper(x); }\n}\n"
@@ -112,3 +112,22 @@ def test_two_number_tables_and_a_short_one():
     assert len(out) == len(src) and out.count(b"\n") == src.count(b"\n")
     assert out.count(b"/*") == 2 and out.count(b"*/") == 2
     assert out.index(b"/*") > out.index(b"{") and b"int f();" in out and out.endswith(b"int c[] = {1, 2};\n")
+
+
+@pytest.mark.parametrize("loop, prepared", [
+    (b"for (NSNumber* elem in shape) {", b"for (NSNumber* elem :  shape) {"),
+    (b"for (MPSGraphTensor* t in getTensors(a, b)) {", b"for (MPSGraphTensor* t :  getTensors(a, b)) {"),
+    (b"for (int in = 0; in < n; in++) {", b"for (int in = 0; in < n; in++) {"),  # a C++ loop over a variable `in`
+    (b"for (auto x : in) {", b"for (auto x : in) {"),
+])
+def test_objective_c_fast_enumeration_is_read_as_a_range_for(loop, prepared):
+    assert prepare(loop)[0] == prepared
+
+
+def test_definitions_after_a_fast_enumeration_are_found():
+    src = (b"std::string shape_string(MPSShape* shape) {\n  std::string str;\n  for (NSNumber* elem in shape) {\n"
+           b"    str += std::to_string(elem.unsignedLongValue);\n  }\n  return str;\n}\n"
+           b"Tensor after(const Tensor& self) {\n  return helper(self);\n}\n")
+    facts = cxx.extract(src, "aten/src/ATen/native/mps/X.mm")
+    assert [(d.name, d.line) for d in facts.definitions] == [("shape_string", 1), ("after", 8)]
+    assert facts.parse_errors == 0

@@ -7,7 +7,8 @@ offset and line are the same in the file as written:
   `C10_LAUNCH_BOUNDS_1(128)`) are blanked, except on preprocessor lines;
 - a number table of 16 KB or more becomes a comment inside its braces;
 - a builtin type as an argument of one of the file's own macros becomes `_`;
-- a lambda's qualifier macro (`[&] GPU_LAMBDA (...)`) is blanked.
+- a lambda's qualifier macro (`[&] GPU_LAMBDA (...)`) is blanked;
+- Objective-C's `for (T* x in y)` becomes a range for, `for (T* x :  y)`.
 
 Every pass is linear in the source.
 """
@@ -45,7 +46,22 @@ def prepare(source: bytes) -> tuple[bytes, list[tuple[int, int, int]]]:
         source = _blank_type_arguments(source, spans)
     if b"]" in source and (b"LAMBDA" in source or b"__device__" in source or b"C10_" in source):
         source = _LAMBDA_QUALIFIERS.sub(_blank_lambda_qualifier, source)
+    if b" in " in source and b"for" in source:
+        source = _FAST_ENUMERATION.sub(_range_for, source)
     return source, spans
+
+
+# Objective-C's fast enumeration, `for (NSNumber* elem in shape)` (mps/OperationUtils.mm), is a C++
+# parse error that costs tree-sitter the rest of the file's definitions; its `in` becomes `: ` (a range
+# for, of the same length). A declaration then `in` is never C++, so no C++ loop is rewritten.
+_FAST_ENUMERATION = re.compile(rb"\bfor\s*\(\s*[A-Za-z_][\w:<>]*[\s*&]+[A-Za-z_]\w*\s+(in)\s+[^;{}()]*"
+                               rb"(?:\([^;{}()]*\)[^;{}()]*)*\)")
+
+
+def _range_for(m: re.Match) -> bytes:
+    start, end = m.span(1)
+    whole = m.group(0)
+    return whole[:start - m.start()] + b": " + whole[end - m.start():]
 
 
 # A brace initializer of 16 KB or more holding only numbers (SobolEngineOpsUtils.cpp's 2 MB of
