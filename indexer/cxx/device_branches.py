@@ -30,7 +30,6 @@ from .sourcefile import SourceFile
 DEVICES = ("CPU", "CUDA", "HIP", "MPS", "XPU", "Meta", "Vulkan", "Metal", "MTIA", "XLA", "Lazy", "HPU")
 _BY_METHOD = {f"is_{d.lower()}": d for d in DEVICES}
 _CONSTANT = re.compile(r"(?:(?:at|c10)::)*(?:k(\w+)|(?:DeviceType::)(\w+))$")
-_BY_CONSTANT = {d: d for d in DEVICES}
 _SEARCH = re.compile(rb"\bis_(?:" + b"|".join(d.lower().encode() for d in DEVICES) + rb")\s*\(\s*\)|\b(?:k|DeviceType::)(?:"
                      + b"|".join(d.encode() for d in DEVICES) + rb")\b")
 _DEVICEISH = re.compile(r"device|\.type\(\)$|->type\(\)$", re.IGNORECASE)
@@ -127,8 +126,8 @@ def _compared(constant, other, device: str) -> Truth:
     m = _CONSTANT.match(dec(constant.text).replace(" ", ""))
     if m is None:
         return None
-    tested = _BY_CONSTANT.get(m.group(1) or m.group(2))
-    if tested is None or not _DEVICEISH.search(dec(other.text).replace(" ", "")):
+    tested = m.group(1) or m.group(2)
+    if tested not in DEVICES or not _DEVICEISH.search(dec(other.text).replace(" ", "")):
         return None
     return tested == device
 
