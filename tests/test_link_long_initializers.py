@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
 from tg_index.indexer import cxx
 
 from .conftest import built_tree
@@ -51,22 +52,24 @@ def test_a_long_initializer_call_is_written_with_each_argument_elided():
         (10, "g->graph", "decltype(LookUp<CachedGraph>(_,_))")]
 
 
-def test_the_variable_is_typed_by_the_template_argument_the_function_returns(tmp_path: Path):
-    db = built_tree(tmp_path, {"version.txt": "2.6.0\n", N + "native_functions.yaml": YAML,
-                               N + "Graphs.h": GRAPHS_H, N + "User.mm": USER_CPP})
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_tree(tmp_path_factory.mktemp("long_initializers"), {
+        "version.txt": "2.6.0\n", N + "native_functions.yaml": YAML, N + "Graphs.h": GRAPHS_H, N + "User.mm": USER_CPP})
+
+
+def _calls(db: Path, target: str) -> list[tuple]:
+    """(line, target, how, definition:line) of the call edges written `target` in user()."""
     with sqlite3.connect(db) as conn:
-        got = conn.execute(
+        return conn.execute(
             "SELECT e.line, e.target, e.how, d.name || ':' || d.line FROM edges e JOIN nodes s ON s.id = e.src "
             "LEFT JOIN nodes d ON d.id = e.dst WHERE s.name = 'at::native::user' AND e.kind = 'calls' "
-            "AND e.target = 'g->graph'").fetchall()
-    assert got == [(10, "g->graph", "receiver-type", "at::native::CachedBase::graph:5")]
+            "AND e.target = ?", (target,)).fetchall()
 
 
-def test_arrow_on_a_standard_smart_pointer_reaches_its_argument(tmp_path: Path):
-    db = built_tree(tmp_path, {"version.txt": "2.6.0\n", N + "native_functions.yaml": YAML,
-                               N + "Graphs.h": GRAPHS_H, N + "User.mm": USER_CPP})
-    with sqlite3.connect(db) as conn:
-        got = conn.execute(
-            "SELECT e.line, e.target, e.how, d.name || ':' || d.line FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
-            "WHERE e.kind = 'calls' AND e.target = 'shared->size'").fetchall()
-    assert got == [(12, "shared->size", "receiver-type", "at::native::Graph::size:2")]
+def test_the_variable_is_typed_by_the_template_argument_the_function_returns(db: Path):
+    assert _calls(db, "g->graph") == [(10, "g->graph", "receiver-type", "at::native::CachedBase::graph:5")]
+
+
+def test_arrow_on_a_standard_smart_pointer_reaches_its_argument(db: Path):
+    assert _calls(db, "shared->size") == [(12, "shared->size", "receiver-type", "at::native::Graph::size:2")]
