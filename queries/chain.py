@@ -88,6 +88,7 @@ class _Walk:
     key: str
     device: str | None
     composite: bool = False  # a composite key's walk follows redispatches below its kernel's own body
+    branch: str | None = None  # the device whose branches the walk follows (device_branches.branch_device)
     steps: list[Step] = field(default_factory=list)
     marks: dict[tuple, int] = field(default_factory=dict)  # a step's identity -> its index in steps
     visited: set[int] = field(default_factory=set)
@@ -118,7 +119,7 @@ class _Walk:
             cuts.append(Truncation(f"ambiguous calls with more than {FANOUT} candidates, some leading to device "
                                    "work, not followed", FANOUT, tuple(self.too_many)))
         if self.off_device:
-            cuts.append(Truncation(f"calls in branches that never run on {branch_device(self.device, self.key)}, "
+            cuts.append(Truncation(f"calls in branches that never run on {self.branch}, "
                                    "not followed", RULE,
                                    tuple(f"{where}: {', '.join(names)}" for where, names in self.off_device.items())))
         return tuple(cuts)
@@ -310,7 +311,8 @@ class Linker:
 
     def _walk(self, node: int, key: str, depth: int) -> tuple[list[Step], tuple[Truncation, ...]]:
         """One breadth-first walk from a node (chain() keeps its answer)."""
-        walk = _Walk(key, device_of(key), key in _COMPOSITE)
+        device = device_of(key)
+        walk = _Walk(key, device, key in _COMPOSITE, branch_device(device, key))
         walk.visited.add(node)
         queue: list[tuple[int, int, bool, int | None]] = [(node, 0, False, None)]  # the step that entered it
         for i, (current, level, in_functor, entered) in enumerate(queue):  # the loop sees what it appends
@@ -337,7 +339,7 @@ class Linker:
         if level == 0 or walk.composite:  # the redispatches below are followed: their ops' kernels read at once
             self._prefetch_kernels([e[1] for e in edges if e[0] == EdgeKind.REDISPATCHES_TO_OP and e[8] is not None])
         shown = FUNCTOR_ONLY if in_functor else COMPOSITE_OR_FUNCTOR if walk.composite else ALWAYS
-        device = branch_device(walk.device, walk.key)
+        device = walk.branch
         for kind, _dst, file, line, how, target, detail, loc, dn, need in edges:
             if device is not None and (kind != _CALLS or (dn is not None and need <= shown)) and (
                     why := self.branches.ruled_out(file, line, device)) is not None:
