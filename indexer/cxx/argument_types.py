@@ -57,11 +57,6 @@ def literal_type(node) -> str | None:
     return None
 
 
-def written_arguments(args) -> list:
-    """The argument nodes of an argument_list, comments left out."""
-    return [c for c in args.named_children if c.type != "comment"]
-
-
 def encoded(types: list[str | None]) -> str | None:
     """The column's value: a JSON list, or None when no argument's type is known."""
     return json.dumps(types, separators=(",", ":")) if any(t is not None for t in types) else None

@@ -9,7 +9,7 @@ stub uses are recorded only inside function bodies.
 from __future__ import annotations
 
 from ..vocab import StubUseHow
-from .argument_types import literal_type, written_arguments
+from .argument_types import literal_type
 from .arity import argument_lists, call_argc, call_arguments
 from .callees import DEVICE_ARG, MEMBER_FIELDS, WRITTEN_CALLEES, callee_info, last_component
 from .dtypes import dtype_dispatch
@@ -19,6 +19,7 @@ from .receivers import argument_types, member_object, receiver_types
 from .scan import dec, nospace
 from .sites import identifier_nodes, stub_name_spans
 from .sourcefile import SourceFile
+from .trees import uncommented
 
 
 def calls(f: SourceFile) -> None:
@@ -68,7 +69,7 @@ def calls(f: SourceFile) -> None:
 def _argument_types(args, index: int, typed: list) -> None:
     """Note the call's literal arguments' types and its identifiers, to be typed by their declarations."""
     types, names = [], []
-    for i, a in enumerate(written_arguments(args)):
+    for i, a in enumerate(uncommented(args)):
         kind = a.type
         if kind == "identifier":
             names.append((i, dec(a.text), a.start_byte))

@@ -26,6 +26,7 @@ import re
 from .facts import DeviceBranchFact
 from .scan import dec
 from .sourcefile import SourceFile
+from .trees import uncommented
 
 DEVICES = ("CPU", "CUDA", "HIP", "MPS", "XPU", "Meta", "Vulkan", "Metal", "MTIA", "XLA", "Lazy", "HPU")
 _BY_METHOD = {f"is_{d.lower()}": d for d in DEVICES}
@@ -132,17 +133,12 @@ def _compared(constant, other, device: str) -> Truth:
     return tested == device
 
 
-def _statements(block) -> list:
-    """A block's statements, its comments left out."""
-    return [c for c in block.named_children if c.type != "comment"]
-
-
 def _exits(stmt) -> bool:
     """The statement always leaves the function: a return or throw, or a block that ends with one."""
     if stmt.type in _EXITS:
         return True
     if stmt.type == "compound_statement":
-        body = _statements(stmt)
+        body = uncommented(stmt)
         return bool(body) and body[-1].type in _EXITS
     return False
 
@@ -150,7 +146,7 @@ def _exits(stmt) -> bool:
 def _span(stmt) -> tuple[int, int] | None:
     """The lines a branch's statements are written on (a block: its statements, not its braces)."""
     if stmt.type == "compound_statement":
-        body = _statements(stmt)
+        body = uncommented(stmt)
         if not body:
             return None
         return body[0].start_point[0] + 1, body[-1].end_point[0] + 1
@@ -171,7 +167,7 @@ def _add_after(f: SourceFile, node, not_on: list[str], line: int, text: str) -> 
         block = block.parent
     if block is None or block.type != "compound_statement" or not not_on:
         return
-    body = _statements(block)
+    body = uncommented(block)
     first, last = node.end_point[0] + 2, body[-1].end_point[0] + 1 if body else 0
     if first <= last:
         f.device_branches.append(DeviceBranchFact(first, last, ",".join(not_on), line, "after", text))

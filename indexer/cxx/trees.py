@@ -23,6 +23,11 @@ position = operator.attrgetter("start_byte", "end_byte")  # a node's place in th
 UNORDERED = frozenset(("call.args", "decl", "decl.name"))
 
 
+def uncommented(node) -> list:
+    """A node's named children without its comments: a block's statements, an argument list's arguments."""
+    return [c for c in node.named_children if c.type != "comment"]
+
+
 def language_for(path: str, source: bytes = b"") -> str:
     """"cuda" for .cu/.cuh and for headers that use CUDA syntax, else "cpp"."""
     low = path.lower()
