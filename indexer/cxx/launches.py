@@ -10,6 +10,7 @@ from .callees import last_component
 from .facts import LaunchFact
 from .scan import balanced_args, dec, nospace, norm
 from .sourcefile import SourceFile
+from .trees import uncommented
 
 _CHEVRON = re.compile(rb"<<<")
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:")
@@ -122,7 +123,7 @@ def helper_launch(f: SourceFile, fn, helper: str, args_node, caller: str | None,
         if ta is not None and ta.type == "template_function":
             a = ta.child_by_field_name("arguments")
             targs = norm(f.text(a)) if a is not None else None
-    args = [c for c in args_node.named_children if c.type != "comment"]
+    args = uncommented(args_node)
     lam = next((a for a in args if a.type == "lambda_expression"), None)
     if lam is not None:
         return LaunchFact(helper, None, targs, (), caller, line, lambda_line=lam.start_point[0] + 1)

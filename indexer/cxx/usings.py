@@ -9,6 +9,7 @@ from .kinds import UsingKind
 from .scan import dec, nospace
 from .scopes import scope_prefix
 from .sourcefile import SourceFile
+from .trees import uncommented
 
 _NAMES = ("identifier", "qualified_identifier", "namespace_identifier", "nested_namespace_specifier",
           "type_identifier", "template_type", "dependent_type")
@@ -24,7 +25,7 @@ def usings(f: SourceFile) -> None:
         kind = UsingKind.DIRECTIVE if is_directive else UsingKind.DECLARATION
         f.usings.append(UsingFact(kind, name, None, _scope(f, node), node.start_point[0] + 1))
     for node in f.get("using.namespace_alias"):
-        named = [c for c in node.named_children if c.type != "comment"]
+        named = uncommented(node)
         if len(named) >= 2:
             f.usings.append(UsingFact(UsingKind.ALIAS, nospace(dec(named[-1].text)), nospace(dec(named[0].text)),
                                       _scope(f, node), node.start_point[0] + 1))
