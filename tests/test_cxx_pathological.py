@@ -131,3 +131,24 @@ def test_definitions_after_a_fast_enumeration_are_found():
     facts = cxx.extract(src, "aten/src/ATen/native/mps/X.mm")
     assert [(d.name, d.line) for d in facts.definitions] == [("shape_string", 1), ("after", 8)]
     assert facts.parse_errors == 0
+
+
+def test_a_comment_in_a_define_inside_a_body_does_not_end_the_function():
+    # TensorTopK.cu's launch_gather_topk_kernel: tree-sitter ended `#define RUN_K` at its first `/* */`,
+    # parsed the rest of the macro as statements and closed the function before its last lines
+    src = (b"void launch(int n) {\n"
+           b"#define RUN_K(T)          \\\n"
+           b"  go<T>(n,                 \\\n"
+           b"      /* the count */      \\\n"
+           b"      n);\n"
+           b"  RUN_K(int);\n"
+           b"  after(n);\n"
+           b"}\n"
+           b"void next() {}\n")
+    prepared = prepare(src)[0]
+    assert len(prepared) == len(src) and prepared.count(b"\n") == src.count(b"\n")
+    assert b"/* the count */" not in prepared and b"go<T>(n," in prepared
+    facts = cxx.extract(src, "aten/src/ATen/native/cuda/X.cu")
+    assert [(d.name, d.line, d.end_line) for d in facts.definitions] == [("launch", 1, 8), ("next", 9, 9)]
+    assert ("after", 7, "launch") in {(c.callee, c.line, c.caller) for c in facts.calls}
+    assert ("go<int>", 6, "launch") in {(c.callee, c.line, c.caller) for c in facts.calls}

@@ -8,6 +8,7 @@ offset and line are the same in the file as written:
 - a number table of 16 KB or more becomes a comment inside its braces;
 - a builtin type as an argument of one of the file's own macros becomes `_`;
 - a lambda's qualifier macro (`[&] GPU_LAMBDA (...)`) is blanked;
+- a `/* */` comment in a function-like #define's body is blanked;
 - Objective-C's `for (T* x in y)` becomes a range for, `for (T* x :  y)`.
 
 Every pass is linear in the source.
@@ -44,11 +45,29 @@ def prepare(source: bytes) -> tuple[bytes, list[tuple[int, int, int]]]:
     spans = define_spans(source) if b"define" in source else []
     if spans:
         source = _blank_type_arguments(source, spans)
+        if b"/*" in source:
+            source = _blank_define_comments(source, spans)
     if b"]" in source and (b"LAMBDA" in source or b"__device__" in source or b"C10_" in source):
         source = _LAMBDA_QUALIFIERS.sub(_blank_lambda_qualifier, source)
     if b" in " in source and b"for" in source:
         source = _FAST_ENUMERATION.sub(_range_for, source)
     return source, spans
+
+
+def _blank_define_comments(source: bytes, spans: list[tuple[int, int, int]]) -> bytes:
+    """A `/* ... */` comment on a function-like #define's continuation lines is blanked (newlines kept): tree-sitter
+    ends the directive at it, and parses the rest of the macro's body as the code around it (TensorTopK.cu's
+    `#define RUN_K` inside launch_gather_topk_kernel cut the function short at its first comment)."""
+    out = bytearray(source)
+    for _name, after, end in spans:
+        i = source.find(b"/*", after, end)
+        while i >= 0:
+            j = source.find(b"*/", i + 2, end)
+            if j < 0:
+                break
+            out[i:j + 2] = source[i:j + 2].translate(_BLANK)
+            i = source.find(b"/*", j + 2, end)
+    return bytes(out)
 
 
 # Objective-C's fast enumeration, `for (NSNumber* elem in shape)` (mps/OperationUtils.mm), is a C++
