@@ -430,6 +430,11 @@ class Resolver:
                 methods = [s for s in syms if s.kind == "method"]
                 if methods and len({s.scope for s in methods}) == 1:  # one class has a method of this name
                     return self._choose(ctx, methods, How.UNIQUE, last, argc)
+                # `x.f()` calls a member: a free function of the name (c10::cuda::lower_bound for a std::set's
+                # `pool.heaps.lower_bound`) is none of its candidates
+                syms = [s for s in syms if s.kind == "method" or s.scope.rsplit("::", 1)[-1] in self.types]
+                if not syms:
+                    return [Target(None, How.NOT_IN_CHECKOUT, "no member function of the name in the checkout")]
             if len(syms) > 1 and len({_untemplated(s.qualified_name) for s in syms}) == 1:
                 return self._many(syms, How.OVERLOAD_SET)
             if len(syms) == 1:
