@@ -49,3 +49,35 @@ def test_service_calls_do_no_device_work(tmp_path: Path):
     assert ("at::native::sample_cpu", "calls-library", "viRngBernoulli", "vendor", 1) in got  # Blas.cpp:11
     assert not [g for g in got if g[2] == "MPSHooksRegistry" and g[3] == "vendor"]  # Blas.cpp:14
     assert device["at::native::threads_only"] == 0 and device["at::native::gemm_cpu"] == 1
+
+
+QUERIES = """\
+namespace at { namespace native {
+void sort_cpu(int* a) {
+  if (fbgemm::is_radix_sort_accelerated_with_openmp()) {
+    fbgemm::radix_sort_parallel(a);
+  }
+  bool ok = fbgemm::fbgemmSupportedCPU();
+}
+void add_mkldnn(int* a) {
+  auto attr = ideep::attr_t::fuse_relu();
+  ideep::sum::compute(a);
+}
+}}
+"""
+
+
+def test_capability_checks_and_onednn_attributes_are_no_work(tmp_path: Path):
+    (tmp_path / N).mkdir(parents=True)
+    (tmp_path / N / "Sort.cpp").write_text(QUERIES)
+    (tmp_path / N / "native_functions.yaml").write_text("- func: sortish(Tensor self) -> Tensor\n  dispatch:\n"
+                                                        "    CPU: sort_cpu\n")
+    db = tmp_path / "ix.db"
+    build(tmp_path, db, jobs=1)
+    with sqlite3.connect(db) as conn:
+        got = set(conn.execute("SELECT e.line, e.kind, e.target FROM edges e WHERE e.kind IN ('calls', 'calls-library')"))
+    assert (3, "calls", "fbgemm::is_radix_sort_accelerated_with_openmp") in got  # Sort.cpp:3 asks the library
+    assert (4, "calls-library", "fbgemm::radix_sort_parallel") in got  # Sort.cpp:4 sorts
+    assert (6, "calls", "fbgemm::fbgemmSupportedCPU") in got
+    assert (9, "calls", "ideep::attr_t::fuse_relu") in got  # Sort.cpp:9 names a post-op
+    assert (10, "calls-library", "ideep::sum::compute") in got  # Sort.cpp:10 computes

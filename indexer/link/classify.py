@@ -69,7 +69,9 @@ COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft"
 # Vendor calls that configure or ask the library (threads, version, memory; the CUDA libraries' handles,
 # streams and descriptors made, set or destroyed: cusparseCreateMatDescr, cudnnSetTensorNdDescriptor,
 # cublasSetStream; their Get* queries, such as a workspace size, stay calls of the library) or that only name what an algorithm runs on (thrust's execution policies, iterators and
-# pointer wrappers: thrust::cuda::par, thrust::make_counting_iterator) rather than compute: an edge to the
+# pointer wrappers: thrust::cuda::par, thrust::make_counting_iterator; fbgemm's CPU capability checks,
+# fbgemm::is_radix_sort_accelerated_with_openmp; oneDNN's attributes, scales, dims, engines, streams and the
+# descriptors it expects, ideep::attr_t::fuse_relu) rather than compute: an edge to the
 # vendor (How.VENDOR), not a calls-library edge that ends a chain as the work done.
 _SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak|finalize|thread)\w*|"
                       r"vsl(New|Delete|Copy|SkipAhead|LeapFrog|Get|Save|Load)\w*|"
@@ -77,7 +79,10 @@ _SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak
                       r"(cublas|cublasLt|cusparse|cudnn|cusolverDn|cusolverSp|cufft|curand|miopen|rocblas)"
                       r"(Create|Destroy|Set)\w*|"
                       r"thrust::(\w+::)?(par|par_nosync|seq|device|host)|"
-                      r"thrust::(\w*_iterator|make_\w*_iterator|device_ptr|device_pointer_cast|raw_pointer_cast)(<.*>)?)$")
+                      r"thrust::(\w*_iterator|make_\w*_iterator|device_ptr|device_pointer_cast|raw_pointer_cast)(<.*>)?|"
+                      r"fbgemm::(fbgemmSupportedCPU|is_\w+)|"
+                      r"ideep::(attr_t(::\w+)?|scale_t|zero_point_t|dims|engine(::\w+)?|stream(::\w+)?|tensor::desc|"
+                      r"utils::\w+|\w+::expected_\w+_desc))$")
 
 
 def is_service_call(callee: str) -> bool:
