@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+# The devices a device branch (device_branches.not_on) names: a key's tensors on one of them; a branch ruled
+# out for a device's dense tensors only (by a layout test such as `is_quantized()`) is named DENSE + device.
+BRANCH_DEVICES = ("CPU", "CUDA", "HIP", "MPS", "XPU", "Meta", "Vulkan", "Metal", "MTIA", "XLA", "Lazy", "HPU")
+DENSE = "Dense"
+
 
 class Origin(StrEnum):
     """Where a dispatch row comes from (dispatch.origin)."""

@@ -23,7 +23,7 @@ from typing import NamedTuple
 from ..indexer.facts import Location
 from ..indexer.link.kinds import EdgeKind, How, NodeKind
 from ..indexer.vocab import DefinitionKind, StepKind, StubKind
-from .device_branches import Branches, branch_device
+from .device_branches import Branches, branch_device, dense
 from .results import Definition, Step, Truncation
 
 GENERATED = "generated"
@@ -89,6 +89,7 @@ class _Walk:
     device: str | None
     composite: bool = False  # a composite key's walk follows redispatches below its kernel's own body
     branch: str | None = None  # the device whose branches the walk follows (device_branches.branch_device)
+    dense: bool = False  # the key's tensors are dense (device_branches.dense): layout tests are false
     steps: list[Step] = field(default_factory=list)
     marks: dict[tuple, int] = field(default_factory=dict)  # a step's identity -> its index in steps
     visited: set[int] = field(default_factory=set)
@@ -312,7 +313,7 @@ class Linker:
     def _walk(self, node: int, key: str, depth: int) -> tuple[list[Step], tuple[Truncation, ...]]:
         """One breadth-first walk from a node (chain() keeps its answer)."""
         device = device_of(key)
-        walk = _Walk(key, device, key in _COMPOSITE, branch_device(device, key))
+        walk = _Walk(key, device, key in _COMPOSITE, branch_device(device, key), dense(key))
         walk.visited.add(node)
         queue: list[tuple[int, int, bool, int | None]] = [(node, 0, False, None)]  # the step that entered it
         for i, (current, level, in_functor, entered) in enumerate(queue):  # the loop sees what it appends
@@ -342,7 +343,7 @@ class Linker:
         device = walk.branch
         for kind, _dst, file, line, how, target, detail, loc, dn, need in edges:
             if device is not None and (kind != _CALLS or (dn is not None and need <= shown)) and (
-                    why := self.branches.ruled_out(file, line, device)) is not None:
+                    why := self.branches.ruled_out(file, line, device, walk.dense)) is not None:
                 walk.off_device.setdefault(why, {})[target or str(kind)] = None  # a branch not run on the device
                 continue
             if kind == _CALLS:

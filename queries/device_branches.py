@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from ..indexer.vocab import BRANCH_DEVICES, DENSE
+
 SHOWN = 80  # the characters of a condition a truncation shows
 _BACKEND_SUFFIX = "Meta"  # SparseMeta, SparseCsrMeta, QuantizedMeta, NestedTensorMeta: the Meta device
 
@@ -18,6 +20,12 @@ def branch_device(device: str | None, key: str) -> str | None:
     if device is not None:
         return device
     return "Meta" if key.endswith(_BACKEND_SUFFIX) else None
+
+
+def dense(key: str) -> bool:
+    """Whether a key's tensors are dense (the key is a device's own: CPU, CUDA, Meta), so that a branch only
+    a layout test (`is_quantized()`) rules out never runs for it (indexer/cxx/device_branches.py)."""
+    return key in BRANCH_DEVICES
 
 
 class Branches:
@@ -44,16 +52,17 @@ class Branches:
                                      "WHERE file = ? ORDER BY first_line", (file,))]
         return rows
 
-    def ruled_out(self, file: str | None, line: int | None, device: str) -> str | None:
-        """`FILE:LINE if (CONDITION)` of the innermost branch around file:line that never runs on `device`;
-        None: the line can run there."""
+    def ruled_out(self, file: str | None, line: int | None, device: str, dense_tensors: bool = False) -> str | None:
+        """`FILE:LINE if (CONDITION)` of the innermost branch around file:line that never runs on `device`
+        (for its dense tensors too, if `dense_tensors`); None: the line can run there."""
         if file is None or line is None:
             return None
         found = None
+        also = DENSE + device if dense_tensors else device
         for first, last, not_on, at, condition in self._of(file):
             if first > line:
                 break
-            if line <= last and device in not_on:
+            if line <= last and (device in not_on or also in not_on):
                 shown = condition if len(condition) <= SHOWN else condition[:SHOWN - 3] + "..."
                 found = f"{file.rsplit('/', 1)[-1]}:{at} if {shown}"
         return found

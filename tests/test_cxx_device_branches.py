@@ -147,3 +147,65 @@ def test_each_key_follows_only_its_devices_branch(db: Path):
         ("call", "at::native::copy_impl"), ("call", "at::native::mps_copy_")]
     assert [str(t) for t in mps.truncated] == [
         "calls in branches that never run on MPS, not followed: Copy.cpp:7 if (self.is_mps()): copy_stub"]
+
+
+DENSE_ALL = {"Dense" + d for d in DEVICES}
+
+
+@pytest.mark.parametrize("cond, then_not_on, else_not_on", [
+    # a dense key's tensors are not quantized: the then-branch never runs for them, the else-branch can
+    ("self.is_quantized()", DENSE_ALL, set()),
+    ("self.is_quantized() && !src.is_quantized()", DENSE_ALL, set()),
+    ("!self.is_sparse()", set(), DENSE_ALL),
+    # the device test decides where it can; the layout test only for the devices it leaves open
+    ("self.is_cpu() && self.is_mkldnn()", (ALL - {"CPU"}) | {"DenseCPU"}, set()),
+    ("self.is_nested() || self.is_cuda()", DENSE_ALL - {"DenseCUDA"}, {"CUDA"}),
+])
+def test_a_layout_test_rules_a_branch_out_for_dense_tensors_only(cond, then_not_on, else_not_on):
+    src = f"void f() {{\n  if ({cond}) {{\n    a();\n  }} else {{\n    b();\n  }}\n}}\n"
+    want = ([(3, 3, then_not_on, 2, "then")] if then_not_on else []) + \
+        ([(5, 5, else_not_on, 2, "else")] if else_not_on else [])
+    assert _branches(src) == want
+
+
+QCOPY_CPP = """\
+namespace at::native {
+using copy_fn = void (*)(Tensor&);
+DECLARE_DISPATCH(copy_fn, copy_stub);
+DEFINE_DISPATCH(copy_stub);
+Tensor& quantized_copy(Tensor& self) { at::parallel_for(0, 1, 1, [&](int64_t b, int64_t e) {}); return self; }
+Tensor& copy_impl(Tensor& self, const Tensor& src) {
+  if (self.is_quantized() && !src.is_quantized()) {
+    return quantized_copy(self);
+  }
+  copy_stub(self.device().type(), self);
+  return self;
+}
+Tensor& copy_cpu(Tensor& self, const Tensor& src) { return copy_impl(self, src); }
+Tensor& copy_qcpu(Tensor& self, const Tensor& src) { return copy_impl(self, src); }
+}
+"""
+QYAML = """\
+- func: copy(Tensor self, Tensor src) -> Tensor
+  dispatch:
+    CPU: copy_cpu
+    QuantizedCPU: copy_qcpu
+"""
+
+
+@pytest.fixture(scope="module")
+def qdb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_tree(tmp_path_factory.mktemp("layouts"), {
+        N + "Copy.cpp": QCOPY_CPP, N + "cpu/CopyKernel.cpp": KERNEL_CPP, N + "native_functions.yaml": QYAML})
+
+
+def test_a_dense_key_skips_the_quantized_branch_and_a_quantized_key_follows_both(qdb: Path):
+    by_key = {k.key: k for k in Index.open(qdb).kernels_for("copy")[0].keys}
+    calls = {key: [s.name for s in k.chain if s.kind in ("call", "stub")] for key, k in by_key.items()}
+    assert calls["CPU"] == ["at::native::copy_impl", "copy_stub"]
+    assert [str(t) for t in by_key["CPU"].truncated] == [
+        "calls in branches that never run on CPU, not followed: Copy.cpp:7 if (self.is_quantized() && "
+        "!src.is_quantized()): quantized_copy"]
+    # QuantizedCPU's tensors mix layouts (float src, quantized self): the layout test is unknown there
+    assert calls["QuantizedCPU"] == ["at::native::copy_impl", "at::native::quantized_copy", "copy_stub"]
+    assert by_key["QuantizedCPU"].truncated == ()

@@ -17,21 +17,30 @@ nothing out for its else-branch. A device-ish side is a call whose text names a 
 in `.type()` (`self.device().type()`, `iter.device_type(1)`), or a variable named like one.
 A CPU scalar tensor in a CUDA kernel's `if (other.is_cpu())` is the assumption's known miss:
 the walk says which calls it did not follow, and why.
+
+A layout test (`x.is_quantized()`, `is_sparse()`, `is_sparse_csr()`, `is_nested()`, `is_mkldnn()`)
+is false for the tensors of a dense key (CPU, CUDA, MPS: the dispatcher sends a quantized or sparse
+argument to its own key), and unknown under any other key, whose tensors mix layouts
+(`self.is_quantized() && !src.is_quantized()` is copy_'s float-to-quantized branch). So a branch is
+evaluated twice per device: as above, giving the label D; and with layout tests false, giving
+`Dense` + D (`DenseCUDA`) where only that evaluation rules D out. A dense key's walk honours both.
 """
 
 from __future__ import annotations
 
 import re
 
+from ..vocab import BRANCH_DEVICES, DENSE
 from .facts import DeviceBranchFact
 from .scan import dec
 from .sourcefile import SourceFile
 from .trees import uncommented
 
-DEVICES = ("CPU", "CUDA", "HIP", "MPS", "XPU", "Meta", "Vulkan", "Metal", "MTIA", "XLA", "Lazy", "HPU")
+DEVICES = BRANCH_DEVICES
 _BY_METHOD = {f"is_{d.lower()}": d for d in DEVICES}
+LAYOUT_TESTS = frozenset(("is_quantized", "is_sparse", "is_sparse_csr", "is_nested", "is_mkldnn"))
 _CONSTANT = re.compile(r"(?:(?:at|c10)::)*(?:k(\w+)|(?:DeviceType::)(\w+))$")
-_SEARCH = re.compile(rb"\bis_(?:" + b"|".join(d.lower().encode() for d in DEVICES) + rb")\s*\(\s*\)|\b(?:k|DeviceType::)(?:"
+_SEARCH = re.compile(rb"\bis_(?:" + b"|".join(d.lower().encode() for d in DEVICES) + rb"|quantized|sparse|sparse_csr|nested|mkldnn)\s*\(\s*\)|\b(?:k|DeviceType::)(?:"
                      + b"|".join(d.encode() for d in DEVICES) + rb")\b")
 _DEVICEISH = re.compile(r"device|\.type\(\)$|->type\(\)$", re.IGNORECASE)
 _STOP = frozenset(("compound_statement", "expression_statement", "declaration", "return_statement",
@@ -54,7 +63,10 @@ def device_branches(f: SourceFile) -> None:
         expr = cond.named_children[-1] if cond is not None and cond.named_children else None
         if expr is None:
             continue
-        truth = {d: _truth(expr, d) for d in DEVICES}
+        truth = {d: _truth(expr, d, False) for d in DEVICES}
+        for d in DEVICES:  # where layout tests decide what the device tests alone leave open
+            if truth[d] is None and (dense := _truth(expr, d, True)) is not None:
+                truth[DENSE + d] = dense
         if all(t is None for t in truth.values()):
             continue
         text = " ".join(dec(f.orig[cond.start_byte:cond.end_byte]).split())[:CONDITION_CAP]
@@ -78,20 +90,21 @@ def _if_of(node, offset: int):
     return None
 
 
-def _truth(node, device: str) -> Truth:
-    """The condition's value when everything it tests is on `device`: True, False, or None (unknown)."""
+def _truth(node, device: str, dense: bool) -> Truth:
+    """The condition's value when everything it tests is on `device` (and, if `dense`, is a dense tensor):
+    True, False, or None (unknown)."""
     kind = node.type
     if kind in ("parenthesized_expression", "condition_clause"):
-        return _truth(node.named_children[-1], device) if node.named_children else None
+        return _truth(node.named_children[-1], device, dense) if node.named_children else None
     if kind == "unary_expression":
         op = node.child_by_field_name("operator")
         arg = node.child_by_field_name("argument")
         if op is None or arg is None or op.type != "!":
             return None
-        value = _truth(arg, device)
+        value = _truth(arg, device, dense)
         return None if value is None else not value
     if kind == "call_expression":
-        return _device_test(node, device)
+        return _device_test(node, device, dense)
     if kind != "binary_expression":
         return None
     op = node.child_by_field_name("operator")
@@ -99,7 +112,7 @@ def _truth(node, device: str) -> Truth:
     if op is None or left is None or right is None:
         return None
     if op.type in ("&&", "||"):
-        a, b = _truth(left, device), _truth(right, device)
+        a, b = _truth(left, device, dense), _truth(right, device, dense)
         if op.type == "&&":
             return False if a is False or b is False else (True if a and b else None)
         return True if a is True or b is True else (False if a is False and b is False else None)
@@ -111,14 +124,18 @@ def _truth(node, device: str) -> Truth:
     return None
 
 
-def _device_test(call, device: str) -> Truth:
-    """`x.is_mps()`, `x.device().is_cuda()`: True on that device, False on the others; None: no such test."""
+def _device_test(call, device: str, dense: bool) -> Truth:
+    """`x.is_mps()`, `x.device().is_cuda()`: True on that device, False on the others; a layout test
+    (`x.is_quantized()`): False for dense tensors, else unknown; None: no such test."""
     fn = call.child_by_field_name("function")
     args = call.child_by_field_name("arguments")
     if fn is None or fn.type != "field_expression" or args is None or args.named_child_count:
         return None
     field = fn.child_by_field_name("field")
-    tested = _BY_METHOD.get(dec(field.text)) if field is not None else None
+    name = dec(field.text) if field is not None else ""
+    if name in LAYOUT_TESTS:
+        return False if dense else None
+    tested = _BY_METHOD.get(name)
     return None if tested is None else tested == device
 
 
