@@ -99,9 +99,64 @@ def _launches(steps: list[Any]) -> list[str]:
     return _names(steps, StepKind.LAUNCH, lambda s: s.detail if s.detail and "<<<" not in s.detail else s.name)
 
 
+_ENDS = (StepKind.GLOBAL_KERNEL, StepKind.LIBRARY, StepKind.LAUNCH)  # a chain's end, in the order the brief prefers
+_RANK = {kind: i for i, kind in enumerate((*_ENDS, StepKind.REGISTERED, StepKind.STUB, StepKind.UFUNC))}
+_SLOTS = {StepKind.STUB: "stubs", StepKind.REGISTERED: "registered", StepKind.UFUNC: "device_functions",
+          StepKind.GLOBAL_KERNEL: "launches", StepKind.LAUNCH: "launches", StepKind.LIBRARY: "library"}
+
+
+# The step a block's step lies below, of those one node's expansion yields as siblings (chain.py): a registered
+# function below its stub, its definition below the registration (a redispatched op's kernel below the op),
+# a __global__ below its launch.
+_BLOCK = {StepKind.REGISTERED: (StepKind.STUB,), StepKind.DEFINITION: (StepKind.REGISTERED, StepKind.REDISPATCH),
+          StepKind.GLOBAL_KERNEL: (StepKind.LAUNCH,)}
+
+
+def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str]]:
+    """The chain's steps, one path's first, then the op's own others, then its redispatches', each shallowest
+    first; and the brief lists
+    (_SLOTS) whose first name is then on that path, each below the one before.
+
+    The path ends at the shallowest __global__ kernel (else library call or launch helper, else registered
+    kernel, stub or ufunc device function) of the op's own work, the steps not below a redispatched op; the work of the ops it calls
+    counts only when its own has none of these. The path is that end and the steps above it (`parent`, or
+    the block's head: _BLOCK). None of them: no path, and []."""
+    everything = range(len(chain))
+    up: list[int | None] = [s.parent for s in chain]
+    last: dict[tuple[int | None, str], int] = {}  # a block one node's expansion yields: a stub, then each device's
+    for i, s in enumerate(chain):  # registration and that function's definition; a launch, then its __global__
+        block = _BLOCK.get(s.kind)
+        if block is not None:
+            heads = [last[(s.parent, h)] for h in block if (s.parent, h) in last]
+            if heads:
+                up[i] = max(heads)
+        last[(s.parent, s.kind)] = i
+
+    def above(i: int | None) -> list[int]:
+        got = []
+        while i is not None:
+            got.append(i)
+            i = up[i]
+        return got
+
+    own = [i for i in everything if not any(chain[j].kind == StepKind.REDISPATCH for j in above(i))]
+    pool = own if any(chain[i].kind in _SLOTS for i in own) else everything
+    path: set[int] = set()
+    ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL] or [
+        i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS]
+    if ends:  # the shallowest __global__, else library call or launch helper (a call first), else stub step
+        path = set(above(min(ends, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK))))))
+    mine = set(own)
+    order = sorted(everything, key=lambda i: (i not in path, i not in mine, chain[i].depth))
+    slots = list(dict.fromkeys(_SLOTS[chain[i].kind] for i in order if i in path and chain[i].kind in _SLOTS))
+    return [chain[i] for i in order], slots
+
+
 def key_brief(k: Any) -> dict[str, Any]:
-    """One dispatch key of a kernels-for answer, brief: kernel, definition and what lies below it."""
-    steps = sorted(k.chain, key=lambda s: s.depth)  # the kernel's own dtype sets before its helpers'
+    """One dispatch key of a kernels-for answer, brief: kernel, definition and what lies below it. Each list
+    starts with its step on one path from the kernel to its end (`path`: those lists), then the others
+    shallowest first."""
+    steps, path = _path_first(k.chain)
     item: dict[str, Any] = {"key": k.key, "kernel": k.kernel, "origin": k.origin,
                             "definition": None if k.definition is None else _loc(k.definition.file, k.definition.line)}
     if k.via:
@@ -117,6 +172,8 @@ def key_brief(k: Any) -> dict[str, Any]:
     item["library"] = _names(steps, StepKind.LIBRARY, _library)
     item["dtypes"] = _names(steps, StepKind.DTYPES, _dtype_set)
     item["dtype_union"] = dtype_union([s for s in steps if s.depth <= BRIEF_DTYPE_DEPTH])
+    if path:
+        item["path"] = path
     return item
 
 
@@ -168,9 +225,15 @@ def key_brief_text(item: dict[str, Any], keys: list[str], dtypes_of: dict[str, s
     note = item.get("note") or ""
     where = _short(item["definition"]) or ("[generated]" if "generated" in note else f"[{note}]")
     head = f"  {', '.join(keys)}: {item['kernel']} {where}" + (f" via {item['via']}" if "via" in item else "")
-    # the chain's end: the __global__ launched, else the vendor call
-    end = _capped(item["launches"], END_CAP) if item["launches"] else _capped(item["library"], END_CAP)
-    below = _capped(item["stubs"]) + _capped(item["registered"]) + _capped(item["device_functions"], END_CAP) + end
+    path = item.get("path")
+    if path:  # the first name of each list on the path, in the order met going down; a generated kernel's
+        # device function (ufunc::add) is what its loops run, on the path or not
+        below = [n for lst in ("stubs", "registered", "device_functions", "launches", "library")
+                 if lst in path or lst == "device_functions"
+                 for n in _capped(item[lst], LIST_CAP if lst in ("stubs", "registered") else END_CAP)]
+    else:  # the chain's end: the __global__ launched, else the vendor call
+        end = _capped(item["launches"], END_CAP) if item["launches"] else _capped(item["library"], END_CAP)
+        below = _capped(item["stubs"]) + _capped(item["registered"]) + _capped(item["device_functions"], END_CAP) + end
     line = head + "".join(f" -> {n}" for n in below)
     union = item["dtype_union"]
     if not union:

@@ -28,11 +28,13 @@ SUB_OUT_KEYS = [
     {"key": "CPU", "kernel": "add_out", "origin": "yaml",
      "definition": {"file": "aten/src/ATen/native/BinaryOps.cpp", "line": 14},
      "stubs": ["add_stub"], "registered": ["add_kernel"], "device_functions": [], "launches": ["cpu_kernel"],
-     "library": [], "dtypes": ["ALL_TYPES,Half,BFloat16"], "dtype_union": "all+half+bf16"},
+     "library": [], "dtypes": ["ALL_TYPES,Half,BFloat16"], "dtype_union": "all+half+bf16",
+     "path": ["stubs", "registered", "launches"]},
     {"key": "CUDA", "kernel": "add_out", "origin": "yaml",
      "definition": {"file": "aten/src/ATen/native/BinaryOps.cpp", "line": 14},
      "stubs": ["add_stub"], "registered": ["add_kernel_cuda_impl"], "device_functions": [],
-     "launches": ["add_kernel_cuda <<<>>>"], "library": [], "dtypes": ["FLOATING_TYPES"], "dtype_union": "float"},
+     "launches": ["add_kernel_cuda <<<>>>"], "library": [], "dtypes": ["FLOATING_TYPES"], "dtype_union": "float",
+     "path": ["stubs", "registered", "launches"]},
 ]
 
 
@@ -91,3 +93,50 @@ def test_a_page_without_the_key_a_chain_is_shared_with_shows_the_key_whole(mini_
     assert page.keys[0].same_as == "SparseCPU"
     assert brief.brief("kernels_for", [page])[1].splitlines()[1] == "  SparseCUDA: add_sparse BinaryOps.cpp:20"
     assert "  SparseCUDA     at::native::add_sparse  aten/src/ATen/native/BinaryOps.cpp:20\n" in kernels_for_text([page])
+
+
+def _step(kind: str, name: str, depth: int, parent: int | None, detail: str | None = None):
+    from tg_index.indexer.facts import Location
+    from tg_index.queries.results import Step
+    return Step(kind, name, Location("aten/src/ATen/native/X.cpp", 1), detail=detail, depth=depth, parent=parent)
+
+
+def test_a_key_line_follows_one_path_of_the_ops_own_work():
+    """topk's CUDA kernel: its own body reaches sort_stub (through a helper) and launches gatherTopK; the
+    copy_ it redispatches to reaches copy_stub and a shallower elementwise_kernel. The line is one path of its
+    own work: the shallowest __global__ not below the redispatch, with the stub above it (none here)."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    chain = [
+        _step("redispatch", "copy_", 0, None),  # 0
+        _step("definition", "at::native::copy_", 0, None),  # 1: the redispatched op's kernel (below 0)
+        _step("stub", "copy_stub", 1, 1),  # 2
+        _step("registered", "copy_kernel_cuda", 1, 1, "CUDA"),  # 3
+        _step("definition", "copy_kernel_cuda", 1, 1),  # 4
+        _step("call", "topk_out_with_sort", 0, None),  # 5
+        _step("call", "launch_gather_topk_kernel", 0, None),  # 6
+        _step("launch", "gatherTopK", 1, 6, "<<<"),  # 7
+        _step("global_kernel", "gatherTopK", 1, 6),  # 8: below the launch 7
+        _step("stub", "sort_stub", 1, 5),  # 9
+        _step("registered", "sort_cuda_kernel", 1, 5, "CUDA"),  # 10
+        _step("definition", "sort_cuda_kernel", 1, 5),  # 11
+        _step("launch", "elementwise_kernel", 2, 4, "<<<"),  # 12
+        _step("global_kernel", "elementwise_kernel", 2, 4),  # 13
+        _step("launch", "fill_reverse_indices_kernel", 2, 11, "<<<"),  # 14
+        _step("global_kernel", "fill_reverse_indices_kernel", 2, 11),  # 15
+    ]
+    key = SimpleNamespace(key="CUDA", kernel="topk_out_cuda", origin="yaml", via=None, note=None, definition=None,
+                          chain=chain)
+    item = brief.key_brief(key)
+    assert item["path"] == ["launches"]
+    assert item["launches"] == ["gatherTopK <<<>>>", "fill_reverse_indices_kernel <<<>>>", "elementwise_kernel <<<>>>"]
+    assert item["stubs"] == ["sort_stub", "copy_stub"]  # every stub still listed: the own work's first
+    assert brief.key_brief_text(item, ["CUDA"], {}) == "  CUDA: topk_out_cuda [] -> gatherTopK <<<>>> +2"
+    # without the launch, the end is fill_reverse_indices_kernel below sort_stub: the stub and its kernel show
+    from dataclasses import replace
+    rest = [replace(s, parent=None if s.parent is None else s.parent - 2 * (s.parent > 8)) for s in chain[9:]]
+    item = brief.key_brief(SimpleNamespace(**{**vars(key), "chain": chain[:7] + rest}))
+    assert item["path"] == ["stubs", "registered", "launches"]
+    assert brief.key_brief_text(item, ["CUDA"], {}) == (
+        "  CUDA: topk_out_cuda [] -> sort_stub +1 -> sort_cuda_kernel +1 -> fill_reverse_indices_kernel <<<>>> +1")
