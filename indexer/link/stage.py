@@ -439,15 +439,26 @@ def _scope_usings(conn: sqlite3.Connection, tables: set[str], inline: frozenset[
     if "usings" in tables:
         for file, name, scope in conn.execute("SELECT file, name, scope FROM usings WHERE kind = 'directive'"):
             if is_header(file) and scope not in ("",) and "(" not in scope:
-                target = normalise_scope(name.removeprefix("::").split("::"), inline)
-                out.setdefault(normalise_scope(scope.split("::"), inline), set()).add(target)
+                out.setdefault(normalise_scope(scope.split("::"), inline), set()).update(
+                    nominated(name, scope, inline))
     return {k: frozenset(v) for k, v in out.items()}
+
+
+def nominated(name: str, scope: str | None, inline: frozenset[str]) -> list[str]:
+    """The namespaces `using namespace NAME;` written in SCOPE may bring in, innermost first: NAME is looked up
+    from SCOPE outward (`using namespace mps;` inside at::native is at::native::mps, or a top-level mps);
+    `::NAME` is the top-level one. Names that are no namespace are never a definition's scope, so harmless."""
+    target = name.removeprefix("::").split("::")
+    if name.startswith("::") or not scope or "(" in scope:
+        return [normalise_scope(target, inline)]
+    parts = scope.split("::")
+    return [normalise_scope(parts[:i] + target, inline) for i in range(len(parts), -1, -1)]
 
 
 def _usings(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]) -> dict[str, tuple[str, ...]]:
     """Per file, the namespaces its using-directives bring in (normalised)."""
     out: dict[str, list[str]] = {}
     if "usings" in tables:
-        for file, name in conn.execute("SELECT file, name FROM usings WHERE kind = 'directive' ORDER BY id"):
-            out.setdefault(file, []).append(normalise_scope(name.removeprefix("::").split("::"), inline))
+        for file, name, scope in conn.execute("SELECT file, name, scope FROM usings WHERE kind = 'directive' ORDER BY id"):
+            out.setdefault(file, []).extend(nominated(name, scope, inline))
     return {f: tuple(dict.fromkeys(v)) for f, v in out.items()}
