@@ -53,9 +53,11 @@ def test_add_out_brief_is_at_most_a_kilobyte_with_every_key(ix):
         "SparseCsrCUDA", "MkldnnCPU"]
     lines = text.splitlines()
     # The generated CUDA kernel runs gpu_kernel (torchgen/dest/ufunc.py:285), whose layers launch
-    # elementwise_kernel (CUDALoops.cuh:230) among three __global__ kernels; add_out_sparse_cpu reaches
-    # axpy_stub through add_out_dense_sparse_cpu, whose CPU kernel is cpublas_axpy_impl
-    # (cpu/BlasKernel.cpp:533 registers it for cpublas::axpy_stub, declared at CPUBlas.h:150), and runs parallel_for.
+    # elementwise_kernel (CUDALoops.cuh:230) among three __global__ kernels. A line is one path: add_out_sparse_cpu
+    # calls add_out_dense_sparse_cpu (SparseTensorMath.cpp:558), whose slow path runs at::parallel_for itself
+    # (SparseTensorMath.cpp:782), the shallowest launch; its workers' paths (axpy_stub, whose CPU kernel is
+    # cpublas_axpy_impl: cpu/BlasKernel.cpp:533 registers it for cpublas::axpy_stub, declared at CPUBlas.h:150)
+    # stay in the data.
     assert lines[:6] == [
         "add.out yaml:575 structured backward derivatives.yaml:229 from add.Tensor (out=: no grad_fn)",
         "  CPU: ufunc_add_CPU [generated] -> add_stub -> add_kernel [generated] -> ufunc::add "
@@ -63,9 +65,11 @@ def test_add_out_brief_is_at_most_a_kilobyte_with_every_key(ix):
         "  CUDA: ufunc_add_CUDA [generated] -> ufunc::add -> elementwise_kernel <<<>>> +2 | dtypes as CPU",
         "  Meta: structured_add_Tensor BinaryOps.cpp:151",
         "  MPS: add_out_mps BinaryOps.mm:416",
-        "  SparseCPU, SparseMeta: add_out_sparse_cpu SparseTensorMath.cpp:556 -> axpy_stub -> cpublas_axpy_impl "
-        "-> parallel_for | dtypes as CPU",
+        "  SparseCPU, SparseMeta: add_out_sparse_cpu SparseTensorMath.cpp:556 -> parallel_for | dtypes as CPU",
     ]
+    sparse = next(k for k in data[0]["keys"] if k["key"] == "SparseCPU")
+    assert (sparse["stubs"][:1], sparse["registered"][:1], sparse["path"]) == (
+        ["axpy_stub"], ["cpublas_axpy_impl"], ["launches"])
     # every key is on some line, each line has at most one location
     assert all(any(k in line.split(":")[0] for line in lines) for k in [k["key"] for k in data[0]["keys"]])
 
