@@ -152,3 +152,17 @@ def test_a_comment_in_a_define_inside_a_body_does_not_end_the_function():
     assert [(d.name, d.line, d.end_line) for d in facts.definitions] == [("launch", 1, 8), ("next", 9, 9)]
     assert ("after", 7, "launch") in {(c.callee, c.line, c.caller) for c in facts.calls}
     assert ("go<int>", 6, "launch") in {(c.callee, c.line, c.caller) for c in facts.calls}
+
+
+def test_a_nested_objective_c_message_in_an_argument_is_no_attribute():
+    # OperationUtils.mm:302: `[[` read as a C++ attribute that never closes lost the file's next definitions
+    src = (b"std::string key(const Tensor& t) {\n"
+           b"  return std::string([[getMPSShape(t) valueForKey:@\"description\"] componentsJoinedByString:@\",\"].UTF8String);\n"
+           b"}\n"
+           b"MPSShape* getMPSShape(const Tensor& t) {\n  return shape(t);\n}\n"
+           b"[[maybe_unused]] static int unused() { return 0; }\n")
+    prepared = prepare(src)[0]
+    assert b"std::string([(getMPSShape(t) valueForKey:@\"description\") componentsJoinedByString:" in prepared
+    assert b"[[maybe_unused]]" in prepared and len(prepared) == len(src)
+    facts = cxx.extract(src, "aten/src/ATen/native/mps/X.mm")
+    assert [(d.name, d.line) for d in facts.definitions] == [("key", 1), ("getMPSShape", 4), ("unused", 7)]
