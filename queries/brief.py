@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..indexer.link.kinds import How
 from ..indexer.vocab import StepKind
 from .api import KernelsFor, Reach, Trace
 
@@ -110,6 +111,7 @@ _SLOTS = {StepKind.STUB: "stubs", StepKind.REGISTERED: "registered", StepKind.UF
 # a __global__ below its launch.
 _BLOCK = {StepKind.REGISTERED: (StepKind.STUB,), StepKind.DEFINITION: (StepKind.REGISTERED, StepKind.REDISPATCH),
           StepKind.GLOBAL_KERNEL: (StepKind.LAUNCH,)}
+_GENERATED_HEAD = (StepKind.REGISTERED,)  # the helper a generated registered kernel calls (chain.py: ufunc stubs)
 
 
 def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str]]:
@@ -125,7 +127,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str
     up: list[int | None] = [s.parent for s in chain]
     last: dict[tuple[int | None, str], int] = {}  # a block one node's expansion yields: a stub, then each device's
     for i, s in enumerate(chain):  # registration and that function's definition; a launch, then its __global__
-        block = _BLOCK.get(s.kind)
+        block = _BLOCK.get(s.kind) if s.kind != StepKind.CALL or s.how != How.GENERATED else _GENERATED_HEAD
         if block is not None:
             heads = [last[(s.parent, h)] for h in block if (s.parent, h) in last]
             if heads:

@@ -22,11 +22,13 @@ from typing import NamedTuple
 
 from ..indexer.facts import Location
 from ..indexer.link.kinds import EdgeKind, How, NodeKind
+from ..indexer.naming import ufunc_stub
 from ..indexer.vocab import DefinitionKind, StepKind, StubKind
 from .device_branches import Branches, branch_device, dense
 from .results import Definition, Step, Truncation
 
 GENERATED = "generated"
+UFUNC_SOURCES = "aten/src/ATen/native/ufunc/"  # where the ufunc:: functions of ufunc_inner_loop ops live
 CHAIN_MEMO = 512  # chains a Linker keeps (the oldest goes first): a long-lived server's memory stays bounded
 RULE = -1  # the limit of a truncation that a rule made, not a limit (Truncation prints none)
 FANOUT = 4  # an ambiguous call's candidates are followed only up to this many
@@ -204,6 +206,7 @@ class Linker:
         self._sorted: dict[int, list[tuple]] = {}  # a stub's edges in _stub_edges's order
         self._kernel_table: dict[int, dict[str, _Node]] = {}  # an op node's kernels: key -> implementing node
         self._op_kernels: dict[tuple[int, str], list[tuple[str, _Node]]] = {}  # _kernels_of's answers
+        self._ufuncs: dict[str, list[tuple[str, str, str, Location]]] | None = None  # _ufunc_loops's answer
 
     def op_bases(self) -> set[str]:
         """Base names of every op, also without a trailing underscore (add_ -> add)."""
@@ -383,6 +386,7 @@ class Linker:
 
     def _stub_steps(self, stub: _Node, loc: Location | None, level: int, walk: _Walk):
         yield _step(StepKind.STUB, stub.name, loc, level, how=How.EXACT), None, False
+        registered = False
         for kind, _dst, file, line, how, target, detail, where, dn, _need in self._stub_edges(stub.id):
             where = where or Location(file, line)
             if kind == EdgeKind.DECLARED_AT:
@@ -393,9 +397,65 @@ class Linker:
                 device, _, arch = (detail or "").partition(" ")
                 if walk.device is not None and device != walk.device:
                     continue
+                registered = True
                 yield _step(StepKind.REGISTERED, target, where, level, device, arch or None, how), None, False
                 if dn is not None:
                     yield _step(StepKind.DEFINITION, dn.name, dn.loc, level, device, how=how, site=where), dn, False
+        if not registered:
+            yield from self._generated_registrations(stub.name.rsplit("::", 1)[-1], level, walk)
+
+    def _generated_registrations(self, stub: str, level: int, walk: _Walk):
+        """A ufunc_inner_loop op's stub (add_stub) is registered by the code torchgen generates for it, per
+        device (torchgen/dest/ufunc.py: compute_ufunc_cpu and compute_ufunc_cuda each write
+        `REGISTER_DISPATCH(add_stub, &add_kernel)`), so a kernel calling the stub (sub_out) runs that generated
+        kernel: the helper it calls (cpu_kernel_vec or cpu_kernel, gpu_kernel), the ufunc_inner_loop dtypes and the
+        ufunc:: functions. The same model as the op's own generated kernels (api.Index._generated_chain)."""
+        loops = self._ufunc_loops().get(stub)
+        if not loops:
+            return
+        where, base, keys = loops[0][3], loops[0][1], {k for k, _n, _d, _w in loops}
+        for device in ("CPU", "CUDA") if walk.device is None else (walk.device,):
+            if device not in ("CPU", "CUDA"):
+                continue
+            yield _step(StepKind.REGISTERED, f"{base}_kernel [generated]", where, level, device,
+                        "every capability" if device == "CPU" else None, How.GENERATED), None, False
+            helpers = ["gpu_kernel"] if device == "CUDA" else [
+                h for h, wanted in (("cpu_kernel_vec", {"Generic", "CPUVector"}), ("cpu_kernel", {"ScalarOnly", "CPUScalar"}))
+                if keys & wanted]
+            for helper in helpers:
+                node = self._helper_node(helper, device == "CUDA")
+                if node is not None:
+                    yield _step(StepKind.CALL, node.name, node.loc, level, device, "called by the generated kernel",
+                                How.GENERATED), node, False
+        for ufunc_key, name, dtypes, at in loops:
+            yield _step(StepKind.DTYPES, f"{ufunc_key}: {name}", at, level, detail=", ".join(json.loads(dtypes))), None, False
+        for q, f, ln in self.conn.execute("SELECT qualified_name, file, line FROM definitions WHERE substr(file, 1, ?) = ? "
+                                          "AND name = ? ORDER BY file, line", (len(UFUNC_SOURCES), UFUNC_SOURCES, base)):
+            yield _step(StepKind.UFUNC, q, self.place(f, ln), level), None, False
+
+    def _ufunc_loops(self) -> dict[str, list[tuple[str, str, str, Location]]]:
+        """The ufunc_inner_loop entries by the stub of their op (`add_stub`): (ufunc key, name, dtypes, the op's
+        dispatch entry in native_functions.yaml)."""
+        if self._ufuncs is None:
+            self._ufuncs = {}
+            by_op: dict[int, list[tuple[str, str, str, Location]]] = {}
+            for op, ufunc_key, name, dtypes, file, line in self.conn.execute(
+                    "SELECT l.op_id, l.ufunc_key, l.name, l.dtypes, k.file, k.line FROM ufunc_loops l JOIN dispatch k "
+                    "ON k.op_id = l.op_id AND k.origin = 'ufunc' GROUP BY l.id ORDER BY l.id"):
+                by_op.setdefault(op, []).append((ufunc_key, name, dtypes, self.place(file, line)))
+            for loops in by_op.values():  # the stub is named by the op's first loop (api.Index._generated_chain)
+                self._ufuncs.setdefault(ufunc_stub(loops[0][1]), loops)
+        return self._ufuncs
+
+    def _helper_node(self, name: str, cuda: bool) -> _Node | None:
+        """The node of a launch helper of native/ by name, the CUDA one or the CPU one (helper_chain's choice)."""
+        for node, kind, qualified, file, line, device_path in self.conn.execute(
+                "SELECT n.id, n.kind, n.name, n.file, n.line, n.device_path FROM definitions d JOIN nodes n "
+                "ON n.ref = d.id AND n.kind IN (?, ?) WHERE d.name = ? AND substr(d.file, 1, 21) = 'aten/src/ATen/native/' "
+                "ORDER BY d.file, d.line", (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, name)):
+            if is_cuda(file) == cuda:
+                return self._node(node, kind, qualified, file, line, device_path)
+        return None
 
     def _stub_edges(self, stub: int) -> list[tuple]:
         """A stub's edges, its declaration first, then its definition, then the rest in id order (sorted once)."""

@@ -1,0 +1,95 @@
+"""A ufunc_inner_loop op's stub (add_stub) is registered only by code torchgen generates
+(torchgen/dest/ufunc.py: compute_ufunc_cpu and compute_ufunc_cuda write `REGISTER_DISPATCH(add_stub,
+&add_kernel)`), so another kernel that calls the stub (sub_out, BinaryOps.cpp in PyTorch) runs that generated
+kernel on each device: the walk shows it, the helper it calls and the ufunc:: functions, as for the op's own
+generated kernels. Every expected step is read in the sources below (their line numbers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tg_index.queries import brief
+from tg_index.queries.api import Index
+
+from .conftest import built_tree
+
+N = "aten/src/ATen/native/"
+YAML = """\
+- func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  structured_inherits: TensorIteratorBase
+  ufunc_inner_loop:
+    Generic: add (AllAndComplex, BFloat16, Half, ComplexHalf)
+    ScalarOnly: add (Bool)
+
+- func: sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  structured_inherits: TensorIteratorBase
+  dispatch:
+    CPU, CUDA: sub_out
+"""
+BINARY_H = """\
+namespace at::native {
+using structured_binary_fn_alpha = void(*)(TensorIteratorBase&, const Scalar& alpha);
+DECLARE_DISPATCH(structured_binary_fn_alpha, add_stub);
+}
+"""
+BINARY_CPP = """\
+#include <ATen/native/BinaryOps.h>
+namespace at::native {
+DEFINE_DISPATCH(add_stub);
+TORCH_IMPL_FUNC(sub_out) (const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& result) {
+  add_stub(device_type(), *this, -alpha);
+}
+}
+"""
+UFUNC_H = """\
+namespace at::native::ufunc {
+template <typename T> C10_HOST_DEVICE T add(T self, T other, T alpha) { return self + alpha * other; }
+}
+"""
+CPU_LOOPS = """\
+namespace at::native { inline namespace CPU_CAPABILITY {
+template <typename op_t, typename vop_t>
+void cpu_kernel_vec(TensorIteratorBase& iter, op_t&& op, vop_t&& vop) { iter.for_each(op); }
+}}
+"""
+CUDA_LOOPS = """\
+namespace at::native {
+template <typename func_t> __global__ void elementwise_kernel(int n, func_t f) { f(n); }
+template <typename func_t> void gpu_kernel(TensorIteratorBase& iter, const func_t& f) {
+  elementwise_kernel<<<1, 128, 0, stream>>>(iter.numel(), f);
+}
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_tree(tmp_path_factory.mktemp("ufunc_stub"), {
+        "version.txt": "2.6.0\n", N + "native_functions.yaml": YAML, N + "BinaryOps.h": BINARY_H,
+        N + "BinaryOps.cpp": BINARY_CPP, N + "ufunc/add.h": UFUNC_H, N + "cpu/Loops.h": CPU_LOOPS,
+        N + "cuda/Loops.cuh": CUDA_LOOPS})
+
+
+def test_a_kernel_calling_a_ufunc_stub_runs_the_generated_kernel_per_device(db: Path):
+    [answer] = Index.open(db).kernels_for("sub.out")
+    keys = {k.key: k for k in answer.keys}
+    shown = {key: [(s.kind, s.name, s.file and s.file.rsplit("/", 1)[-1], s.line, s.device) for s in k.chain]
+             for key, k in keys.items()}
+    yaml_line = 4  # the generated kernels come from add.out's ufunc_inner_loop
+    assert shown["CPU"][:6] == [
+        ("stub", "add_stub", "BinaryOps.cpp", 5, None), ("declared", "add_stub", "BinaryOps.h", 3, None),
+        ("defined", "add_stub", "BinaryOps.cpp", 3, None),
+        ("registered", "add_kernel [generated]", "native_functions.yaml", yaml_line, "CPU"),
+        ("call", "at::native::CPU_CAPABILITY::cpu_kernel_vec", "Loops.h", 3, "CPU"),
+        ("dtypes", "Generic: add", "native_functions.yaml", yaml_line, None)]
+    assert ("ufunc", "at::native::ufunc::add", "add.h", 2, None) in shown["CPU"]
+    cuda = shown["CUDA"]
+    assert ("registered", "add_kernel [generated]", "native_functions.yaml", yaml_line, "CUDA") in cuda
+    assert ("call", "at::native::gpu_kernel", "Loops.cuh", 3, "CUDA") in cuda
+    assert ("global_kernel", "at::native::elementwise_kernel", "Loops.cuh", 2, None) in cuda
+    data, text = brief.brief("kernels_for", [answer])
+    assert "  CUDA: sub_out BinaryOps.cpp:4 -> add_stub -> add_kernel [generated] -> ufunc::add -> " \
+           "elementwise_kernel <<<>>>" in text
