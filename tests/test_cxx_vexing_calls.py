@@ -25,3 +25,50 @@ def test_a_vexing_parse_in_a_body_is_a_call_with_one_argument():
         ("at::cuda::blas::gemm<float>", "gemm_internal<float>", "gemm_internal", 3, 1),
         ("at::cuda::blas::gemm<float>", "at::native::gemm<double>", "gemm", 4, 1),
     ]
+
+
+def test_a_call_whose_last_argument_ends_in_braces_is_no_nested_definition():
+    # ReduceMomentKernel.cu:20: tree-sitter reads the call as a function definition inside the body, with
+    # `{}` as its body; C++ has no such thing, so it is the call (three arguments) and no definition
+    src = b"""\
+namespace at::native {
+template <typename scalar_t>
+void impl(TensorIterator& iter) {
+  gpu_reduce_kernel<scalar_t, out_t, 2>(iter, ops, typename ops_t::acc_t{});
+  after(iter);
+}
+}
+"""
+    facts = extract(src, "aten/src/ATen/native/cuda/ReduceMomentKernel.cu")
+    assert [(d.qualified_name, d.line, d.end_line) for d in facts.definitions] == [("at::native::impl", 3, 6)]
+    assert sorted((c.caller, c.callee, c.line, c.argc) for c in facts.calls) == [
+        ("at::native::impl", "after", 5, 1), ("at::native::impl", "gpu_reduce_kernel<scalar_t,out_t,2>", 4, 3)]
+
+
+def test_a_macro_loop_in_a_kernel_is_no_definition_and_its_body_stays_the_kernels():
+    src = b"""\
+namespace at::native {
+template <typename T>
+__global__ void fill_kernel(T* out, int n) {
+  CUDA_KERNEL_LOOP(i, n) {
+    out[i] = compute(i);
+  }
+}
+}
+"""
+    facts = extract(src, "aten/src/ATen/native/cuda/Fill.cu")
+    assert [d.qualified_name for d in facts.definitions] == ["at::native::fill_kernel"]
+    assert ("at::native::fill_kernel", "compute", 5) in {(c.caller, c.callee, c.line) for c in facts.calls}
+
+
+def test_a_constructor_left_in_a_block_by_an_earlier_error_stays_a_definition():
+    # python_sugared_value.h: `struct VISIBILITY_HIDDEN X : ...` is read as a block holding X's constructor
+    src = b"""\
+void f() {
+  {
+    PythonClassValue(ClassTypePtr type, py::object py_type) { init(type); }
+  }
+}
+"""
+    facts = extract(src, "torch/csrc/jit/python/python_sugared_value.h")
+    assert "PythonClassValue" in [d.name for d in facts.definitions]

@@ -12,6 +12,7 @@ from ..vocab import StubUseHow
 from .argument_types import literal_type
 from .arity import argument_lists, call_argc, call_arguments
 from .callees import DEVICE_ARG, MEMBER_FIELDS, WRITTEN_CALLEES, callee_info, last_component
+from .definitions import in_block
 from .dtypes import dtype_dispatch
 from .facts import CallFact, LibraryCallFact, StubUseFact
 from .launches import helper_launch
@@ -62,6 +63,7 @@ def calls(f: SourceFile) -> None:
         if info[6]:  # special
             _special_call(f, fn, info, caller, line, wrappers)
     _vexing_calls(f)
+    _block_definition_calls(f)
     declarations = receiver_types(f, pending)
     argument_types(f, typed, declarations)
 
@@ -128,6 +130,25 @@ def _vexing_calls(f: SourceFile) -> None:
             continue
         callee, last = callee_info(nospace(f.text(kind)), f.language)[:2]
         f.calls.append(CallFact(caller, callee, last, kind.start_point[0] + 1, 1))
+
+
+def _block_definition_calls(f: SourceFile) -> None:
+    """A function_definition in a block that definitions.in_block finds misread is the call of its declarator's
+    name (`gpu_reduce_kernel<scalar_t, out_t, 2>`, a macro loop's name), one argument per parameter read."""
+    for node in f.get("definition"):
+        if not in_block(node):
+            continue
+        fd = node.child_by_field_name("declarator")
+        name = fd.child_by_field_name("declarator")
+        params = fd.child_by_field_name("parameters")
+        if params is None:
+            continue
+        caller = f.caller_at(node.start_byte)
+        if caller is None:
+            continue
+        callee, last = callee_info(nospace(f.text(name)), f.language)[:2]
+        argc = sum(1 for c in params.named_children if c.type != "comment")
+        f.calls.append(CallFact(caller, callee, last, name.start_point[0] + 1, argc))
 
 
 def _special_call(f: SourceFile, fn, info: tuple, caller: str | None, line: int, wrappers) -> None:

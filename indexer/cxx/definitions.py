@@ -48,10 +48,37 @@ def parsed_definitions(f: SourceFile) -> None:
     """Phase: every function_definition tree-sitter found (structured and library macro heads
     are left to the macro sites phase)."""
     for node in f.get("definition"):
+        if in_block(node):
+            continue  # a call tree-sitter misread (calls.py: block_definition_calls)
         fact = _definition(f, node)
         if fact is not None:
             f.definitions.append(fact)
             f.ranges.append((node.start_byte, node.end_byte, fact.qualified_name))
+
+
+def in_block(node) -> bool:
+    """A function_definition written in a block without a return type, not a constructor or destructor (`A::A`):
+    C++ has none, so it is a statement tree-sitter misread, a call whose last argument ends in braces
+    (`gpu_reduce_kernel<scalar_t, out_t, 2>(iter, ops, typename ops_t::acc_t{});`, ReduceMomentKernel.cu:20)
+    or a macro loop (`CUDA_KERNEL_LOOP(i, n) {`), read as a declarator and a body: its arguments read as
+    parameters that are types without names. One with a return type, or named parameters, is kept: an
+    earlier parse error can leave real definitions inside a block."""
+    parent = node.parent
+    if parent is None or parent.type != "compound_statement" or node.child_by_field_name("type") is not None:
+        return False  # a definition with a return type inside a block: an earlier parse error nested it there
+    fd = node.child_by_field_name("declarator")
+    name = fd.child_by_field_name("declarator") if fd is not None and fd.type == "function_declarator" else None
+    if name is None or name.type not in ("template_function", "identifier", "qualified_identifier"):
+        return False
+    parts = split_scope(nospace(name.text.decode("utf-8", "replace")))
+    if len(parts) > 1 and parts[-1].split("<", 1)[0].lstrip("~") == parts[-2].split("<", 1)[0]:
+        return False
+    # the arguments read as parameters are types without names (`(iter, ops)`); a constructor of a class body
+    # an earlier error left in a block names its parameters (`PythonClassValue(ClassTypePtr type, ...)`)
+    params = [c for c in fd.child_by_field_name("parameters").named_children if c.type != "comment"] \
+        if fd.child_by_field_name("parameters") is not None else []
+    return bool(params) and all(p.type == "parameter_declaration" and p.child_by_field_name("declarator") is None
+                                for p in params) and not any(c.type == "field_initializer_list" for c in node.children)
 
 
 def _definition(f: SourceFile, node) -> DefinitionFact | None:
