@@ -206,3 +206,23 @@ const char* s = "inline namespace NotOne {";
     assert f.inline_namespaces == (cxx.InlineNamespaceFact("at::native::CPU_CAPABILITY", 3),
                                    cxx.InlineNamespaceFact("at::native::(anonymous)::Inner", 6))
     assert [d.qualified_name for d in f.definitions] == ["at::native::CPU_CAPABILITY::f"]
+
+
+def test_a_functor_whose_operator_is_under_if_and_else_is_callable():
+    # ReduceSumProdKernel.cu: prod_functor's operator() is written once per #if AT_USE_JITERATOR() branch
+    from tg_index.indexer import cxx
+    src = b"""\
+namespace at::native {
+template <typename scalar_t>
+struct prod_functor {
+#if AT_USE_JITERATOR()
+  void operator()(TensorIterator& iter) { jitted(iter); }
+#else
+  void operator()(TensorIterator& iter) { gpu_reduce_kernel<scalar_t>(iter); }
+#endif
+};
+struct plain { int size() const { return 0; } };
+}
+"""
+    facts = cxx.extract(src, "aten/src/ATen/native/cuda/ReduceSumProdKernel.cu")
+    assert [(c.name, c.has_call_operator) for c in facts.classes] == [("prod_functor", True), ("plain", False)]

@@ -40,8 +40,17 @@ def classes(f: SourceFile) -> None:
         ))
 
 
+_PREPROC = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef")
+
+
 def _has_call_operator(body) -> bool:
+    """Whether a class body declares operator(), also under `#if` / `#else` (ReduceSumProdKernel.cu's
+    prod_functor has one per branch)."""
     for c in body.named_children:
+        if c.type in _PREPROC:
+            if _has_call_operator(c):
+                return True
+            continue
         while c.type == "template_declaration" and c.named_child_count:
             c = c.named_children[-1]
         if c.type not in _MEMBERS:
