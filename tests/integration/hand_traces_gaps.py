@@ -6,7 +6,7 @@ UNDIAGNOSED says where no cause was found."""
 
 from __future__ import annotations
 
-LOCAL_MACRO = 'the #defines written in launch_gather_topk_kernel\'s body (RUN_T holds `[&] {`) break tree-sitter\'s parse of that function, which ends at TensorTopK.cu:887: the RUN_T uses after it belong to no function, so nothing below is reached'
+AT_USE = "written in a file-local #define (RUN_T, RUN_MB): the walk reaches it at the use that expands it (RUN_T(uint32_t), TensorTopK.cu:897 and :899), where the expansion's calls and dtype set are placed (body_macros.py)"
 OTHER_DEVICE = "the stub's CPU registration, written in this CUDA trace: a chain shows the registrations for its key's device only"
 HANDED_ON = 'cpu_serial_kernel(iter, op) calls its overload with a range (Loops.h:374), which hands op on to basic_loop inside a lambda; device_path marks only the function that calls its parameter (basic_loop), not one that passes it on, so the walk does not enter the overload'
 FUNCTOR_LINE = "the functor is shown at its operator() (the next line), not at the struct's line"
@@ -20,21 +20,9 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('tools/autograd/derivatives.yaml:1687', 'sum.dim_IntList'): UNDIAGNOSED,
     },
     'Y1:topk.values-CUDA': {
-        ('aten/src/ATen/native/cuda/TensorTopK.cpp:67', 'launch_gather_topk_kernel'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:793', 'launch_gather_topk_kernel'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:838', 'AT_DISPATCH_ALL_TYPES_AND2'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:823', 'sbtopk::launch'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:181', 'sbtopk::launch'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:200', 'gatherTopK'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:40', 'gatherTopK'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:821', 'mbtopk::launch'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:642', 'mbtopk::launch'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:708', 'radixFindKthValues'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:249', 'radixFindKthValues'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:724', 'computeBlockwiseWithinKCounts'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:400', 'computeBlockwiseWithinKCounts'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:742', 'gatherTopK'): LOCAL_MACRO,
-        ('aten/src/ATen/native/cuda/TensorTopK.cu:496', 'gatherTopK'): LOCAL_MACRO,
+        ('aten/src/ATen/native/cuda/TensorTopK.cu:838', 'AT_DISPATCH_ALL_TYPES_AND2'): AT_USE,
+        ('aten/src/ATen/native/cuda/TensorTopK.cu:823', 'sbtopk::launch'): AT_USE,
+        ('aten/src/ATen/native/cuda/TensorTopK.cu:821', 'mbtopk::launch'): AT_USE,
     },
     'Y1:sort.values_stable-CUDA': {
         ('aten/src/ATen/native/cuda/SortStable.cu:123', 'radix_sort_pairs'): UNDIAGNOSED,
