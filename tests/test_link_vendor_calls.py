@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from tg_index.indexer.build import build
+from .conftest import built_tree
 
 N = "aten/src/ATen/native/"
 SOURCE = """\
@@ -31,13 +31,12 @@ void hooks() {
 """
 
 
+def _yaml(op: str, kernel: str) -> str:
+    return f"- func: {op}(Tensor self) -> Tensor\n  dispatch:\n    CPU: {kernel}\n"
+
+
 def test_service_calls_do_no_device_work(tmp_path: Path):
-    (tmp_path / N).mkdir(parents=True)
-    (tmp_path / N / "Blas.cpp").write_text(SOURCE)
-    (tmp_path / N / "native_functions.yaml").write_text("- func: gemmish(Tensor self) -> Tensor\n  dispatch:\n"
-                                                        "    CPU: gemm_cpu\n")
-    db = tmp_path / "ix.db"
-    build(tmp_path, db, jobs=1)
+    db = built_tree(tmp_path, {N + "Blas.cpp": SOURCE, N + "native_functions.yaml": _yaml("gemmish", "gemm_cpu")})
     with sqlite3.connect(db) as conn:
         got = conn.execute("SELECT s.name, e.kind, e.target, e.how, e.dst IS NOT NULL FROM edges e "
                            "JOIN nodes s ON s.id = e.src WHERE e.kind IN ('calls', 'calls-library') ORDER BY e.id").fetchall()
@@ -68,12 +67,7 @@ void add_mkldnn(int* a) {
 
 
 def test_capability_checks_and_onednn_attributes_are_no_work(tmp_path: Path):
-    (tmp_path / N).mkdir(parents=True)
-    (tmp_path / N / "Sort.cpp").write_text(QUERIES)
-    (tmp_path / N / "native_functions.yaml").write_text("- func: sortish(Tensor self) -> Tensor\n  dispatch:\n"
-                                                        "    CPU: sort_cpu\n")
-    db = tmp_path / "ix.db"
-    build(tmp_path, db, jobs=1)
+    db = built_tree(tmp_path, {N + "Sort.cpp": QUERIES, N + "native_functions.yaml": _yaml("sortish", "sort_cpu")})
     with sqlite3.connect(db) as conn:
         got = set(conn.execute("SELECT e.line, e.kind, e.target FROM edges e WHERE e.kind IN ('calls', 'calls-library')"))
     assert (3, "calls", "fbgemm::is_radix_sort_accelerated_with_openmp") in got  # Sort.cpp:3 asks the library
