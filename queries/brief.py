@@ -115,14 +115,13 @@ _GENERATED_HEAD = (StepKind.REGISTERED,)  # the helper a generated registered ke
 
 
 def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str]]:
-    """The chain's steps, one path's first, then the op's own others, then its redispatches', each shallowest
-    first; and the brief lists
-    (_SLOTS) whose first name is then on that path, each below the one before.
+    """The chain's steps (one path's first, then the op's own others, then its redispatches', each shallowest
+    first) and the brief lists (_SLOTS) whose first name is then on that path, each below the one before.
 
-    The path ends at the shallowest __global__ kernel (else library call or launch helper, else registered
-    kernel, stub or ufunc device function) of the op's own work, the steps not below a redispatched op; the work of the ops it calls
-    counts only when its own has none of these. The path is that end and the steps above it (`parent`, or
-    the block's head: _BLOCK). None of them: no path, and []."""
+    The path ends at the shallowest __global__ kernel of the op's own work, the steps not below a
+    redispatched op (else library call or launch helper, else registered kernel, stub or ufunc device
+    function); the work of the ops it calls counts only when its own has none of these. The path is that end
+    and the steps above it (`parent`, or the head of its block: _BLOCK). None of them: no path, and []."""
     everything = range(len(chain))
     up: list[int | None] = [s.parent for s in chain]
     last: dict[tuple[int | None, str], int] = {}  # a block one node's expansion yields: a stub, then each device's
@@ -146,7 +145,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str
     path: set[int] = set()
     ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL] or [
         i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS]
-    if ends:  # the shallowest __global__, else library call or launch helper (a call first), else stub step
+    if ends:  # the shallowest; at one depth a library call before a launch helper, a stub step last
         path = set(above(min(ends, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK))))))
     mine = set(own)
     order = sorted(everything, key=lambda i: (i not in path, i not in mine, chain[i].depth))

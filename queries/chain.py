@@ -420,17 +420,19 @@ class Linker:
             yield _step(StepKind.REGISTERED, f"{base}_kernel [generated]", where, level, device,
                         "every capability" if device == "CPU" else None, How.GENERATED), None, False
             helpers = ["gpu_kernel"] if device == "CUDA" else [
-                h for h, wanted in (("cpu_kernel_vec", {"Generic", "CPUVector"}), ("cpu_kernel", {"ScalarOnly", "CPUScalar"}))
-                if keys & wanted]
+                h for h, wanted in (("cpu_kernel_vec", {"Generic", "CPUVector"}),
+                                    ("cpu_kernel", {"ScalarOnly", "CPUScalar"})) if keys & wanted]
             for helper in helpers:
                 node = self._helper_node(helper, device == "CUDA")
                 if node is not None:
                     yield _step(StepKind.CALL, node.name, node.loc, level, device, "called by the generated kernel",
                                 How.GENERATED), node, False
         for ufunc_key, name, dtypes, at in loops:
-            yield _step(StepKind.DTYPES, f"{ufunc_key}: {name}", at, level, detail=", ".join(json.loads(dtypes))), None, False
-        for q, f, ln in self.conn.execute("SELECT qualified_name, file, line FROM definitions WHERE substr(file, 1, ?) = ? "
-                                          "AND name = ? ORDER BY file, line", (len(UFUNC_SOURCES), UFUNC_SOURCES, base)):
+            yield _step(StepKind.DTYPES, f"{ufunc_key}: {name}", at, level,
+                        detail=", ".join(json.loads(dtypes))), None, False
+        for q, f, ln in self.conn.execute(
+                "SELECT qualified_name, file, line FROM definitions WHERE substr(file, 1, ?) = ? AND name = ? "
+                "ORDER BY file, line", (len(UFUNC_SOURCES), UFUNC_SOURCES, base)):
             yield _step(StepKind.UFUNC, q, self.place(f, ln), level), None, False
 
     def _ufunc_loops(self) -> dict[str, list[tuple[str, str, str, Location]]]:
@@ -451,8 +453,9 @@ class Linker:
         """The node of a launch helper of native/ by name, the CUDA one or the CPU one (helper_chain's choice)."""
         for node, kind, qualified, file, line, device_path in self.conn.execute(
                 "SELECT n.id, n.kind, n.name, n.file, n.line, n.device_path FROM definitions d JOIN nodes n "
-                "ON n.ref = d.id AND n.kind IN (?, ?) WHERE d.name = ? AND substr(d.file, 1, 21) = 'aten/src/ATen/native/' "
-                "ORDER BY d.file, d.line", (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, name)):
+                "ON n.ref = d.id AND n.kind IN (?, ?) WHERE d.name = ? "
+                "AND substr(d.file, 1, 21) = 'aten/src/ATen/native/' ORDER BY d.file, d.line",
+                (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, name)):
             if is_cuda(file) == cuda:
                 return self._node(node, kind, qualified, file, line, device_path)
         return None
