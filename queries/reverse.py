@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..indexer import naming
 from ..indexer.link.kinds import EdgeKind, How, NodeKind
-from .chain import binding_site, device_of, is_cuda
+from .chain import UFUNC_SOURCES, binding_site, device_of, is_cuda
 from .results import OpsFor, Reach, Truncation
 
 CALLERS_PER_NODE = 200  # edges followed up from one node
@@ -97,6 +97,21 @@ class Reverse:
         kernel = naming.ufunc_kernel(base, "CPU")
         return self.conn.execute("SELECT op, key, kernel FROM dispatch WHERE kernel = ?", (kernel,)).fetchall()
 
+    def _ufunc_runs(self, name: str) -> tuple[list[tuple[str, str, str]], str | None]:
+        """For a ufunc:: function (native/ufunc/add.h's add): the generated kernels that run it, the (op, key,
+        kernel) rows of the ufunc_inner_loop ops naming it, and their ops' stub (add_stub), whose callers run
+        those kernels too (chain.py registers them for the stub); ([], None) for any other name."""
+        parts = name.removeprefix("::").split("::")
+        if len(parts) > 1 and parts[-2] != "ufunc":
+            return [], None
+        if self.conn.execute("SELECT 1 FROM definitions WHERE name = ? AND substr(file, 1, ?) = ? LIMIT 1",
+                             (parts[-1], len(UFUNC_SOURCES), UFUNC_SOURCES)).fetchone() is None:
+            return [], None
+        rows = self.conn.execute(
+            "SELECT k.op, k.key, k.kernel, MIN(l.id) FROM ufunc_loops l JOIN dispatch k ON k.op_id = l.op_id "
+            "AND k.origin = 'ufunc' WHERE l.name = ? GROUP BY k.id ORDER BY k.id", (parts[-1],)).fetchall()
+        return [r[:3] for r in rows], (naming.ufunc_stub(parts[-1]) if rows else None)
+
     def reach(self, name: str, depth: int = 6) -> OpsFor:
         hits: dict[tuple[str, str], Reach] = {}
         for op, key, kernel in self._generated_users(name.split("::")[-1]):
@@ -105,6 +120,14 @@ class Reverse:
             hits.setdefault((op, key), Reach(op, key, kernel, (f"{kernel} [generated]",)))
         frontier: list[_Entry] = [(node, (n,), "CUDA" if f and is_cuda(f) else None, None)
                                   for node, n, f in self.starts(name)]
+        runs, stub = self._ufunc_runs(name)
+        for op, key, kernel in runs:
+            hits.setdefault((op, key), Reach(op, key, kernel, (f"{kernel} [generated] -> runs {name}",)))
+        if stub is not None:  # the kernels that call the stub run the generated kernel registered for it
+            for op, key, kernel in self._generated_users(stub):
+                hits.setdefault((op, key), Reach(op, key, kernel, (f"{kernel} [generated] -> runs {name}",)))
+            frontier += [(node, (n, f"{naming.stub_base(stub)}_kernel [generated]", name), None, None)
+                         for node, n, _f in self.starts(stub)]
         seen = {(e[0], e[2], None) for e in frontier}
         cuts = _Cuts()
         for level in range(depth + 1):

@@ -93,3 +93,14 @@ def test_a_kernel_calling_a_ufunc_stub_runs_the_generated_kernel_per_device(db: 
     data, text = brief.brief("kernels_for", [answer])
     assert "  CUDA: sub_out BinaryOps.cpp:4 -> add_stub -> add_kernel [generated] -> ufunc::add -> " \
            "elementwise_kernel <<<>>>" in text
+
+
+def test_ops_for_a_ufunc_function_finds_the_generated_kernels_and_the_stubs_callers(db: Path):
+    hits = {(r.op, r.key): r.path for r in Index.open(db).ops_for("ufunc::add")}
+    # add.out's generated kernels run ufunc::add (add.out's ufunc_inner_loop, yaml line 4); sub_out calls
+    # add_stub (BinaryOps.cpp:5), whose generated registration runs it too
+    assert hits[("add.out", "CPU")] == ("ufunc_add_CPU [generated] -> runs ufunc::add",)
+    assert hits[("add.out", "CUDA")] == ("ufunc_add_CUDA [generated] -> runs ufunc::add",)
+    for key in ("CPU", "CUDA"):
+        assert hits[("sub.out", key)] == ("at::native::structured_sub_out::impl", "uses add_stub",
+                                          "add_kernel [generated]", "ufunc::add")
