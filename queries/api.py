@@ -29,7 +29,7 @@ from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind, StubUseH
 from ..schema.version import SCHEMA_VERSION
 from . import guard
 from .backward import BackwardUse, backward_of
-from .chain import GENERATED, Linker
+from .chain import GENERATED, Linker, ufunc_helpers
 from .match import at_boundary, prefix_glob, shown, suffix_args, suffix_clause, user_glob
 from .results import (META_STEP, Backward, Formula, Health, HopKind, KeyHealth, KernelInfo, KernelsFor, KeyKernel,
                       OpInfo, OpsFor, OpSummary, PartialFile, Reach, Step, StubInfo, StubSite, Symbol, Trace, TraceOp,
@@ -49,7 +49,6 @@ def ufunc_cpu_kernel(base: str) -> str:
     (A naming rule that indexer/naming.py does not hold yet.)"""
     return f"{base}_kernel"
 
-_UFUNC_SOURCES = "aten/src/ATen/native/ufunc/"  # where the ufunc:: functions of ufunc_inner_loop ops live
 
 
 def shared_chains(rows: list[KeyKernel]) -> tuple[KeyKernel, ...]:
@@ -299,8 +298,6 @@ class Index:
         stub = naming.ufunc_stub(base)
         steps = []
         kernel = naming.ufunc_kernel(op_name.split(".")[0], key) if key in naming.UFUNC_KEYS else key
-        # The helpers torchgen's generated kernels call (torchgen/dest/ufunc.py: cpu_kernel_vec for the dtypes
-        # with a CPUVector loop (a Generic entry gives one), cpu_kernel for scalar-only ones, gpu_kernel on CUDA).
         keys = {k for k, _n, _d in loops}
         if key == "CPU":
             steps.append(Step(StepKind.GENERATED, f"{kernel}: structured impl calling {stub}", where, "CPU"))
@@ -309,22 +306,17 @@ class Index:
                 steps.append(Step(StepKind.STUB, stub, Location(f, ln), detail="registered by generated code"))
             steps.append(Step(StepKind.REGISTERED, f"{ufunc_cpu_kernel(base)} [generated]", where, "CPU",
                               "every capability"))
-            helpers = [h for h, wanted in (("cpu_kernel_vec", {"Generic", "CPUVector"}),
-                                           ("cpu_kernel", {"ScalarOnly", "CPUScalar"})) if keys & wanted]
         else:
             steps.append(Step(StepKind.GENERATED, f"{kernel}: gpu_kernel over ufunc::{base}", where, key))
-            helpers = ["gpu_kernel"]
-        for helper in helpers:
+        for helper in ufunc_helpers(keys, key != "CPU"):  # the helpers the generated kernel calls
             # the generated kernel (the last step so far) calls the helper
             below, _cuts = self.linker().helper_chain(helper, key, depth, "called by the generated kernel",
                                                       len(steps) - 1, len(steps))
             steps.extend(below)
         for ufunc_key, loop_name, dtypes in loops:
             steps.append(Step(StepKind.DTYPES, f"{ufunc_key}: {loop_name}", where, detail=", ".join(json.loads(dtypes))))
-        for q, f, ln in self.conn.execute(
-                "SELECT qualified_name, file, line FROM definitions WHERE substr(file, 1, ?) = ? AND name = ? "
-                "ORDER BY file, line", (len(_UFUNC_SOURCES), _UFUNC_SOURCES, base)):
-            steps.append(Step(StepKind.UFUNC, q, Location(f, ln)))
+        for q, at in self.linker().ufunc_functions(base):
+            steps.append(Step(StepKind.UFUNC, q, at))
         return tuple(steps)
 
     @_reads

@@ -124,6 +124,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str
     and the steps above it (`parent`, or the head of its block: _BLOCK). None of them: no path, and []."""
     everything = range(len(chain))
     up: list[int | None] = [s.parent for s in chain]
+    redispatched: list[bool] = []  # below a redispatched op (a step's parent and block head come before it)
     last: dict[tuple[int | None, str], int] = {}  # a block one node's expansion yields: a stub, then each device's
     for i, s in enumerate(chain):  # registration and that function's definition; a launch, then its __global__
         block = _BLOCK.get(s.kind) if s.kind != StepKind.CALL or s.how != How.GENERATED else _GENERATED_HEAD
@@ -132,6 +133,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str
             if heads:
                 up[i] = max(heads)
         last[(s.parent, s.kind)] = i
+        redispatched.append(s.kind == StepKind.REDISPATCH or (up[i] is not None and redispatched[up[i]]))
 
     def above(i: int | None) -> list[int]:
         got = []
@@ -140,7 +142,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str
             i = up[i]
         return got
 
-    own = [i for i in everything if not any(chain[j].kind == StepKind.REDISPATCH for j in above(i))]
+    own = [i for i in everything if not redispatched[i]]
     pool = own if any(chain[i].kind in _SLOTS for i in own) else everything
     path: set[int] = set()
     ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL] or [

@@ -57,6 +57,22 @@ def device_of(key: str) -> str | None:
     return None
 
 
+def ufunc_helpers(loop_keys: set[str], cuda: bool) -> list[str]:
+    """The helpers torchgen's generated kernels of a ufunc_inner_loop op call (torchgen/dest/ufunc.py):
+    gpu_kernel on CUDA; on CPU cpu_kernel_vec for the dtypes with a CPUVector loop (a Generic entry gives one)
+    and cpu_kernel for scalar-only ones."""
+    if cuda:
+        return ["gpu_kernel"]
+    return [h for h, wanted in (("cpu_kernel_vec", {"Generic", "CPUVector"}), ("cpu_kernel", {"ScalarOnly", "CPUScalar"}))
+            if loop_keys & wanted]
+
+
+def ufunc_definitions(conn: sqlite3.Connection, base: str) -> list[tuple[str, str, int]]:
+    """(qualified name, file, line) of the ufunc:: functions of native/ufunc/ named `base`, by file and line."""
+    return conn.execute("SELECT qualified_name, file, line FROM definitions WHERE substr(file, 1, ?) = ? AND name = ? "
+                        "ORDER BY file, line", (len(UFUNC_SOURCES), UFUNC_SOURCES, base)).fetchall()
+
+
 def is_cuda(path: str) -> bool:
     return path.endswith((".cu", ".cuh")) or "/cuda/" in path
 
@@ -419,21 +435,17 @@ class Linker:
                 continue
             yield _step(StepKind.REGISTERED, f"{base}_kernel [generated]", where, level, device,
                         "every capability" if device == "CPU" else None, How.GENERATED), None, False
-            helpers = ["gpu_kernel"] if device == "CUDA" else [
-                h for h, wanted in (("cpu_kernel_vec", {"Generic", "CPUVector"}),
-                                    ("cpu_kernel", {"ScalarOnly", "CPUScalar"})) if keys & wanted]
-            for helper in helpers:
-                node = self._helper_node(helper, device == "CUDA")
-                if node is not None:
+            for helper in ufunc_helpers(keys, device == "CUDA"):
+                row = self._helper_row(helper, device == "CUDA")
+                if row is not None:
+                    node = self._node(row[0], row[1], row[2], row[4], row[5], row[8])
                     yield _step(StepKind.CALL, node.name, node.loc, level, device, "called by the generated kernel",
                                 How.GENERATED), node, False
         for ufunc_key, name, dtypes, at in loops:
             yield _step(StepKind.DTYPES, f"{ufunc_key}: {name}", at, level,
                         detail=", ".join(json.loads(dtypes))), None, False
-        for q, f, ln in self.conn.execute(
-                "SELECT qualified_name, file, line FROM definitions WHERE substr(file, 1, ?) = ? AND name = ? "
-                "ORDER BY file, line", (len(UFUNC_SOURCES), UFUNC_SOURCES, base)):
-            yield _step(StepKind.UFUNC, q, self.place(f, ln), level), None, False
+        for q, at in self.ufunc_functions(base):
+            yield _step(StepKind.UFUNC, q, at, level), None, False
 
     def _ufunc_loops(self) -> dict[str, list[tuple[str, str, str, Location]]]:
         """The ufunc_inner_loop entries by the stub of their op (`add_stub`): (ufunc key, name, dtypes, the op's
@@ -449,16 +461,21 @@ class Linker:
                 self._ufuncs.setdefault(ufunc_stub(loops[0][1]), loops)
         return self._ufuncs
 
-    def _helper_node(self, name: str, cuda: bool) -> _Node | None:
-        """The node of a launch helper of native/ by name, the CUDA one or the CPU one (helper_chain's choice)."""
-        for node, kind, qualified, file, line, device_path in self.conn.execute(
-                "SELECT n.id, n.kind, n.name, n.file, n.line, n.device_path FROM definitions d JOIN nodes n "
-                "ON n.ref = d.id AND n.kind IN (?, ?) WHERE d.name = ? "
+    def _helper_row(self, name: str, cuda: bool) -> tuple | None:
+        """A launch helper of native/ by name, the CUDA one or the CPU one, first by file and line: (node id, node
+        kind, qualified name, definition kind, file, line, end line, signature, device_path); None: no such helper."""
+        for row in self.conn.execute(
+                "SELECT n.id, n.kind, n.name, d.kind, n.file, n.line, n.end_line, d.signature, n.device_path "
+                "FROM definitions d JOIN nodes n ON n.ref = d.id AND n.kind IN (?, ?) WHERE d.name = ? "
                 "AND substr(d.file, 1, 21) = 'aten/src/ATen/native/' ORDER BY d.file, d.line",
                 (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, name)):
-            if is_cuda(file) == cuda:
-                return self._node(node, kind, qualified, file, line, device_path)
+            if is_cuda(row[4]) == cuda:
+                return row
         return None
+
+    def ufunc_functions(self, base: str) -> list[tuple[str, Location]]:
+        """(qualified name, place) of the ufunc:: functions of native/ufunc/ named `base`, by file and line."""
+        return [(q, self.place(f, ln)) for q, f, ln in ufunc_definitions(self.conn, base)]
 
     def _stub_edges(self, stub: int) -> list[tuple]:
         """A stub's edges, its declaration first, then its definition, then the rest in id order (sorted once)."""
@@ -510,15 +527,11 @@ class Linker:
         """Generated code calling a helper of the checkout (a ufunc kernel's cpu_kernel_vec or gpu_kernel):
         the helper's definition for the key's device, and the chain below it; `at` is the helper step's index
         in the chain these steps go into, `caller` that of the step calling it (their parents)."""
-        cuda = device_of(key) in ("CUDA", "HIP")
-        rows = self.conn.execute(
-            "SELECT n.name, d.kind, n.file, n.line, n.end_line, d.signature FROM definitions d JOIN nodes n "
-            "ON n.ref = d.id AND n.kind IN (?, ?) WHERE d.name = ? AND substr(d.file, 1, 21) = 'aten/src/ATen/native/' "
-            "ORDER BY d.file, d.line", (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, name)).fetchall()
-        rows = [r for r in rows if is_cuda(r[2]) == cuda]
-        if not rows:
+        row = self._helper_row(name, device_of(key) in ("CUDA", "HIP"))
+        if row is None:
             return [], ()
-        helper = Definition(rows[0][0], rows[0][1], Location(rows[0][2], rows[0][3]), rows[0][4], rows[0][5])
+        _node, _node_kind, qualified, kind, file, line, end_line, signature, _device_path = row
+        helper = Definition(qualified, kind, Location(file, line), end_line, signature)
         below, cuts = self.chain(helper, key, depth)
         return [Step(StepKind.CALL, helper.qualified_name, helper.loc, detail=why, how=How.GENERATED, parent=caller),
                 *[Step(s.kind, s.name, s.loc, s.device, s.detail, s.depth + 1, s.how, s.site,

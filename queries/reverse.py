@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..indexer import naming
 from ..indexer.link.kinds import EdgeKind, How, NodeKind
-from .chain import UFUNC_SOURCES, binding_site, device_of, is_cuda
+from .chain import binding_site, device_of, is_cuda, ufunc_definitions
 from .results import OpsFor, Reach, Truncation
 
 CALLERS_PER_NODE = 200  # edges followed up from one node
@@ -104,8 +104,7 @@ class Reverse:
         parts = name.removeprefix("::").split("::")
         if len(parts) > 1 and parts[-2] != "ufunc":
             return [], None
-        if self.conn.execute("SELECT 1 FROM definitions WHERE name = ? AND substr(file, 1, ?) = ? LIMIT 1",
-                             (parts[-1], len(UFUNC_SOURCES), UFUNC_SOURCES)).fetchone() is None:
+        if not ufunc_definitions(self.conn, parts[-1]):
             return [], None
         rows = self.conn.execute(
             "SELECT k.op, k.key, k.kernel, MIN(l.id) FROM ufunc_loops l JOIN dispatch k ON k.op_id = l.op_id "

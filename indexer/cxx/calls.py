@@ -138,11 +138,8 @@ def _block_definition_calls(f: SourceFile) -> None:
     for node in f.get("definition"):
         if not in_block(node):
             continue
-        fd = node.child_by_field_name("declarator")
-        name = fd.child_by_field_name("declarator")
-        params = fd.child_by_field_name("parameters")
-        if params is None:
-            continue
+        fd = node.child_by_field_name("declarator")  # in_block: a function_declarator with parameters
+        name, params = fd.child_by_field_name("declarator"), fd.child_by_field_name("parameters")
         caller = f.caller_at(node.start_byte)
         if caller is None:
             continue

@@ -75,8 +75,8 @@ def in_block(node) -> bool:
         return False
     # the arguments read as parameters are types without names (`(iter, ops)`); a constructor of a class body
     # an earlier error left in a block names its parameters (`PythonClassValue(ClassTypePtr type, ...)`)
-    params = [c for c in fd.child_by_field_name("parameters").named_children if c.type != "comment"] \
-        if fd.child_by_field_name("parameters") is not None else []
+    listed = fd.child_by_field_name("parameters")
+    params = [c for c in listed.named_children if c.type != "comment"] if listed is not None else []
     return bool(params) and all(p.type == "parameter_declaration" and p.child_by_field_name("declarator") is None
                                 for p in params) and not any(c.type == "field_initializer_list" for c in node.children)
 
