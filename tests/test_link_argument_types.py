@@ -20,7 +20,7 @@ YAML = """- func: scale(Tensor self, Scalar factor) -> Tensor
 """
 OVERLOADS_H = """\
 namespace at {
-struct Tensor { int dim() const { return 0; } };
+struct Tensor { int dim() const { return 0; } int64_t size() const { return 0; } Tensor t() const { return *this; } };
 struct TensorImpl {};
 struct vTensor {};
 template <typename T> struct ArrayRef { ArrayRef(const T& one) {} };
@@ -83,7 +83,12 @@ int user(const Tensor& self, int64_t dim, Tensor* out) {
   name(self);
   far(self);
   many(dim, any);
-  many(dim, any);
+  many(dim, *out);
+  widen(self.size());
+  convert(self.t().t());
+  widen(static_cast<double>(dim));
+  widen(self.dim());
+  name(self.t(), self.size());
   return 0;
 }
 }} // namespace at::native
@@ -96,10 +101,16 @@ def test_argument_types_of_literals_declared_variables_and_pointers():
         (4, "self.dim", None), (5, "wrap", '["int64_t","Tensor"]'), (6, "widen", '["int"]'),
         (7, "widen", '["int64_t"]'), (8, "convert", '["Tensor"]'), (9, "name", '["const char*","int"]'),
         (10, "name", '["Tensor","int"]'), (11, "same", '["int64_t"]'),
-        (12, "widen", None),  # an `auto` variable: not known from the text
+        (12, "widen", '["decltype(std::declval<Tensor>().dim())"]'),  # an `auto` variable: typed when linked
         (13, "wrap", '["int64_t","Tensor*"]'), (14, "pad", '["Tensor"]'), (15, "::widen", '["int64_t"]'),
         (16, "name", '["Tensor"]'), (17, "far", '["Tensor"]'),
-        (18, "many", '["int64_t",null]'), (19, "many", '["int64_t",null]')]
+        (18, "many", '["int64_t","decltype(std::declval<Tensor>().dim())"]'), (19, "many", '["int64_t",null]'),
+        (20, "widen", '["decltype(std::declval<Tensor>().size())"]'), (20, "self.size", None),
+        (21, "convert", '["decltype(std::declval<Tensor>().t().t())"]'), (21, "self.t", None), (21, "self.t().t", None),
+        (22, "widen", '["double"]'), (22, "static_cast<double>", '["int64_t"]'),
+        (23, "widen", '["decltype(std::declval<Tensor>().dim())"]'), (23, "self.dim", None),
+        (24, "name", '["decltype(std::declval<Tensor>().t())","decltype(std::declval<Tensor>().size())"]'),
+        (24, "self.t", None), (24, "self.size", None)]
 
 
 def test_number_literals_and_parameter_types():
@@ -126,14 +137,15 @@ def prepared(tmp_path_factory: pytest.TempPathFactory):
 
 
 def resolved(prepared, with_types: bool) -> list[tuple]:
-    """(line, callee, how, the target's line or the number of candidates) of user()'s calls."""
+    """(line, callee, how, the target's line or the number of candidates) of user()'s calls of the overloads."""
     conn, p = prepared
     lines = dict(conn.execute("SELECT n.id, d.line FROM nodes n JOIN definitions d ON d.id = n.ref "
                               "WHERE n.kind = 'function'"))
     out = []
     for file, caller, callee, name, line, argc, receiver, types in conn.execute(
             "SELECT file, caller, callee, callee_name, line, argc, receiver_type, arg_types FROM calls "
-            "WHERE caller = 'at::native::user' AND line > 4 ORDER BY id"):
+            "WHERE caller = 'at::native::user' AND line > 4 AND callee NOT LIKE 'self.%' "
+            "AND callee NOT LIKE 'static_cast%' ORDER BY id"):  # the overloaded calls, not those in their arguments
         ctx = p.contexts(file, p.callers.at(file, caller, line))
         targets = p.resolver.resolve(ctx, callee, name, argc, receiver, types if with_types else None)
         out.append((line, callee, targets[0].how.value,
@@ -154,12 +166,17 @@ def test_the_argument_types_pick_the_one_viable_or_the_one_exact_overload(prepar
         (9, "name", "argument-types", 14),  # a string never binds a Tensor
         (10, "name", "argument-types", 15),  # a Tensor never binds a pointer
         (11, "same", "argument-types", 17),  # the template deduces int64_t too: the non-template wins
-        (12, "widen", "overload-set", 2),  # nothing known
+        (12, "widen", "overload-set", 2),  # `auto any = self.dim()`: int, which converts to double and int64_t
         (13, "wrap", "overload-set", 2),  # Tensor* to TensorImpl* or to TensorList: not judged, so both stay
-        (14, "pad", "overload-set", 2),  # at's set lacks c10::pad, which `using c10::pad;` brings in beside it
+        (14, "pad", "argument-types", 23),  # at's pads and c10::pad (`using c10::pad;`): Tensor is exact for one
         (15, "::widen", "overload-set", 2),  # the global one is written, not the set lookup found
         (16, "name", "overload-set", 2),  # no member takes one argument: the set is not what is called
         (17, "far", "overload-set", 2),  # User.cpp does not include Far.h
-        (18, "many", "overload-set", 1),  # 13 members: one edge that counts them, and no pick
-        (19, "many", "overload-set", 1),  # the same set again
+        (18, "many", "argument-types", 27),  # 13 members (one edge that counts them); int is exact for one
+        (19, "many", "overload-set", 1),  # the same set, `*out` not typed: no pick
+        (20, "widen", "argument-types", 11),  # Tensor::size returns int64_t
+        (21, "convert", "argument-types", 13),  # Tensor::t returns Tensor, twice
+        (22, "widen", "argument-types", 10),  # a cast's type
+        (23, "widen", "overload-set", 2),  # Tensor::dim returns int: ambiguous, as at line 12
+        (24, "name", "argument-types", 15),  # a Tensor never binds const char*
     ]

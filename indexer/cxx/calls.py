@@ -36,7 +36,7 @@ def calls(f: SourceFile) -> None:
     orig, language, caller_at, out = f.orig, f.language, f.caller_at, f.calls
     pending: list[tuple[int, str, int]] = []  # member calls on a plain name: (index in out, the name, offset)
     lists = argument_lists(f)
-    typed: list[tuple[int, list, list[tuple[int, str, int]]]] = []  # calls with an argument's type to set
+    typed: list[tuple[int, list, list[tuple[int, str, int]], list]] = []  # calls with an argument's type to set
     for fn in f.get("call.fn"):
         fs, fe = fn.start_byte, fn.end_byte
         if fe - fs > 200:  # a long chain (`TensorIteratorConfig().add_output(out)...`, `py::class_<...>(...).def(...)...`)
@@ -68,18 +68,25 @@ def calls(f: SourceFile) -> None:
     argument_types(f, typed, declarations)
 
 
+_EXPRESSIONS = ("call_expression", "field_expression")  # arguments the link stage may type (receivers.py)
+
+
 def _argument_types(args, index: int, typed: list) -> None:
-    """Note the call's literal arguments' types and its identifiers, to be typed by their declarations."""
-    types, names = [], []
+    """Note the call's literal arguments' types, its identifiers, to be typed by their declarations, and its
+    calls and member chains (`self.dim()`, `static_cast<int64_t>(n)`), to be written out for the link stage."""
+    types, names, expressions = [], [], []
     for i, a in enumerate(uncommented(args)):
         kind = a.type
         if kind == "identifier":
             names.append((i, dec(a.text), a.start_byte))
             types.append(None)
+        elif kind in _EXPRESSIONS:
+            expressions.append((i, a))
+            types.append(None)
         else:
-            types.append(literal_type(a) if kind != "call_expression" else None)
-    if names or any(t is not None for t in types):
-        typed.append((index, types, names))
+            types.append(literal_type(a))
+    if names or expressions or any(t is not None for t in types):
+        typed.append((index, types, names, expressions))
 
 
 CHAIN_ROOT = 80  # the longest start of a chain _chain_steps writes out (a variable, a class made in place)

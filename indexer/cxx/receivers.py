@@ -73,18 +73,21 @@ def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> "_Decl
     return types
 
 
-def argument_types(f: SourceFile, typed: list[tuple[int, list, list[tuple[int, str, int]]]],
+def argument_types(f: SourceFile, typed: list[tuple[int, list, list[tuple[int, str, int]], list]],
                    types: "_Declarations | None") -> None:
     """Phase (after receiver_types): typed holds (index in f.calls, the literal arguments' types, the
-    identifier arguments as (position, name, offset)); each identifier declared in the calling function
-    with a written type gets it (argument_types.py), and the call its arg_types."""
+    identifier arguments as (position, name, offset), the call and member-chain arguments as (position,
+    node)); each identifier declared in the calling function with a written type gets it, an `auto` one and
+    an expression the `decltype(...)` text the link stage types (argument_types.py), and the call its arg_types."""
     if not typed:
         return
-    for index, known, names in typed:
-        if names:
+    for index, known, names, expressions in typed:
+        if names or expressions:
             types = types or _Declarations(f)
             for i, name, offset in names:
                 known[i] = types.local(name, offset)
+            for i, node in expressions:
+                known[i] = types.expression(node)
         value = encoded(known)
         if value is not None:
             f.calls[index] = f.calls[index]._replace(arg_types=value)
@@ -114,14 +117,17 @@ class _Declarations:
 
     def local(self, name: str, offset: int) -> str | None:
         """The written type of a variable declared in the function before offset (`*` added for a pointer
-        declarator); None for a field, an `auto` one or a name not declared there."""
+        declarator), the `decltype(...)` of an `auto` one's initializer; None for a field, an `auto` one
+        whose initializer is not read, or a name not declared there."""
         got = self.names.get(name.encode())
         k = bisect.bisect_left(got, offset) - 1 if got else -1
         if k < 0 or got[k] < self.f.function_start_at(offset):
             return None
         t = self.of(name, offset)
-        if t is None or t.startswith("decltype(") or "auto" in t:
+        if t is None or "auto" in t:
             return None
+        if t.startswith("decltype("):
+            return t
         if self._pointers is None:
             self._pointers = {n.start_byte for n in self.f.get("decl.name") if n.parent.type == "pointer_declarator"}
         return t + "*" if got[k] in self._pointers else t
@@ -172,6 +178,11 @@ class _Declarations:
             return None
         value = _initializer(decl, at)
         return self._typed(value, depth) if value is not None else None
+
+    def expression(self, node) -> str | None:
+        """An argument that is a call or a member chain, as an `auto` variable's initializer is written
+        (_typed): a cast's or new's type, else `decltype(...)` for the link stage; None when not read."""
+        return self._typed(node, 0)
 
     def _typed(self, value, depth: int) -> str | None:
         """The type an `auto` variable gets from its initializer (see the module docstring)."""

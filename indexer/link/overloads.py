@@ -9,9 +9,9 @@ cxx/argument_types.py), the way C++ overload resolution does for the cases that 
 - else, with every argument's type known, the one candidate whose parameters are those types exactly (cv and
   references stripped) is the call's, when no other may match exactly too: every other one has its parameter
   types written out and different, or is a template while the exact one is not (C++ prefers the non-template).
-Never a pick when two stay viable and none is exact, nor for a set in a scope where a using-declaration
-brings in more of the name (`using c10::maybe_wrap_dim;` in namespace at, beside at's own overloads):
-lookup does not follow those, so the set lacks what they add. Resolver.resolve also makes no pick for a
+Never a pick when two stay viable and none is exact. The set is what lookup found, with what a
+using-declaration brings in beside a scope's own overloads (`using c10::maybe_wrap_dim;` in namespace at:
+c10's and at's maybe_wrap_dim are one set there). Resolver.resolve also makes no pick for a
 callee written `::f` (the global one, which lookup from the caller does not stand for), for a set with a
 member that cannot take that many arguments (lookup kept every member, so the name may be no function's:
 `normal(gen)` calls a local distribution object), nor one the caller's file does not include. Parameters written by a macro, or a variadic one at an
@@ -108,13 +108,3 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
     if len(plain) == 1 and not (plain[0].template_params and len(exact) > 1):
         return plain[0]
     return None
-
-
-def using_declared(conn) -> frozenset[tuple[str, str]]:
-    """(scope, name) of every using-declaration: the scope it is written in, normalised as symbol scopes are,
-    and the last component of the name it brings in (Resolver.using_declared)."""
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "usings" not in tables:
-        return frozenset()
-    return frozenset((normalise_scope(scope.split("::"), frozenset()) if scope else "", name.rsplit("::", 1)[-1])
-                     for scope, name in conn.execute("SELECT DISTINCT scope, name FROM usings WHERE kind = 'declaration'"))

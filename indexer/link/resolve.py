@@ -53,6 +53,7 @@ known (a field of another file's class, several candidates) leaves the receiver 
 from __future__ import annotations
 
 from collections.abc import Callable
+import json
 import re
 from typing import NamedTuple
 
@@ -86,6 +87,11 @@ class Context(NamedTuple):
     params: frozenset[str] = frozenset()  # the caller's parameter names (a call through one is indirect)
     aliases: dict[str, str] | None = None  # the caller's own type aliases (`using Vec = Vectorized<scalar_t>;`)
     template_params: dict[str, str] | None = None  # the caller's template parameters, name -> kind
+    # (scope, name) -> the qualified names a using-declaration written in that scope brings in under the name,
+    # innermost meaning first (`using c10::maybe_wrap_dim;` in at: at::c10::maybe_wrap_dim, c10::maybe_wrap_dim):
+    # those of headers' namespaces and of the caller's own file (stage.using_declarations)
+    declared: dict[tuple[str, str], tuple[str, ...]] | None = None
+    caller: str = ""  # the caller's own scope (normalised): using-declarations in its body come first
 
 
 _CONSTRUCTED = re.compile(r"(?:[\w:]+::)?([A-Z]\w*)(?:<[^()]*>)?\(")  # `TensorOptions().dtype(...)`: a T made in place
@@ -242,6 +248,17 @@ _THROUGH_PARAMETER = [Target(None, How.VIRTUAL, "a call through a parameter (a f
 _FUNCTIONAL_CAST = [Target(None, How.TYPE)]  # `float(x)`: a built-in type (classify.BUILTIN_TYPES)
 
 
+def _brought(cands: list[Symbol], targets: tuple[str, ...] | None) -> list[Symbol]:
+    """The candidates a using-declaration names: those of its first meaning that has any (its targets are
+    qualified names, innermost meaning first)."""
+    for target in targets or ():
+        scope = target.rpartition("::")[0]
+        got = [s for s in cands if s.scope == scope]
+        if got:
+            return got
+    return []
+
+
 class Resolver:
     def __init__(self, symbols: Symbols, ops: OpForms, macros: set[str], types: set[str],
                  bases: dict[str, tuple[str, ...]], namespaces: frozenset[str] = frozenset(),
@@ -271,17 +288,40 @@ class Resolver:
         self._scope_names: set[str] | None = None  # every namespace and class scope, with its prefixes
         self.guards: dict[int, str] = {}  # definitions.id -> its guard (definitions.guard), for How.PER_BUILD
         self._picked: dict[tuple, list[Target]] = {}  # (an overload set's nodes, argument types) -> the answer
-        self.using_declared: frozenset[tuple[str, str]] = frozenset()  # (scope, name) using-declarations add to (overloads.py)
+        self._arguments: dict[tuple, str | None] = {}  # (file, scope, an argument's decltype text) -> its type
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None, arg_types: str | None = None) -> list[Target]:
         """The targets of a call; an overload set the argument types (calls.arg_types) pick one of is that one."""
         got = self._resolve_memo(ctx, callee, callee_name, argc, receiver_type)
         if arg_types is not None and got and got[0].how is How.OVERLOAD_SET and not callee.startswith("::"):
-            picked = self._by_argument_types(got, arg_types, argc)
+            arg_types = self._typed_arguments(ctx, arg_types)
+            picked = self._by_argument_types(got, arg_types, argc) if arg_types is not None else got
             if picked[0].how is How.ARGUMENT_TYPES and self._seen_from(ctx, picked[0].node):
                 return picked
         return got
+
+    def _typed_arguments(self, ctx: Context, arg_types: str) -> str | None:
+        """calls.arg_types with each argument written `decltype(...)` (a call, a member chain, an `auto`
+        variable: cxx/argument_types.py) typed by return types, or null; None when no argument is known."""
+        if "decltype(" not in arg_types:
+            return arg_types
+        args = [self._argument_type(ctx, a) if a is not None and a.startswith("decltype(") else a
+                for a in json.loads(arg_types)]
+        return json.dumps(args, separators=(",", ":")) if any(a is not None for a in args) else None
+
+    def _argument_type(self, ctx: Context, written: str) -> str | None:
+        """The type of an argument written `decltype(e)`: e typed step by step as a receiver chain is, its last
+        step's return type kept when it is a built-in arithmetic one (`self.dim()` -> int64_t); None for a
+        template parameter's, a dependent or an unknown type."""
+        key = (ctx.file, ctx.chain[0], id(ctx.aliases) if ctx.aliases else 0, written)  # a function's own aliases
+        if key not in self._arguments:  # live as long as the contexts (Contexts keeps them)
+            t = self._expression_type(ctx, written[9:-1], None, last_raw=True) if written.endswith(")") else None
+            t = overloads.plain_type(t) if t is not None else None
+            if t is not None and t not in overloads.ARITHMETIC and _UNKNOWN_RETURN.fullmatch(t):
+                t = None
+            self._arguments[key] = t
+        return self._arguments[key]
 
     def _seen_from(self, ctx: Context, node: int) -> bool:
         """Whether the caller's file is the definition's or includes it (a pick no include reaches is not made:
@@ -290,17 +330,17 @@ class Resolver:
         return file == ctx.file or ctx.includes(file)
 
     def _by_argument_types(self, targets: list[Target], arg_types: str, argc: int) -> list[Target]:
-        """The overload the argument types pick (overloads.py), as one definition; else the set unchanged. Not
-        for a set in a scope that using-declarations add to, nor for one with a member that cannot take argc
-        arguments (no member could: lookup kept them all, so the name may not be these functions' at all,
-        `normal(gen)` with `normal` a local distribution object)."""
+        """The overload the argument types pick (overloads.py), as one definition; else the set unchanged. The
+        set holds what using-declarations bring in beside the scope's own (_lookup). Not for one with a member
+        that cannot take argc arguments (no member could: lookup kept them all, so the name may not be these
+        functions' at all, `normal(gen)` with `normal` a local distribution object)."""
         nodes = tuple(t.node for t in targets) if targets[0].node is not None else targets[0].candidates
         key = (nodes, arg_types)
         got = self._picked.get(key)
         if got is None:
             by_node = self._symbol_of_node()
             syms = [by_node[n] for n in nodes if n in by_node]
-            complete = len(syms) == len(nodes) and (syms[0].scope, syms[0].name) not in self.using_declared and \
+            complete = len(syms) == len(nodes) and \
                 all((s.min_args < 0 or _fewest(s) <= argc) and (s.max_args < 0 or argc <= s.max_args) for s in syms)
             chosen = overloads.pick(syms, arg_types) if complete else None
             got = self._picked[key] = [Target(chosen.node, How.ARGUMENT_TYPES, str(len(nodes)))] \
@@ -389,11 +429,11 @@ class Resolver:
         if cands:
             found = self._lookup(ctx, cands, qualifier, receiver, receiver_type)
             if found is not None:
-                syms, how = found
+                syms, how, *united = found  # united: a scope's own functions and a using-declaration's
                 picked, spread = _by_owner(syms, receiver_type if receiver is not None else qualifier)
                 if not spread and len(picked) < len(syms) and picked[0].owner_spec is not None:
                     picked, spread = self._inherited_too(picked, cands)
-                return self._choose(ctx, picked, how, last, argc, spread)
+                return self._choose(ctx, picked, how, last, argc, spread, bool(united))
         if receiver is not None:
             if receiver_type in _TENSOR_TYPES or receiver_type is None:
                 base = self.ops.method(callee_name)
@@ -458,8 +498,9 @@ class Resolver:
         return self.resolve(ctx, kernel, name, -1, None)
 
     def _lookup(self, ctx: Context, cands: list[Symbol], qualifier: str, receiver: str | None,
-                receiver_type: str | None) -> tuple[list[Symbol], How] | None:
-        """The candidates C++ lookup finds first, and the rule that found them; None if none."""
+                receiver_type: str | None) -> tuple | None:
+        """The candidates C++ lookup finds first, and the rule that found them (and True when they are a
+        scope's own functions with those a using-declaration there brings in: one overload set); None if none."""
         if receiver is not None:
             if receiver == "this":
                 got = [s for s in cands if s.scope == ctx.chain[0]]
@@ -479,7 +520,16 @@ class Resolver:
         inline = self.symbols.inline
         if qualifier:
             q = normalise_scope(qualifier.split("::"), inline)
-            for scope in ctx.chain:
+            head, _, rest = q.partition("::")
+            declared = ctx.declared
+            for scope in ([ctx.caller] if ctx.caller else []) + ctx.chain:
+                # `IndexToOffset<T, I, D>::get` under `using at::cuda::detail::IndexToOffset;`: the class it names
+                for target in (declared.get((scope, head), ()) if declared else ()):
+                    got = [s for s in cands if s.scope == (f"{target}::{rest}" if rest else target)]
+                    if got:
+                        return got, How.USING
+                if scope == ctx.caller:
+                    continue
                 want = f"{scope}::{q}" if scope else q
                 got = [s for s in cands if s.scope == want]
                 if got:
@@ -495,10 +545,16 @@ class Resolver:
                 shortest = min(len(s.scope) for s in got)  # the same name is the less likely meaning)
                 got = [s for s in got if len(s.scope) == shortest]
             return (got, How.UNIQUE) if got else None
+        declared = ctx.declared
+        if declared and ctx.caller and (got := _brought(cands, declared.get((ctx.caller, cands[0].name)))):
+            return got, How.USING  # a using-declaration in the caller's body hides the namespaces' names
         for scope in ctx.chain:
             got = [s for s in cands if s.scope == scope]
-            if got:
-                return got, How.SAME_NAMESPACE
+            also = _brought(cands, declared.get((scope, cands[0].name))) if declared else []
+            if got and also:  # a using-declaration's functions join the scope's own: one overload set
+                return got + [s for s in also if s not in got], How.SAME_NAMESPACE, True
+            if got or also:
+                return got or also, How.SAME_NAMESPACE if got else How.USING
             brought = self.scope_usings.get(scope)
             got = [s for s in cands if s.scope in brought] if brought else None
             if got:
@@ -556,7 +612,9 @@ class Resolver:
             self._typed[key] = got
         return got
 
-    def _expression_type(self, ctx: Context, text: str, root: str | None) -> str | None:
+    def _expression_type(self, ctx: Context, text: str, root: str | None, last_raw: bool = False) -> str | None:
+        """The type of a chain (`x.f(a).g`, `f(a)[i]`, `std::declval<T>().f()`), or None; last_raw keeps
+        its last step's return type even when it names no class (an argument's int64_t)."""
         parts = _chain_parts(text)
         if not parts or len(parts) > 8:
             return None
@@ -566,8 +624,8 @@ class Resolver:
         elif name.startswith(("std::declval<", "declval<")):
             t = template_args(name)
         else:
-            t = self._call_type(ctx, name, args)
-        for sep, name, args in parts[1:]:
+            t = self._call_type(ctx, name, args, last_raw and len(parts) == 1)
+        for at, (sep, name, args) in enumerate(parts[1:], 2):
             if t is not None and sep == "[]":
                 t = self._element(ctx, t)
                 continue
@@ -575,7 +633,8 @@ class Resolver:
                 return None
             if sep == "->":
                 t = self._pointee(t)
-            t = self._returned(self.resolve(ctx, f"x.{name}", name.split("<", 1)[0], _count_args(args), t))
+            t = self._returned(self.resolve(ctx, f"x.{name}", name.split("<", 1)[0], _count_args(args), t),
+                               raw=last_raw and at == len(parts))
         return t
 
     def _element(self, ctx: Context, type_name: str) -> str | None:
@@ -592,7 +651,7 @@ class Resolver:
                 return args[:i]
         return args
 
-    def _call_type(self, ctx: Context, written: str, args: str) -> str | None:
+    def _call_type(self, ctx: Context, written: str, args: str, raw: bool = False) -> str | None:
         """The type of a call at the start of a chain: a class made in place (`TensorIteratorConfig()`), else
         the return type of the function it resolves to; a function template returning its template parameter
         (`T* LookUpOrCreateCachedGraph(...)`), called with one explicit template argument, returns that one."""
@@ -609,7 +668,7 @@ class Resolver:
             raw = self._returned(self.resolve(ctx, written, name, _count_args(args), None), raw=True)
             if raw is not None and re.fullmatch(r"[A-Z]", raw):
                 return explicit
-        return self._returned(self.resolve(ctx, written, name, _count_args(args), None))
+        return self._returned(self.resolve(ctx, written, name, _count_args(args), None), raw=raw)
 
     def _returned(self, targets: list[Target], raw: bool = False) -> str | None:
         """The return type the targets of a call agree on (one definition, or overloads that return the same)."""
@@ -700,7 +759,7 @@ class Resolver:
         return None
 
     def _choose(self, ctx: Context, syms: list[Symbol], how: How, last: str, argc: int,
-                spread: bool = False) -> list[Target]:
+                spread: bool = False, united: bool = False) -> list[Target]:
         visible = [s for s in syms if self._visible(ctx, s)]
         if not visible:
             return [Target(None, How.NOT_IN_CHECKOUT, "only local definitions in other files")]
@@ -736,7 +795,7 @@ class Resolver:
         if len(fits) == 1:
             return [Target(fits[0].node, How.OVERLOAD)]
         fits = fits or visible
-        if len({_untemplated(s.qualified_name) for s in fits}) == 1:
+        if united or len({_untemplated(s.qualified_name) for s in fits}) == 1:
             return self._many(fits, How.OVERLOAD_SET)
         return self._many(fits, How.AMBIGUOUS)
 

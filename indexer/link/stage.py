@@ -65,10 +65,12 @@ class Contexts:
     """The lookup context of a caller (memoised per file and scope)."""
 
     def __init__(self, symbols: Symbols, includes: IncludeGraph, usings: dict[str, tuple[str, ...]],
-                 aliases: dict[str, str], local_aliases: dict[tuple[str, str], dict[str, str]]):
+                 aliases: dict[str, str], local_aliases: dict[tuple[str, str], dict[str, str]],
+                 declarations: dict[str, dict[tuple[str, str], tuple[str, ...]]] | None = None):
         self.symbols = symbols
         self.includes = includes
         self.usings = usings
+        self.declarations = declarations or {}  # file -> the using-declarations it sees ("" -> the headers')
         self.aliases = aliases  # namespace and class level: alias -> aliased type
         self.local_aliases = local_aliases  # (file, function) -> its own aliases
         self._memo: dict[tuple[str, str], Context] = {}
@@ -85,7 +87,9 @@ class Contexts:
                 lambda f, file=file: f == file or f in closure(file) or (is_header(f) and not self.includes.direct),
                 lambda f, file=file: f in closure(file),
                 parameter_names(caller.signature) if caller is not None else frozenset(),
-                self.local_aliases.get((file, qualified)), caller.template_params if caller is not None else None)
+                self.local_aliases.get((file, qualified)), caller.template_params if caller is not None else None,
+                self.declarations.get(file, self.declarations.get("")),
+                normalise_scope(split_scope(qualified), self.symbols.inline) if qualified else "")
         return ctx
 
 
@@ -133,14 +137,14 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     scope_usings = _scope_usings(conn, tables, inline)
     resolver = Resolver(symbols, ops, macros, types, bases, namespaces, scope_usings)
     resolver.guards = definition_guards(conn, def_columns)  # one definition per build configuration (resolve.py)
-    resolver.using_declared = overloads.using_declared(conn)  # no argument-types pick for these names (overloads.py)
     returns, op_returns, tensor_methods = return_types(conn)  # what call chains are typed by (resolve.py)
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
     includes = includes or include_graph(conn, tables)
     global_aliases, local_aliases = _aliases(conn, tables)
     resolver.aliases = global_aliases
     usings = _usings(conn, tables, inline)
-    contexts = Contexts(symbols, includes, usings, global_aliases, local_aliases)
+    declarations = using_declarations(conn, tables, inline)
+    contexts = Contexts(symbols, includes, usings, global_aliases, local_aliases, declarations)
     call_columns = _columns(conn, "calls")
     extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
     extra += ", arg_types" if extra and "arg_types" in call_columns else ""
@@ -151,7 +155,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
            if f not in included}
     inputs = inputs_fingerprint(cold or nodes, inline, macros, types, bases, namespaces, ops, scope_usings, shared,
                                 bool(includes.direct), global_aliases, callable_classes(conn, tables), op_returns,
-                                tensor_methods, resolver.using_declared)
+                                tensor_methods, declarations.get("", {}))
     return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
                     own)
 
@@ -189,8 +193,7 @@ def inputs_fingerprint(nodes: Nodes, *inputs) -> str:
     stub and derivative nodes, inline namespaces, macro and type names, class bases, the namespaces
     defined in, the op forms, the includes of the files others include, the using-directives of headers' namespaces, the type
     aliases at namespace or class level, the callable classes, the ops' C++ return types, the Tensor methods
-    torchgen generates and the names using-declarations bring into each scope (no argument-types pick for
-    those). The same facts give the same hash,
+    torchgen generates and the using-declarations written in headers. The same facts give the same hash,
     whatever the order of their rows' ids."""
     h = hashlib.sha256()
     for row in nodes.rows:
@@ -453,6 +456,35 @@ def nominated(name: str, scope: str | None, inline: frozenset[str]) -> list[str]
         return [normalise_scope(target, inline)]
     parts = scope.split("::")
     return [normalise_scope(parts[:i] + target, inline) for i in range(len(parts), -1, -1)]
+
+
+def using_declarations(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]
+                       ) -> dict[str, dict[tuple[str, str], tuple[str, ...]]]:
+    """The using-declarations lookup follows (resolve.Context.declared): under "" those written in headers,
+    which every includer of the header sees in their scope, and for each other file that writes some, the
+    headers' and its own. Each maps (the scope written in, normalised; the name's last component) to the
+    qualified names it may bring in, innermost meaning first (nominated: `using c10::pad;` in at is
+    at::c10::pad or c10::pad)."""
+    headers: dict[tuple[str, str], list[str]] = {}
+    own: dict[str, dict[tuple[str, str], list[str]]] = {}
+    if "usings" in tables:
+        for file, name, scope in conn.execute(
+                "SELECT file, name, scope FROM usings WHERE kind = 'declaration' ORDER BY id"):
+            qualifier, _, last = name.removeprefix("typename ").rpartition("::")
+            if not qualifier or not last:
+                continue
+            into = headers if is_header(file) else own.setdefault(file, {})
+            where = normalise_scope(split_scope(scope), inline) if scope else ""  # (anonymous) drops out
+            into.setdefault((where, last), []).extend(
+                f"{q}::{last}" if q else last for q in nominated(qualifier, where, inline))
+    shared = {k: tuple(dict.fromkeys(v)) for k, v in headers.items()}
+    out: dict[str, dict[tuple[str, str], tuple[str, ...]]] = {"": shared}
+    for file, found in own.items():
+        merged = dict(shared)
+        for k, v in found.items():
+            merged[k] = tuple(dict.fromkeys(v + list(shared.get(k, ()))))
+        out[file] = merged
+    return out
 
 
 def _usings(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]) -> dict[str, tuple[str, ...]]:
