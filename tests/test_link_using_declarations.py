@@ -65,16 +65,38 @@ Tensor rnn_cell_cuda(const Tensor& self, int64_t dim, int64_t n) {
 }
 """
 
+SCALES_H = """\
+namespace p { inline int scale(int x) { return x; } }              // :1
+namespace q { inline int scale(int x) { return -x; } }             // :2
+"""
+A_CPP = """\
+#include "Scales.h"
+namespace at::native {
+using p::scale;
+int a() { return scale(1); }
+}
+"""
+B_CPP = """\
+#include "Scales.h"
+namespace at::native {
+using q::scale;
+int b() { return scale(1); }
+}
+"""
+
 
 @pytest.fixture(scope="module")
-def edges(tmp_path_factory: pytest.TempPathFactory) -> set[tuple]:
+def linked(tmp_path_factory: pytest.TempPathFactory) -> tuple[set[tuple], set[tuple]]:
+    """(RNN.cu's call edges, the `scale` calls' edges)."""
     db = built_tree(tmp_path_factory.mktemp("declarations"), {
         N + "native_functions.yaml": YAML, N + "cuda/Info.h": INFO_H, N + "cpu/Local.cpp": LOCAL_CPP,
-        N + "cuda/RNN.cu": RNN_CU})
+        N + "cuda/RNN.cu": RNN_CU, N + "Scales.h": SCALES_H, N + "A.cpp": A_CPP, N + "B.cpp": B_CPP})
     with sqlite3.connect(db) as conn:
         return set(conn.execute(
             "SELECT e.line, e.target, e.how, d.name, d.line FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
-            "WHERE e.kind = 'calls' AND e.file LIKE '%RNN.cu'"))
+            "WHERE e.kind = 'calls' AND e.file LIKE '%RNN.cu'")), set(conn.execute(
+            "SELECT e.file, e.how, d.name, d.line FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
+            "WHERE e.kind = 'calls' AND e.target = 'scale'"))
 
 
 def test_a_class_named_by_a_using_declaration_qualifies_its_members(edges: set[tuple]):
@@ -98,3 +120,13 @@ def test_a_using_declaration_in_a_function_body_is_seen_from_it(edges: set[tuple
     # :15 helper(1) in rnn_cell_cuda, through `using at::cuda::detail::helper;` at :14 (Info.h:11)
     assert {(how, name, at) for line, _t, how, name, at in edges if line == 15} == {
         ("using", "at::cuda::detail::helper", 11)}
+
+
+@pytest.fixture(scope="module")
+def edges(linked: tuple[set[tuple], set[tuple]]) -> set[tuple]:
+    return linked[0]
+
+
+def test_each_file_s_own_declarations_count_for_its_calls_only(linked: tuple[set[tuple], set[tuple]]):
+    # A.cpp:4 and B.cpp:4 make the same call from the same namespace; each file's declaration (:3) decides
+    assert linked[1] == {(N + "A.cpp", "using", "p::scale", 1), (N + "B.cpp", "using", "q::scale", 2)}

@@ -91,7 +91,7 @@ class Context(NamedTuple):
     # innermost meaning first (`using c10::maybe_wrap_dim;` in at: at::c10::maybe_wrap_dim, c10::maybe_wrap_dim):
     # those of headers' namespaces and of the caller's own file (stage.using_declarations)
     declared: dict[tuple[str, str], tuple[str, ...]] | None = None
-    caller: str = ""  # the caller's own scope (normalised): using-declarations in its body come first
+    caller: str = ""  # the caller's own scope (normalised) when using-declarations in its body come first, else ""
 
 
 _CONSTRUCTED = re.compile(r"(?:[\w:]+::)?([A-Z]\w*)(?:<[^()]*>)?\(")  # `TensorOptions().dtype(...)`: a T made in place
@@ -314,7 +314,7 @@ class Resolver:
         """The type of an argument written `decltype(e)`: e typed step by step as a receiver chain is, its last
         step's return type kept when it is a built-in arithmetic one (`self.dim()` -> int64_t); None for a
         template parameter's, a dependent or an unknown type."""
-        key = (ctx.file, ctx.chain[0], id(ctx.aliases) if ctx.aliases else 0, written)  # a function's own aliases
+        key = (ctx.file, ctx.chain[0], id(ctx.aliases) if ctx.aliases else 0, ctx.caller, written)  # its own aliases
         if key not in self._arguments:  # live as long as the contexts (Contexts keeps them)
             t = self._expression_type(ctx, written[9:-1], None, last_raw=True) if written.endswith(")") else None
             t = overloads.plain_type(t) if t is not None else None
@@ -375,7 +375,9 @@ class Resolver:
             return got
         # Two memos: most answers do not depend on the caller's file (only local definitions, the
         # same-file and include tie-breaks do), so they are shared by every file with the same scope.
-        shared = (ctx.chain[0], callee, argc, receiver_type, id(ctx.aliases) if ctx.aliases else 0, ctx.usings)
+        # A file's own using-declarations (ctx.declared is that file's table then) and a caller's body's count too.
+        shared = (ctx.chain[0], callee, argc, receiver_type, id(ctx.aliases) if ctx.aliases else 0, ctx.usings,
+                  id(ctx.declared) if ctx.declared else 0, ctx.caller)
         got = self._shared.get(shared)
         if got is not None:
             return got
@@ -522,13 +524,13 @@ class Resolver:
             q = normalise_scope(qualifier.split("::"), inline)
             head, _, rest = q.partition("::")
             declared = ctx.declared
-            for scope in ([ctx.caller] if ctx.caller else []) + ctx.chain:
+            for level, scope in enumerate(([ctx.caller] if ctx.caller else []) + ctx.chain):
                 # `IndexToOffset<T, I, D>::get` under `using at::cuda::detail::IndexToOffset;`: the class it names
                 for target in (declared.get((scope, head), ()) if declared else ()):
                     got = [s for s in cands if s.scope == (f"{target}::{rest}" if rest else target)]
                     if got:
                         return got, How.USING
-                if scope == ctx.caller:
+                if level == 0 and ctx.caller:  # the caller's body: only what is declared there
                     continue
                 want = f"{scope}::{q}" if scope else q
                 got = [s for s in cands if s.scope == want]

@@ -71,9 +71,20 @@ class Contexts:
         self.includes = includes
         self.usings = usings
         self.declarations = declarations or {}  # file -> the using-declarations it sees ("" -> the headers')
+        self._scopes: dict[int, set[str]] = {}  # a declarations table's id -> the scopes it has declarations in
         self.aliases = aliases  # namespace and class level: alias -> aliased type
         self.local_aliases = local_aliases  # (file, function) -> its own aliases
         self._memo: dict[tuple[str, str], Context] = {}
+
+    def _bodies(self, declared: dict[tuple[str, str], tuple[str, ...]] | None) -> set[str]:
+        """The scopes a declarations table has declarations in. A caller is named in its Context only when its
+        body is one of them: the resolver's memos are shared by all the callers of a scope otherwise."""
+        if not declared:
+            return set()
+        got = self._scopes.get(id(declared))
+        if got is None:
+            got = self._scopes[id(declared)] = {scope for scope, _name in declared}
+        return got
 
     def __call__(self, file: str, caller: Symbol | None) -> Context:
         qualified = caller.qualified_name if caller is not None else ""
@@ -81,6 +92,8 @@ class Contexts:
         ctx = self._memo.get(key)
         if ctx is None:
             chain = scope_chain(qualified, self.symbols.inline) if qualified else [""]
+            declared = self.declarations.get(file, self.declarations.get(""))
+            own = normalise_scope(split_scope(qualified), self.symbols.inline) if qualified else ""
             closure = self.includes.closure
             ctx = self._memo[key] = Context(
                 file, chain, self.usings.get(file, ()),
@@ -88,8 +101,7 @@ class Contexts:
                 lambda f, file=file: f in closure(file),
                 parameter_names(caller.signature) if caller is not None else frozenset(),
                 self.local_aliases.get((file, qualified)), caller.template_params if caller is not None else None,
-                self.declarations.get(file, self.declarations.get("")),
-                normalise_scope(split_scope(qualified), self.symbols.inline) if qualified else "")
+                declared, own if own in self._bodies(declared) else "")
         return ctx
 
 
