@@ -166,3 +166,29 @@ def test_a_nested_objective_c_message_in_an_argument_is_no_attribute():
     assert b"[[maybe_unused]]" in prepared and len(prepared) == len(src)
     facts = cxx.extract(src, "aten/src/ATen/native/mps/X.mm")
     assert [(d.name, d.line) for d in facts.definitions] == [("key", 1), ("getMPSShape", 4), ("unused", 7)]
+
+
+@pytest.mark.parametrize("delimiter", [b"PT_METAL_SHADERS", b"ABCDEFGHIJKLMNO"])
+def test_a_raw_string_with_the_longest_delimiter_ends(delimiter):
+    # native/metal/MetalShaders.h:4 R"PT_METAL_SHADERS(...)PT_METAL_SHADERS": 16 characters, the most C++
+    # allows; tree-sitter-cpp ends raw strings of at most 15, so it read the shader source as C++
+    src = (b'static const char* SHADERS = R"' + delimiter + b'(\n'
+           b"kernel void k(texture2d<half> in) { half4 v = in.read(max(1, 2)); }\n"
+           b")" + delimiter + b'";\n'
+           b"int after(int x) { return helper(x); }\n")
+    prepared = prepare(src)[0]
+    assert len(prepared) == len(src) and prepared.count(b"\n") == src.count(b"\n")
+    facts = cxx.extract(src, "aten/src/ATen/native/metal/Shaders.h")
+    assert summary(facts) == ([("after", 4, 4)], [("after", "helper", 4)], 0)
+
+
+def test_a_comment_in_a_chain_is_not_part_of_its_callee():
+    # native/TensorShape.cpp:664 `.set_check_mem_overlap(false)  // Already checked above` then `.resize_outputs`
+    src = (b"void f(const Tensor& out) {\n"
+           b"  auto iter = TensorIteratorConfig()\n"
+           b"    .set_check_mem_overlap(false)  // Already checked above\n"
+           b"    .resize_outputs(/*resize=*/false)\n"
+           b"    .build();\n}\n")
+    facts = cxx.extract(src, "aten/src/ATen/native/X.cpp")
+    assert [c.callee for c in facts.calls if c.callee_name == "build"] == [
+        "TensorIteratorConfig().set_check_mem_overlap(false).resize_outputs(false).build"]

@@ -27,7 +27,7 @@ _DIRECTIVE = re.compile(r"\s*#\s*(\w*)(.*)", re.S)
 _INCLUDE = re.compile(r'\s*(?:"([^"]*)"|<([^>]*)>)')
 _DEFINE = re.compile(r"\s*(\w+)(\([^)]*\))?(.*)", re.S)
 _NOT_DEFINED = re.compile(r"!\s*defined\s*(?:\(\s*(\w+)\s*\)|\s+(\w+))\s*")
-_INCLUDES = ("include", "include_next")
+_INCLUDES = ("include", "include_next", "import")  # #import: Objective-C++ (.mm), an #include read once
 _OPENS = ("if", "ifdef", "ifndef")
 _LATER = ("elif", "elifdef", "elifndef", "else")
 

@@ -11,6 +11,8 @@ offset and line are the same in the file as written:
 - a `/* */` comment in a function-like #define's body is blanked;
 - Objective-C's `for (T* x in y)` becomes a range for, `for (T* x :  y)`;
 - an Objective-C message to a message's result, `[[x alloc] init]`, reads `[(x alloc) init]`, not an attribute;
+- a raw string whose delimiter has 16 characters, the most C++ allows (`R"PT_METAL_SHADERS(...)PT_METAL_SHADERS"`),
+  which tree-sitter-cpp does not end (it reads at most 15), becomes `R"(` and `)"` with its text blanked;
 
 Every pass is linear in the source.
 """
@@ -54,7 +56,27 @@ def prepare(source: bytes) -> tuple[bytes, list[tuple[int, int, int]]]:
         source = _FAST_ENUMERATION.sub(_range_for, source)
     if b"[[" in source:
         source = _nested_messages(source)
+    if b'R"' in source:
+        source = _short_raw_delimiters(source)
     return source, spans
+
+
+_LONG_RAW = re.compile(rb'R"([^()\\\s"]{16})\(')
+
+
+def _short_raw_delimiters(source: bytes) -> bytes:
+    """Raw strings with a 16-character delimiter: the delimiters dropped and the text blanked, lengths kept."""
+    out, done = [], 0
+    for m in _LONG_RAW.finditer(source):
+        if m.start() < done:
+            continue
+        end = source.find(b")" + m.group(1) + b'"', m.end())
+        if end < 0:
+            continue
+        close = end + len(m.group(1)) + 2  # just after the closing quote
+        out += [source[done:m.start()], b'R"(', source[m.start() + 3:close - 2].translate(_BLANK), b')"']
+        done = close
+    return b"".join(out) + source[done:] if out else source
 
 
 def _nested_messages(source: bytes) -> bytes:

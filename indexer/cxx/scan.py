@@ -29,7 +29,9 @@ def norm(text: str) -> str:
 
 
 def nospace(text: str) -> str:
-    """All whitespace removed."""
+    """All whitespace and comments removed (`f(x) // why\n .g()` -> `f(x).g()`); literals kept."""
+    if "/" in text and ("//" in text or "/*" in text):
+        text = strip_comments(text)
     return _WS.sub("", text) if (" " in text or "\n" in text or "\t" in text or "\r" in text) else text
 
 
