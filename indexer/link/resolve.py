@@ -248,6 +248,11 @@ _THROUGH_PARAMETER = [Target(None, How.VIRTUAL, "a call through a parameter (a f
 _FUNCTIONAL_CAST = [Target(None, How.TYPE)]  # `float(x)`: a built-in type (classify.BUILTIN_TYPES)
 
 
+def _within(scope: str, outer: str) -> bool:
+    """Whether a namespace is OUTER or inside it ("" holds every one)."""
+    return not outer or scope == outer or scope.startswith(outer + "::")
+
+
 def _brought(cands: list[Symbol], targets: tuple[str, ...] | None) -> list[Symbol]:
     """The candidates a using-declaration names: those of its first meaning that has any (its targets are
     qualified names, innermost meaning first)."""
@@ -519,6 +524,10 @@ class Resolver:
                 if got:
                     return got, How.RECEIVER
             return None
+        if any(s.local for s in cands):  # a file-local definition the caller's file cannot see takes no part
+            cands = [s for s in cands if self._visible(ctx, s)]
+            if not cands:
+                return None
         inline = self.symbols.inline
         if qualifier:
             q = normalise_scope(qualifier.split("::"), inline)
@@ -550,8 +559,16 @@ class Resolver:
         declared = ctx.declared
         if declared and ctx.caller and (got := _brought(cands, declared.get((ctx.caller, cands[0].name)))):
             return got, How.USING  # a using-declaration in the caller's body hides the namespaces' names
+        # A using-directive's namespace N counts, for unqualified lookup, as if declared in the nearest
+        # namespace enclosing both the directive and N ([namespace.udir]): the first scope of the chain that
+        # N is in (`using namespace api::utils;` in at::native::vulkan::ops: at at::native::vulkan).
+        used = [s for s in cands if s.scope in ctx.usings] if ctx.usings else []
         for scope in ctx.chain:
             got = [s for s in cands if s.scope == scope]
+            if used and (here := [s for s in used if _within(s.scope, scope) and s not in got]):
+                if not got:
+                    return here, How.USING
+                return got + here, How.SAME_NAMESPACE, True
             also = _brought(cands, declared.get((scope, cands[0].name))) if declared else []
             if got and also:  # a using-declaration's functions join the scope's own: one overload set
                 return got + [s for s in also if s not in got], How.SAME_NAMESPACE, True

@@ -462,12 +462,14 @@ def _scope_usings(conn: sqlite3.Connection, tables: set[str], inline: frozenset[
 def nominated(name: str, scope: str | None, inline: frozenset[str]) -> list[str]:
     """The namespaces `using namespace NAME;` written in SCOPE may bring in, innermost first: NAME is looked up
     from SCOPE outward (`using namespace mps;` inside at::native is at::native::mps, or a top-level mps);
-    `::NAME` is the top-level one. Names that are no namespace are never a definition's scope, so harmless."""
+    `::NAME` is the top-level one. Names that are no namespace are never a definition's scope, so harmless.
+    An unnamed namespace is a scope like any other (`using namespace mps;` in at::native's is at::native::mps
+    first): normalise_scope drops it from each candidate."""
     target = name.removeprefix("::").split("::")
-    if name.startswith("::") or not scope or "(" in scope:
+    if name.startswith("::") or not scope:
         return [normalise_scope(target, inline)]
-    parts = scope.split("::")
-    return [normalise_scope(parts[:i] + target, inline) for i in range(len(parts), -1, -1)]
+    parts = split_scope(scope)
+    return list(dict.fromkeys(normalise_scope(parts[:i] + target, inline) for i in range(len(parts), -1, -1)))
 
 
 def using_declarations(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]
