@@ -1,4 +1,4 @@
-"""Long chains of member calls (indexer/cxx/calls.py `_chain_steps`): a chain longer than 200 characters is
+"""Long chains of member calls (indexer/cxx/receivers.py `chain_steps`): a chain longer than 200 characters is
 recorded with each argument written `_`, so the link stage types it step by step as it does a short one;
 one that does not fit stays `(...).name`. Small checkout in tmp_path; the expected lines are the comments' `:N`."""
 
@@ -20,7 +20,7 @@ YAML = """- func: scale(Tensor self, Scalar factor) -> Tensor
 CONFIG_H = """\
 namespace at {
 struct Tensor {};
-struct TensorIterator {};
+struct TensorIterator { void run() {} };                   // :3
 struct TensorIteratorConfig {
   TensorIteratorConfig& add_output(const Tensor& t) { return *this; }
   TensorIteratorConfig& add_const_input(const Tensor& t) { return *this; }
@@ -44,6 +44,20 @@ void user(const Tensor& out, const Tensor& first_input, const Tensor& second_inp
       .declare_static_shape(/*shape=*/1, /*squash=*/0)
       .build();
 }
+void builder(const Tensor& out, const Tensor& a, const Tensor& b) {  // :15
+  auto iter = TensorIteratorConfig()
+      .check_all_same_dtype(false)
+      .add_output(out)
+      .add_const_input(a)
+      .add_const_input(b)
+      .add_const_input(a)
+      .add_const_input(b)
+      .add_const_input(a)
+      .add_const_input(b)
+      .declare_static_shape(1, 0)
+      .build();
+  iter.run();                                                        // :27
+}
 } // namespace native
 } // namespace at
 """
@@ -58,7 +72,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_long_chain_is_recorded_with_its_steps():
     f = cxx.extract(USER_CPP.encode(), N + "User.cpp")
-    long = [(c.callee, c.argc) for c in f.calls if c.callee_name in ("declare_static_shape", "build")]
+    long = [(c.callee, c.argc) for c in f.calls if c.callee_name in ("declare_static_shape", "build") and c.line == 5]
     assert long == [
         ("TensorIteratorConfig().check_all_same_dtype(_).add_output(_).add_const_input(_).add_const_input(_)"
          ".add_const_input(_).declare_static_shape", 2),
@@ -85,3 +99,13 @@ def test_a_chain_that_does_not_fit_stays_cut():
     source = f"void f() {{ auto it = TensorIteratorConfig(){steps}.build(); }}\n"
     f = cxx.extract(source.encode(), N + "Long.cpp")
     assert [c.callee for c in f.calls if c.callee_name == "build"] == ["(...).build"]
+
+
+def test_an_auto_variable_made_by_a_long_chain_is_typed_by_its_steps(db: Path):
+    # :16-26, ten steps after TensorIteratorConfig(), longer than an initializer written out whole: `iter` is
+    # written by its steps, typed step by step to TensorIterator (Config.h:9), whose run is Config.h:3
+    with sqlite3.connect(db) as conn:
+        got = conn.execute(
+            "SELECT e.how, d.name || ':' || d.line FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
+            "WHERE e.kind = 'calls' AND e.target = 'iter.run'").fetchall()
+    assert got == [("receiver-type", "at::TensorIterator::run:3")]

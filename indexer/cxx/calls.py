@@ -16,7 +16,7 @@ from .definitions import in_block
 from .dtypes import dtype_dispatch
 from .facts import CallFact, LibraryCallFact, StubUseFact
 from .launches import helper_launch
-from .receivers import argument_types, member_object, receiver_types
+from .receivers import argument_types, chain_steps, member_object, receiver_types
 from .scan import dec, nospace
 from .sites import identifier_nodes, stub_name_spans
 from .sourcefile import SourceFile
@@ -42,7 +42,7 @@ def calls(f: SourceFile) -> None:
         if fe - fs > 200:  # a long chain (`TensorIteratorConfig().add_output(out)...`, `py::class_<...>(...).def(...)...`)
             fld = fn.child_by_field_name("field") if fn.type == "field_expression" else None
             callee = nospace(dec(orig[fs:fe]))[:200] if fld is None else \
-                _chain_steps(fn) or f"(...).{dec(fld.text)}"
+                chain_steps(fn) or f"(...).{dec(fld.text)}"
             info = callee_info(callee, language, wrappers, declared_stubs)
         else:
             raw = orig[fs:fe]
@@ -87,37 +87,6 @@ def _argument_types(args, index: int, typed: list) -> None:
             types.append(literal_type(a))
     if names or expressions or any(t is not None for t in types):
         typed.append((index, types, names, expressions))
-
-
-CHAIN_ROOT = 80  # the longest start of a chain _chain_steps writes out (a variable, a class made in place)
-
-
-def _chain_steps(node, budget: int = 200) -> str | None:
-    """A long chain of member calls with each argument written `_`: `TensorIteratorConfig().add_output(_)
-    .add_const_input(_).build` (the link stage types it step by step, and counts each step's arguments);
-    None when it is longer than budget or does not start with a name or a call of one."""
-    steps: list[str] = []
-    while node.type in ("field_expression", "call_expression"):
-        if node.type == "call_expression":
-            args = node.child_by_field_name("arguments")
-            count = sum(c.type != "comment" for c in args.named_children) if args is not None else 0
-            steps.append("(" + ",".join("_" * count) + ")")
-            node = node.child_by_field_name("function")
-        else:
-            field = node.child_by_field_name("field")
-            op = next((c.type for c in node.children if c.type in (".", "->")), None)
-            if field is None or op is None:
-                return None
-            steps.append(op + dec(field.text))
-            node = node.child_by_field_name("argument")
-        if node is None:
-            return None
-    root = nospace(dec(node.text))
-    if len(root) > CHAIN_ROOT or node.type not in ("identifier", "qualified_identifier", "template_function",
-                                                   "this", "field_identifier"):
-        return None
-    text = root + "".join(reversed(steps))
-    return text if len(text) <= budget else None
 
 
 _DECLARATORS = ("function_declarator", "identifier", "call_expression")

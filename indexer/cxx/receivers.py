@@ -14,7 +14,9 @@ with a typed variable it starts with written `std::declval<T>()`
 (`auto iter = build_iter(a)` -> "decltype(build_iter(a))", `auto o = self.options()` ->
 "decltype(std::declval<Tensor>().options())"): the link stage types it from return types. A call
 longer than 300 characters (a lambda among its arguments) is written with each argument `_`:
-`decltype(LookUpOrCreateCachedGraph<CachedGraph>(_,_))`.
+`decltype(LookUpOrCreateCachedGraph<CachedGraph>(_,_))`; a long chain of member calls the same way, step
+by step (`decltype(TensorIteratorConfig().add_output(_).build())`). An `auto` range-for variable is an
+element of its range: `for (auto& t : tensors)` -> "decltype(std::declval<TensorList>()[_])".
 """
 
 from __future__ import annotations
@@ -176,6 +178,13 @@ class _Declarations:
             return normalised_type(t.text)
         if t.type == "decltype" or depth > 3:
             return None
+        if decl.type == "for_range_loop":  # `for (auto& t : tensors)`: an element of the range, `tensors[_]`
+            value = decl.child_by_field_name("right")
+            whole = self._typed(value, depth) if value is not None else None
+            if whole is None:
+                return None
+            return f"decltype({whole[9:-1]}[_])" if whole.startswith("decltype(") else \
+                f"decltype(std::declval<{whole}>()[_])"
         value = _initializer(decl, at)
         return self._typed(value, depth) if value is not None else None
 
@@ -199,11 +208,19 @@ class _Declarations:
                 args = fn.child_by_field_name("arguments")
                 return normalised_type(args.named_children[0].text.rstrip(b"*& ")) \
                     if args is not None and args.named_children else None
-        if value.end_byte - value.start_byte > _INIT_LIMIT:
-            return _long_call(value) if kind == "call_expression" else None
         if kind not in ("call_expression", "field_expression"):
             return None
-        text = nospace(dec(value.text))
+        if value.end_byte - value.start_byte <= _INIT_LIMIT:
+            text = nospace(dec(value.text))
+        elif kind != "call_expression":
+            return None
+        else:  # a long chain of member calls as its steps with each argument `_` (a builder's .build())
+            fn = value.child_by_field_name("function")
+            if fn is None or fn.type != "field_expression":
+                return _long_call(value)
+            text = chain_steps(value, _INIT_LIMIT)
+            if text is None:
+                return None
         root = _MEMBER.match(text)
         if root is not None and not root.group(1) and root.group(2) != "this":
             typed = self.of(root.group(2), value.start_byte, depth + 1)
@@ -245,3 +262,34 @@ def normalised_type(type_text: bytes) -> str | None:
     text = _SPACE_AROUND.sub(r"\1", " ".join(dec(type_text).split()))
     text = _CV.sub("", text)
     return _LIBRARY_NAMESPACES.sub("", text) or None
+
+
+CHAIN_ROOT = 80  # the longest start of a chain _chain_steps writes out (a variable, a class made in place)
+
+
+def chain_steps(node, budget: int = 200) -> str | None:
+    """A long chain of member calls with each argument written `_`: `TensorIteratorConfig().add_output(_)
+    .add_const_input(_).build` (the link stage types it step by step, and counts each step's arguments);
+    None when it is longer than budget or does not start with a name or a call of one."""
+    steps: list[str] = []
+    while node.type in ("field_expression", "call_expression"):
+        if node.type == "call_expression":
+            args = node.child_by_field_name("arguments")
+            count = sum(c.type != "comment" for c in args.named_children) if args is not None else 0
+            steps.append("(" + ",".join("_" * count) + ")")
+            node = node.child_by_field_name("function")
+        else:
+            field = node.child_by_field_name("field")
+            op = next((c.type for c in node.children if c.type in (".", "->")), None)
+            if field is None or op is None:
+                return None
+            steps.append(op + dec(field.text))
+            node = node.child_by_field_name("argument")
+        if node is None:
+            return None
+    root = nospace(dec(node.text))
+    if len(root) > CHAIN_ROOT or node.type not in ("identifier", "qualified_identifier", "template_function",
+                                                   "this", "field_identifier"):
+        return None
+    text = root + "".join(reversed(steps))
+    return text if len(text) <= budget else None

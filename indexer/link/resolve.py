@@ -129,8 +129,27 @@ def _unalias(name: str, aliases: tuple[dict[str, str] | None, dict[str, str]],
             target = shared[bare]
         if target is None or target == bare:
             break
-        name = target.removeprefix("typename ") + (sep + rest if sep else "")
+        target = target.removeprefix("typename ")
+        if head != bare:  # written with template arguments: an alias template's, put in for its parameters
+            target = _instantiated(target, head[len(bare):]) or target
+        name = target + (sep + rest if sep else "")
     return name
+
+
+_PARAMETER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _instantiated(target: str, written: str) -> str | None:
+    """An alias template's target with the arguments written (`<Tensor>`) in place of its own, when each of
+    its own is a bare name (a parameter: `at::ArrayRef<T>` -> `at::ArrayRef<Tensor>`); None otherwise (the
+    parameters are not known: the class it names is still the one)."""
+    own, given = template_args(target), template_args(written)
+    if own is None or given is None:
+        return None
+    params, args = split_top_level(own), split_top_level(given)
+    if len(params) != len(args) or not all(_PARAMETER.fullmatch(p) for p in params):
+        return None
+    return f"{target[:target.index('<')]}<{','.join(args)}>"
 
 
 def _untemplated(qualified: str) -> str:
@@ -186,6 +205,7 @@ def _last_component(written: str) -> str:
 _STD_POINTERS = frozenset(("shared_ptr", "unique_ptr", "optional"))  # the standard classes whose -> reaches their argument
 _SEQUENCES = frozenset(("ArrayRef", "OptionalArrayRef", "SmallVector", "vector", "array", "deque", "IListRef"))
 _PLAIN_RECEIVER = re.compile(r"(?:this->)?[A-Za-z_]\w*")
+_CHAIN_STEPS = 16  # the longest chain typed step by step (a builder: TensorIteratorConfig() and its setters, .build())
 # A return type that names no class: a template parameter (T, scalar_t), void, a built-in or a dependent name.
 _UNKNOWN_RETURN = re.compile(r"[A-Z]\d?|\w+_t|void|bool|int|float|double|char|auto|typename.*|.*::type")
 
@@ -635,7 +655,7 @@ class Resolver:
         """The type of a chain (`x.f(a).g`, `f(a)[i]`, `std::declval<T>().f()`), or None; last_raw keeps
         its last step's return type even when it names no class (an argument's int64_t)."""
         parts = _chain_parts(text)
-        if not parts or len(parts) > 8:
+        if not parts or len(parts) > _CHAIN_STEPS:
             return None
         _sep, name, args = parts[0]
         if args is None:  # a variable: the type the extractor read
