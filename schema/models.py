@@ -407,6 +407,7 @@ class CxxClass(Base):
     bases: Mapped[str] = mapped_column(Text, comment="JSON list of the base classes as written, access specifiers dropped")
     is_template: Mapped[int] = mapped_column(Integer, comment="1 for a class template (or a partial/explicit specialisation)")
     has_call_operator: Mapped[int] = mapped_column(Integer, comment="1 when the body declares or defines operator(): a functor")
+    fields: Mapped[str] = mapped_column(Text, comment="JSON list of its data members, {name, type}: the type as calls.receiver_type writes one, `*` added for a pointer")
 
 
 class KernelAlias(Base):

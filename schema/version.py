@@ -1,6 +1,6 @@
 """The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
 
-SCHEMA_VERSION = 12  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
+SCHEMA_VERSION = 13  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
 # 4: dispatcher_registrations, registration_macro_uses; 5: dispatch_keys, dispatch_keysets, dispatch_table;
 # 6: Python method tables (py_method_defs, py_method_installs); 7: py_branches and py_flags (the conditions
 # that pick a Python call); 8: definitions.template_params and definitions.returns (the link stage
@@ -8,7 +8,8 @@ SCHEMA_VERSION = 12  # 2: no file_id indexes (a build deletes stale rows in one 
 # op_backward (the derivatives.yaml entries each op's autograd kernel uses); 10: calls.arg_types (the
 # argument types the written text gives: the link stage picks among overloads by them); 11: device_branches
 # (the lines of a function that run only on some devices); 12: device_branches.not_on names DenseD too (a
-# branch only a layout test such as is_quantized() rules out for a device's dense tensors)
+# branch only a layout test such as is_quantized() rules out for a device's dense tensors); 13: classes.fields
+# (data members and their types: the link stage types `x_.f()` in a method defined outside its class)
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.

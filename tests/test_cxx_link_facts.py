@@ -151,12 +151,13 @@ def test_usings_at_every_scope():
 
 def test_classes_and_functors():
     f = run("classes.cu", "aten/src/ATen/native/cuda/classes.cu")
-    C = cxx.ClassFact
+    C, F = cxx.ClassFact, cxx.FieldFact
     assert f.classes == (
-        C("AddFunctor", "at::native::AddFunctor", "struct", 4, 8, (), True, True),
+        C("AddFunctor", "at::native::AddFunctor", "struct", 4, 8, (), True, True, (F("alpha_", "T"),)),
         C("AddFunctor<bool>", "at::native::AddFunctor<bool>", "struct", 10, 12, (), True, True),
         C("Accumulator", "at::native::Accumulator", "class", 13, 16, ("Base<float>", "Counted"), False, False),
-        C("Bits", "at::native::(anonymous)::Bits", "union", 18, 18, (), False, False),
+        C("Bits", "at::native::(anonymous)::Bits", "union", 18, 18, (), False, False,
+          (F("f", "float"), F("i", "int"))),
         C("Local", "Local", "struct", 22, 25, (), False, True),
     )
     # the functor's operator() is a definition under the class's qualified name

@@ -1,11 +1,14 @@
 """Class, struct and union definitions with a body: name, qualified name, bases, whether a
-template, and whether the body has an operator() (a functor, whose operator() is the device
-code a launch helper runs; that operator() is a DefinitionFact `...::AddFunctor::operator()`)."""
+template, whether the body has an operator() (a functor, whose operator() is the device
+code a launch helper runs; that operator() is a DefinitionFact `...::AddFunctor::operator()`),
+and its data members with their written types (also under `#if` branches of the body; a member whose
+type is `auto`, `decltype(...)` or a class defined in place, or an array, is left out)."""
 
 from __future__ import annotations
 
-from .facts import ClassFact
+from .facts import ClassFact, FieldFact
 from .kinds import ClassKind
+from .receivers import normalised_type
 from .scan import dec, nospace
 from .scopes import function_declarator, scope_prefix
 from .sourcefile import SourceFile
@@ -37,7 +40,36 @@ def classes(f: SourceFile) -> None:
             bases=bases,
             is_template=is_template or "<" in name,
             has_call_operator=body is not None and _has_call_operator(body),
+            fields=tuple(_fields(body)) if body is not None else (),
         ))
+
+
+_WRITTEN_TYPES = ("type_identifier", "qualified_identifier", "template_type", "primitive_type",
+                  "sized_type_specifier")
+
+
+def _fields(body):
+    """The data members a class body declares (field_declaration without a function declarator)."""
+    for c in body.named_children:
+        if c.type in _PREPROC:
+            yield from _fields(c)
+            continue
+        if c.type != "field_declaration":
+            continue
+        t = c.child_by_field_name("type")
+        if t is None or t.type not in _WRITTEN_TYPES:
+            continue
+        written = None
+        for d in c.children_by_field_name("declarator"):
+            pointer = False
+            while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
+                pointer = pointer or d.type == "pointer_declarator"
+                d = d.child_by_field_name("declarator") or (d.named_children[-1] if d.named_children else None)
+            if d is None or d.type != "field_identifier":
+                continue
+            written = written or normalised_type(t.text)
+            if written:
+                yield FieldFact(dec(d.text), written + "*" if pointer else written)
 
 
 _PREPROC = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef")

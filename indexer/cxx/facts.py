@@ -194,6 +194,15 @@ class ClassFact:
     bases: tuple[str, ...]  # as written, access specifiers dropped: ("TensorIteratorBase",)
     is_template: bool
     has_call_operator: bool  # declares or defines operator() in its body
+    fields: tuple[FieldFact, ...] = ()  # its data members with a written type, in order
+
+
+@dataclass(frozen=True)
+class FieldFact:
+    """A data member of a class: what `x_.f()` in a method defined elsewhere, or `args.idesc.f()`, calls on."""
+
+    name: str  # "packed_"
+    type: str  # as receiver types are written (cxx/receivers.py normalised_type), `*` added for a pointer
 
 
 @dataclass(frozen=True)

@@ -54,10 +54,10 @@ def member_object(callee: str) -> str | None:
 
 
 def _has_receiver(callee: str, at: int) -> bool:
-    """Whether the callee is a member call (`x.f`, `x.g(a).f`) and not `x.f<a.b>` or a longer expression."""
+    """Whether the callee is a member call (`x.f`, `x.g(a).f`, `x.field.f`) and not a longer expression."""
     rest = callee[at:]
     return bool(re.fullmatch(r"~?[A-Za-z_]\w*(?:<.*>)?", rest)) or (
-        "(" in rest and re.search(r"(?:\.|->)~?[A-Za-z_]\w*(?:<[^()]*>)?\Z", rest) is not None
+        ("(" in rest or "." in rest or "->" in rest) and re.search(r"(?:\.|->)~?[A-Za-z_]\w*(?:<[^()]*>)?\Z", rest) is not None
         and re.fullmatch(r"[\w:<>,.\->()\[\]*&+ ]*", rest) is not None and rest.count("(") == rest.count(")"))
 
 
@@ -264,7 +264,7 @@ def normalised_type(type_text: bytes) -> str | None:
     return _LIBRARY_NAMESPACES.sub("", text) or None
 
 
-CHAIN_ROOT = 80  # the longest start of a chain _chain_steps writes out (a variable, a class made in place)
+CHAIN_ROOT = 80  # the longest start of a chain chain_steps writes out (a variable, a class made in place)
 
 
 def chain_steps(node, budget: int = 200) -> str | None:

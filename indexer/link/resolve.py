@@ -314,6 +314,8 @@ class Resolver:
         self.guards: dict[int, str] = {}  # definitions.id -> its guard (definitions.guard), for How.PER_BUILD
         self._picked: dict[tuple, list[Target]] = {}  # (an overload set's nodes, argument types) -> the answer
         self._arguments: dict[tuple, str | None] = {}  # (file, scope, an argument's decltype text) -> its type
+        # A class's last name -> (its qualified name, normalised; its data members' types) (stage.class_fields)
+        self.fields: dict[str, list[tuple[str, dict[str, str]]]] = {}
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None, arg_types: str | None = None) -> list[Target]:
@@ -433,6 +435,8 @@ class Resolver:
         qualifier = qualifier.removeprefix("::")
         if receiver is not None and (not _PLAIN_RECEIVER.fullmatch(receiver) or (receiver_type or "").startswith("decltype(")):
             receiver_type = self._receiver_type(ctx, receiver, receiver_type)  # the extractor gave a chain's root
+        elif receiver is not None and receiver_type is None and self.fields:  # `x_.f()` in a method defined elsewhere
+            receiver_type = self._member_of_caller(ctx, receiver.removeprefix("this->"))
         if self.aliases or ctx.aliases:
             aliases, is_scope = (ctx.aliases, self.aliases), self._scope_test(ctx)
             receiver_type = _unalias(receiver_type, aliases, is_scope) if receiver_type else receiver_type
@@ -612,6 +616,9 @@ class Resolver:
         first = qualified.split("<", 1)[0].split("::", 1)[0]
         if "::" not in qualified.split("<", 1)[0] or not first or first in self.namespaces or first in self.types:
             return None
+        scopes = self._all_scopes()  # types are written without at:: and c10:: (`impl::GenericList`)
+        if f"at::{first}" in scopes or f"c10::{first}" in scopes:
+            return None
         return first
 
     def _class_and_bases(self, type_name: str) -> set[str]:
@@ -658,8 +665,10 @@ class Resolver:
         if not parts or len(parts) > _CHAIN_STEPS:
             return None
         _sep, name, args = parts[0]
-        if args is None:  # a variable: the type the extractor read
+        if args is None:  # a variable: the type the extractor read, or a field of the caller's class
             t = root if len(parts) > 1 or root is None or not root.startswith("decltype(") else None
+            if t is None and root is None and self.fields:
+                t = self._member_of_caller(ctx, name)
         elif name.startswith(("std::declval<", "declval<")):
             t = template_args(name)
         else:
@@ -668,13 +677,43 @@ class Resolver:
             if t is not None and sep == "[]":
                 t = self._element(ctx, t)
                 continue
-            if t is None or args is None:  # a field's type is not known here
+            if t is None:
                 return None
             if sep == "->":
                 t = self._pointee(t)
+            if args is None:  # a field of the class t: its declared type
+                t = self._member(t, name)
+                continue
             t = self._returned(self.resolve(ctx, f"x.{name}", name.split("<", 1)[0], _count_args(args), t),
                                raw=last_raw and at == len(parts))
         return t
+
+    def _member_of_caller(self, ctx: Context, name: str) -> str | None:
+        """The type of the data member `name` of the class a method belongs to (its scope, ctx.chain[0]), or of
+        one of its bases; None for a free function or when no class of the name declares it."""
+        scope = ctx.chain[0]
+        cls = scope.rsplit("::", 1)[-1]
+        if not scope or cls.split("<", 1)[0] not in self.fields:
+            return None
+        return self._member(scope, name)
+
+    def _member(self, type_name: str, name: str) -> str | None:
+        """The declared type of a data member of a class (a qualified or last name, template arguments as
+        written), found in the class or its nearest base that declares it: the classes of that last name
+        that declare it must agree on its type; None when they do not, or the type names no class."""
+        written = _untemplated(type_name.rstrip("*& "))
+        for level in self._class_levels(written):
+            types = set()
+            for cls in level:
+                for qualified, members in self.fields.get(cls, ()):
+                    if name in members and (cls != written.rsplit("::", 1)[-1] or "::" not in written or
+                                            _untemplated(qualified) == written or
+                                            _untemplated(qualified).endswith("::" + written)):
+                        types.add(members[name])
+            if types:
+                got = types.pop() if len(types) == 1 else None
+                return got if got is not None and not _UNKNOWN_RETURN.fullmatch(got) else None
+        return None
 
     def _element(self, ctx: Context, type_name: str) -> str | None:
         """The element type of a sequence (ArrayRef<Tensor>, TensorList, std::vector<Tensor>): what `x[i]` is."""
@@ -780,11 +819,16 @@ class Resolver:
 
     def _scope_test(self, ctx: Context) -> Callable[[str], bool]:
         """Whether a name, looked up from the caller's scopes, is a namespace or class of the checkout."""
+        scopes = self._all_scopes()
+        return lambda head: any((f"{c}::{head}" if c else head) in scopes for c in ctx.chain)
+
+    def _all_scopes(self) -> set[str]:
+        """Every namespace and class scope of the checkout, with each of its prefixes."""
         scopes = self._scope_names
         if scopes is None:
             scopes = self._scope_names = {"::".join(p[:i]) for sc in self.symbols.scopes()
                                           for p in (sc.split("::"),) for i in range(1, len(p) + 1)}
-        return lambda head: any((f"{c}::{head}" if c else head) in scopes for c in ctx.chain)
+        return scopes
 
     def _vendor_using(self, ctx: Context) -> str | None:
         """The first namespace the caller's file brings in with `using namespace` that the checkout does not

@@ -151,6 +151,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     resolver.guards = definition_guards(conn, def_columns)  # one definition per build configuration (resolve.py)
     returns, op_returns, tensor_methods = return_types(conn)  # what call chains are typed by (resolve.py)
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
+    resolver.fields = class_fields(conn, tables, inline)
     includes = includes or include_graph(conn, tables)
     global_aliases, local_aliases = _aliases(conn, tables)
     resolver.aliases = global_aliases
@@ -167,7 +168,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
            if f not in included}
     inputs = inputs_fingerprint(cold or nodes, inline, macros, types, bases, namespaces, ops, scope_usings, shared,
                                 bool(includes.direct), global_aliases, callable_classes(conn, tables), op_returns,
-                                tensor_methods, declarations.get("", {}))
+                                tensor_methods, declarations.get("", {}), resolver.fields)
     return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
                     own)
 
@@ -205,7 +206,7 @@ def inputs_fingerprint(nodes: Nodes, *inputs) -> str:
     stub and derivative nodes, inline namespaces, macro and type names, class bases, the namespaces
     defined in, the op forms, the includes of the files others include, the using-directives of headers' namespaces, the type
     aliases at namespace or class level, the callable classes, the ops' C++ return types, the Tensor methods
-    torchgen generates and the using-declarations written in headers. The same facts give the same hash,
+    torchgen generates, the using-declarations written in headers and the classes' data members. The same facts give the same hash,
     whatever the order of their rows' ids."""
     h = hashlib.sha256()
     for row in nodes.rows:
@@ -378,6 +379,23 @@ def _names(conn: sqlite3.Connection, tables: set[str]) -> tuple[set[str], set[st
     if "usings" in tables:
         types |= {r[0] for r in conn.execute("SELECT alias FROM usings WHERE kind = 'alias' AND alias IS NOT NULL")}
     return macros, types, bases
+
+
+def class_fields(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]
+                 ) -> dict[str, list[tuple[str, dict[str, str]]]]:
+    """The classes' data members (classes.fields), by the class's last name (untemplated): each class's
+    qualified name, normalised as scopes are, and its fields' types. A class index without the column
+    (an index of an older schema) has none."""
+    out: dict[str, list[tuple[str, dict[str, str]]]] = {}
+    if "classes" not in tables or "fields" not in _columns(conn, "classes"):
+        return out
+    for name, qualified, written in conn.execute(
+            "SELECT name, qualified_name, fields FROM classes WHERE fields != '[]' ORDER BY id"):
+        members = {f["name"]: f["type"] for f in json.loads(written)}
+        out.setdefault(name.split("<", 1)[0], []).append((normalise_scope(split_scope(qualified), inline), members))
+    for found in out.values():  # an order of the facts, not of their rows' ids (the fingerprint hashes it)
+        found.sort(key=lambda c: (c[0], sorted(c[1].items())))
+    return out
 
 
 def callable_classes(conn: sqlite3.Connection, tables: set[str]) -> set[str]:

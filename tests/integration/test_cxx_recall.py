@@ -247,7 +247,7 @@ def test_extraction_never_failed(tree):
 # #include and #define lines: by the same independent scan (comments and literals blanked,
 # a #define's continuation lines dropped), every one is a fact, at its line, and no fact is
 # anything else.
-_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include(?:_next)?\b", re.M)
+_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*(?:include(?:_next)?|import)\b", re.M)  # #import: Objective-C++
 _DEFINE_LINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
@@ -277,5 +277,5 @@ def test_includes_and_defines(tree):
         wrong += [f"{rel}:{x[0]} #define {x[1]} not in the scan" for x in sorted(got_defines - defines)]
         if len(f.includes) != len(got_includes) or len(f.macros) != len(got_defines):
             wrong.append(f"{rel}: a directive extracted twice")
-    print(f"\n[{version}] {totals[0]} #include and {totals[1]} #define lines scanned")
+    print(f"\n[{version}] {totals[0]} #include (and #import) and {totals[1]} #define lines scanned")
     assert not wrong, f"{len(wrong)} directives differ from the scan:\n" + "\n".join(wrong[:50])
