@@ -25,24 +25,25 @@ struct TensorImpl {};
 struct vTensor {};
 template <typename T> struct ArrayRef { ArrayRef(const T& one) {} };
 using TensorList = ArrayRef<Tensor>;
+using IntArrayRef = ArrayRef<int64_t>;
 namespace native {
-inline int wrap(int64_t dim, TensorImpl* impl) { return 1; }      // :8
-inline int wrap(int64_t dim, TensorList tensors) { return 2; }    // :9
-inline int widen(double v) { return 3; }                          // :10
-inline int widen(int64_t v) { return 4; }                         // :11
-inline int convert(const vTensor& v) { return 5; }                // :12
-inline int convert(const Tensor& t) { return 6; }                 // :13
-inline int name(const char* text, int n) { return 7; }            // :14
-inline int name(const Tensor& t, int n) { return 8; }             // :15
-template <typename T> int same(T a) { return 9; }                 // :16
-inline int same(int64_t a) { return 10; }                         // :17
+inline int wrap(int64_t dim, TensorImpl* impl) { return 1; }      // :9
+inline int wrap(int64_t dim, TensorList tensors) { return 2; }    // :10
+inline int widen(double v) { return 3; }                          // :11
+inline int widen(int64_t v) { return 4; }                         // :12
+inline int convert(const vTensor& v) { return 5; }                // :13
+inline int convert(const Tensor& t) { return 6; }                 // :14
+inline int name(const char* text, int n) { return 7; }            // :15
+inline int name(const Tensor& t, int n) { return 8; }             // :16
+template <typename T> int same(T a) { return 9; }                 // :17
+inline int same(int64_t a) { return 10; }                         // :18
 } // namespace native
 } // namespace at
 namespace c10 { inline int pad(int64_t n) { return 11; } }
 namespace at {
 using c10::pad;
-inline int pad(const Tensor& t) { return 12; }                    // :23
-inline int pad(const vTensor& t) { return 13; }                   // :24
+inline int pad(const Tensor& t) { return 12; }                    // :24
+inline int pad(const vTensor& t) { return 13; }                   // :25
 inline int many(int64_t a, char b) { return 0; }
 inline int many(int64_t a, short b) { return 1; }
 inline int many(int64_t a, int b) { return 2; }
@@ -58,6 +59,12 @@ inline int many(int64_t a, const char* b) { return 11; }
 inline int many(int64_t a, long long b) { return 12; }
 } // namespace at
 """
+DEFS_CPP = """\
+namespace at { namespace native {
+int shape(const Tensor& t) { return 16; }                           // :2
+int shape(IntArrayRef sizes) { return 17; }                         // :3
+}} // namespace at::native, declared in a header the callers include (not written here)
+"""
 FAR_H = """\
 namespace at { namespace native {
 inline int far(const Tensor& t) { return 14; }
@@ -67,7 +74,7 @@ inline int far(int64_t n) { return 15; }
 USER_CPP = """\
 #include "Overloads.h"
 namespace at { namespace native {
-int user(const Tensor& self, int64_t dim, Tensor* out) {
+int user(const Tensor& self, int64_t dim, Tensor* out, IntArrayRef dims) {
   auto any = self.dim();
   wrap(dim, self);
   widen(1);
@@ -89,6 +96,8 @@ int user(const Tensor& self, int64_t dim, Tensor* out) {
   widen(static_cast<double>(dim));
   widen(self.dim());
   name(self.t(), self.size());
+  shape(self);
+  shape(dims);
   return 0;
 }
 }} // namespace at::native
@@ -110,7 +119,7 @@ def test_argument_types_of_literals_declared_variables_and_pointers():
         (22, "widen", '["double"]'), (22, "static_cast<double>", '["int64_t"]'),
         (23, "widen", '["decltype(std::declval<Tensor>().dim())"]'), (23, "self.dim", None),
         (24, "name", '["decltype(std::declval<Tensor>().t())","decltype(std::declval<Tensor>().size())"]'),
-        (24, "self.t", None), (24, "self.size", None)]
+        (24, "self.t", None), (24, "self.size", None), (25, "shape", '["Tensor"]'), (26, "shape", '["IntArrayRef"]')]
 
 
 def test_number_literals_and_parameter_types():
@@ -127,7 +136,7 @@ def test_number_literals_and_parameter_types():
 def prepared(tmp_path_factory: pytest.TempPathFactory):
     db = built_tree(tmp_path_factory.mktemp("argtypes"), {
         "version.txt": "2.6.0\n", N + "native_functions.yaml": YAML, N + "Overloads.h": OVERLOADS_H,
-        N + "Far.h": FAR_H, N + "User.cpp": USER_CPP})
+        N + "Far.h": FAR_H, N + "Defs.cpp": DEFS_CPP, N + "User.cpp": USER_CPP})
     conn = sqlite3.connect(db)
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
@@ -159,24 +168,27 @@ def test_without_argument_types_each_is_an_overload_set(prepared):
 
 def test_the_argument_types_pick_the_one_viable_or_the_one_exact_overload(prepared):
     assert resolved(prepared, True) == [
-        (5, "wrap", "argument-types", 9),  # a Tensor never binds TensorImpl*; it binds TensorList (one element)
+        (5, "wrap", "argument-types", 10),  # a Tensor never binds TensorImpl*; it binds TensorList (one element)
         (6, "widen", "overload-set", 2),  # int converts to double and to int64_t: C++ calls it ambiguous
-        (7, "widen", "argument-types", 11),  # int64_t is an exact match
-        (8, "convert", "argument-types", 13),  # Tensor exactly; vTensor is some other class
-        (9, "name", "argument-types", 14),  # a string never binds a Tensor
-        (10, "name", "argument-types", 15),  # a Tensor never binds a pointer
-        (11, "same", "argument-types", 17),  # the template deduces int64_t too: the non-template wins
+        (7, "widen", "argument-types", 12),  # int64_t is an exact match
+        (8, "convert", "argument-types", 14),  # Tensor exactly; vTensor is some other class
+        (9, "name", "argument-types", 15),  # a string never binds a Tensor
+        (10, "name", "argument-types", 16),  # a Tensor never binds a pointer
+        (11, "same", "argument-types", 18),  # the template deduces int64_t too: the non-template wins
         (12, "widen", "overload-set", 2),  # `auto any = self.dim()`: int, which converts to double and int64_t
         (13, "wrap", "overload-set", 2),  # Tensor* to TensorImpl* or to TensorList: not judged, so both stay
-        (14, "pad", "argument-types", 23),  # at's pads and c10::pad (`using c10::pad;`): Tensor is exact for one
+        (14, "pad", "argument-types", 24),  # at's pads and c10::pad (`using c10::pad;`): Tensor is exact for one
         (15, "::widen", "overload-set", 2),  # the global one is written, not the set lookup found
         (16, "name", "overload-set", 2),  # no member takes one argument: the set is not what is called
         (17, "far", "overload-set", 2),  # User.cpp does not include Far.h
-        (18, "many", "argument-types", 27),  # 13 members (one edge that counts them); int is exact for one
+        (18, "many", "argument-types", 28),  # 13 members (one edge that counts them); int is exact for one
         (19, "many", "overload-set", 1),  # the same set, `*out` not typed: no pick
-        (20, "widen", "argument-types", 11),  # Tensor::size returns int64_t
-        (21, "convert", "argument-types", 13),  # Tensor::t returns Tensor, twice
-        (22, "widen", "argument-types", 10),  # a cast's type
+        (20, "widen", "argument-types", 12),  # Tensor::size returns int64_t
+        (21, "convert", "argument-types", 14),  # Tensor::t returns Tensor, twice
+        (22, "widen", "argument-types", 11),  # a cast's type
         (23, "widen", "overload-set", 2),  # Tensor::dim returns int: ambiguous, as at line 12
-        (24, "name", "argument-types", 15),  # a Tensor never binds const char*
+        (24, "name", "argument-types", 16),  # a Tensor never binds const char*
+        # Defs.cpp, which no one includes, defines both shapes of one qualified name: a pick
+        (25, "shape", "argument-types", 2),  # a Tensor never binds a list of numbers
+        (26, "shape", "argument-types", 3),  # an IntArrayRef never binds a Tensor
     ]

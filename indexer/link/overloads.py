@@ -2,8 +2,9 @@
 cxx/argument_types.py), the way C++ overload resolution does for the cases that can be decided here:
 
 - a candidate is not viable when an argument of known type cannot bind its parameter: a Tensor never binds
-  a built-in arithmetic type or a pointer; an arithmetic value or a pointer never binds a Tensor (at::Tensor
-  has no such constructor or conversion); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
+  a built-in arithmetic type, a pointer or a list of numbers (IntArrayRef, SymIntArrayRef, std::vector<int64_t>);
+  an arithmetic value, a pointer or a list of numbers never binds a Tensor (at::Tensor has no such constructor
+  or conversion); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
   optional<int64_t> or a pointer as written `0`; a Tensor binds TensorList: each by an implicit constructor);
 - the one viable candidate left, when another was ruled out, is the call's;
 - else, with every argument's type known, the one candidate whose parameters are those types exactly (cv and
@@ -14,8 +15,10 @@ using-declaration brings in beside a scope's own overloads (`using c10::maybe_wr
 c10's and at's maybe_wrap_dim are one set there). Resolver.resolve also makes no pick for a
 callee written `::f` (the global one, which lookup from the caller does not stand for), for a set with a
 member that cannot take that many arguments (lookup kept every member, so the name may be no function's:
-`normal(gen)` calls a local distribution object), nor one the caller's file does not include. Parameters written by a macro, or a variadic one at an
-argument's place, leave the candidate unknown: then nothing is picked.
+`normal(gen)` calls a local distribution object), nor one in a header the caller's file does not include
+(overloads of one qualified name all defined in source files are picked among: the caller sees their
+declarations). Parameters written by a macro, or a variadic one at an argument's place, leave the
+candidate unknown: then nothing is picked.
 """
 
 from __future__ import annotations
@@ -61,12 +64,30 @@ def parameter_types(signature: str) -> list[str] | None:
     return out
 
 
+# Lists of numbers: a Tensor makes none of them (ArrayRef<int64_t>'s constructor from a container needs its
+# data() to be an int64_t*; Tensor's data() is a Tensor), and none of them makes a Tensor.
+_NUMBER_LISTS = frozenset(("IntArrayRef", "SymIntArrayRef", "OptionalIntArrayRef", "OptionalSymIntArrayRef",
+                           "DimVector", "SymDimVector"))
+_LISTS = frozenset(("ArrayRef", "OptionalArrayRef", "SmallVector", "vector", "array", "initializer_list"))
+
+
+def _number_list(t: str) -> bool:
+    """Whether a plain type is a list of numbers (IntArrayRef, std::vector<int64_t>, SmallVector<SymInt, 5>)."""
+    if t in _NUMBER_LISTS:
+        return True
+    head, _, rest = t.partition("<")
+    if head.rsplit("::", 1)[-1] not in _LISTS or not rest.endswith(">"):
+        return False
+    element = split_top_level(rest[:-1])[0]
+    return element in ARITHMETIC or element == "SymInt"
+
+
 def _binds(arg: str, param: str) -> bool:
     """Whether an argument of the plain type arg may bind the plain parameter type param (module docstring)."""
     pointer = param.endswith("*")
     if arg in TENSORS:
-        return not (pointer or param in ARITHMETIC)
-    if (arg in ARITHMETIC or arg.endswith("*") or arg == "std::nullptr_t") and param in TENSORS:
+        return not (pointer or param in ARITHMETIC or _number_list(param))
+    if (arg in ARITHMETIC or arg.endswith("*") or arg == "std::nullptr_t" or _number_list(arg)) and param in TENSORS:
         return False
     return True
 

@@ -61,7 +61,7 @@ from .classify import BUILTIN_TYPES, OpForms, named_class, op_called, template_a
 from . import overloads
 from .configurations import one_per_build
 from .kinds import How
-from .symbols import Symbol, Symbols, normalise_scope, normalise_type, scope_chain, split_top_level
+from .symbols import Symbol, Symbols, is_header, normalise_scope, normalise_type, scope_chain, split_top_level
 
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
 OVERLOADS_FOLLOWED = 12  # and of one overload set (the argument types pick among them)
@@ -324,9 +324,20 @@ class Resolver:
         if arg_types is not None and got and got[0].how is How.OVERLOAD_SET and not callee.startswith("::"):
             arg_types = self._typed_arguments(ctx, arg_types)
             picked = self._by_argument_types(got, arg_types, argc) if arg_types is not None else got
-            if picked[0].how is How.ARGUMENT_TYPES and self._seen_from(ctx, picked[0].node):
+            if picked[0].how is How.ARGUMENT_TYPES and (self._seen_from(ctx, picked[0].node) or
+                                                         self._one_function(got, picked[0].node)):
                 return picked
         return got
+
+    def _one_function(self, targets: list[Target], node: int) -> bool:
+        """Whether the set is the overloads of one qualified name, none of them file-local: a function declared
+        in a header and defined in a source file the caller does not include (mps/OperationUtils.mm's
+        getMPSShape), which the caller's translation unit sees through its declaration."""
+        by_node = self._symbol_of_node()
+        nodes = [t.node for t in targets] if targets[0].node is not None else list(targets[0].candidates)
+        syms = [by_node[n] for n in nodes if n in by_node]
+        return len(syms) == len(nodes) and not any(s.local or is_header(s.file) for s in syms) and \
+            len({s.qualified_name for s in syms}) == 1 and by_node[node] in syms
 
     def _typed_arguments(self, ctx: Context, arg_types: str) -> str | None:
         """calls.arg_types with each argument written `decltype(...)` (a call, a member chain, an `auto`
