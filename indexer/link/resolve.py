@@ -268,6 +268,30 @@ _THROUGH_PARAMETER = [Target(None, How.VIRTUAL, "a call through a parameter (a f
 _FUNCTIONAL_CAST = [Target(None, How.TYPE)]  # `float(x)`: a built-in type (classify.BUILTIN_TYPES)
 
 
+# The standard library's factories of owning pointers, by the name written: what each returns.
+_STD_FACTORIES = {"std::make_unique": "unique_ptr", "make_unique": "unique_ptr", "std::make_shared": "shared_ptr",
+                  "make_shared": "shared_ptr"}
+_STD_FACTORIES_PREFIXES = tuple(f"{n}<" for n in _STD_FACTORIES)
+# Members of standard class templates that give what they hold: (class, member) -> "held" (T) or "pointer" (T*).
+_STD_HELD = {("optional", "value"): "held", ("optional", "operator*"): "held", ("optional", "value_or"): "held",
+             ("unique_ptr", "get"): "pointer", ("shared_ptr", "get"): "pointer",
+             ("unique_ptr", "operator*"): "held", ("shared_ptr", "operator*"): "held"}
+
+
+def _standard_member(type_name: str, member: str) -> str | None:
+    """What a member of std::optional<T>, std::unique_ptr<T> or std::shared_ptr<T> gives (T, or T* for get()),
+    or None for any other class or member."""
+    head = type_name.split("<", 1)[0]
+    if not head.startswith("std::") and head not in ("optional", "unique_ptr", "shared_ptr"):
+        return None
+    how = _STD_HELD.get((head.removeprefix("std::"), member))
+    args = template_args(type_name.rstrip("*& ")) if how else None
+    if not args:
+        return None
+    held = split_top_level(args)[0].removesuffix("[]")
+    return held + "*" if how == "pointer" else held
+
+
 def _within(scope: str, outer: str) -> bool:
     """Whether a namespace is OUTER or inside it ("" holds every one)."""
     return not outer or scope == outer or scope.startswith(outer + "::")
@@ -316,6 +340,7 @@ class Resolver:
         self._arguments: dict[tuple, str | None] = {}  # (file, scope, an argument's decltype text) -> its type
         # A class's last name -> (its qualified name, normalised; its data members' types) (stage.class_fields)
         self.fields: dict[str, list[tuple[str, dict[str, str]]]] = {}
+        self.qualified_aliases: dict[str, str] = {}  # `at::sparse_csr::SparseCsrTensor` -> `Tensor` (stage.py)
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None, arg_types: str | None = None) -> list[Target]:
@@ -452,6 +477,8 @@ class Resolver:
             aliases, is_scope = (ctx.aliases, self.aliases), self._scope_test(ctx)
             receiver_type = _unalias(receiver_type, aliases, is_scope) if receiver_type else receiver_type
             qualifier = _unalias(qualifier, aliases, is_scope) if qualifier else qualifier
+        if receiver_type and "::" in receiver_type.split("<", 1)[0] and self.qualified_aliases:
+            receiver_type = self._qualified_alias(receiver_type)
         if receiver_type:
             receiver_type = re.sub(r"^(?:::)?(?:at|c10)::", "", receiver_type)
         if receiver is not None and receiver_type is None:
@@ -682,6 +709,8 @@ class Resolver:
                 t = self._member_of_caller(ctx, name)
         elif name.startswith(("std::declval<", "declval<")):
             t = template_args(name)
+        elif name.startswith(_STD_FACTORIES_PREFIXES) and (made := template_args(name)) is not None:
+            t = f"std::{_STD_FACTORIES[name.split('<', 1)[0]]}<{made}>"  # std::make_unique<T>(...)
         else:
             t = self._call_type(ctx, name, args, last_raw and len(parts) == 1)
         for at, (sep, name, args) in enumerate(parts[1:], 2):
@@ -695,9 +724,22 @@ class Resolver:
             if args is None:  # a field of the class t: its declared type
                 t = self._member(t, name)
                 continue
+            if (held := _standard_member(t, name)) is not None:  # optional<T>::value(), unique_ptr<T>::get()
+                t = held
+                continue
             t = self._returned(self.resolve(ctx, f"x.{name}", name.split("<", 1)[0], _count_args(args), t),
                                raw=last_raw and at == len(parts))
         return t
+
+    def _qualified_alias(self, type_name: str) -> str:
+        """A qualified type name that is a type alias (`sparse_csr::SparseCsrTensor`, `impl::GenericList`, as
+        receiver types are written without at:: and c10::): what it aliases; else the name unchanged."""
+        written = type_name.rstrip("*& ")
+        for key in (written.removeprefix("::"), f"at::{written}", f"c10::{written}"):
+            target = self.qualified_aliases.get(key)
+            if target is not None:
+                return target.removeprefix("typename ") + type_name[len(written):]
+        return type_name
 
     def _member_of_caller(self, ctx: Context, name: str) -> str | None:
         """The type of the data member `name` of the class a method belongs to (its scope, ctx.chain[0]), or of

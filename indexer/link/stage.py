@@ -155,6 +155,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     includes = includes or include_graph(conn, tables)
     global_aliases, local_aliases = _aliases(conn, tables)
     resolver.aliases = global_aliases
+    resolver.qualified_aliases = qualified_aliases(conn, tables, inline)
     usings = _usings(conn, tables, inline)
     declarations = using_declarations(conn, tables, inline)
     contexts = Contexts(symbols, includes, usings, global_aliases, local_aliases, declarations)
@@ -167,7 +168,8 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     own = {f: hashlib.sha256(repr(found).encode()).hexdigest()[:16] for f, found in includes.direct.items()
            if f not in included}
     inputs = inputs_fingerprint(cold or nodes, inline, macros, types, bases, namespaces, ops, scope_usings, shared,
-                                bool(includes.direct), global_aliases, callable_classes(conn, tables), op_returns,
+                                bool(includes.direct), global_aliases, resolver.qualified_aliases,
+                                callable_classes(conn, tables), op_returns,
                                 tensor_methods, declarations.get("", {}), resolver.fields)
     return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
                     own)
@@ -206,7 +208,8 @@ def inputs_fingerprint(nodes: Nodes, *inputs) -> str:
     stub and derivative nodes, inline namespaces, macro and type names, class bases, the namespaces
     defined in, the op forms, the includes of the files others include, the using-directives of headers' namespaces, the type
     aliases at namespace or class level, the callable classes, the ops' C++ return types, the Tensor methods
-    torchgen generates, the using-declarations written in headers and the classes' data members. The same facts give the same hash,
+    torchgen generates, the using-declarations written in headers, the classes' data members and the type
+    aliases by qualified name. The same facts give the same hash,
     whatever the order of their rows' ids."""
     h = hashlib.sha256()
     for row in nodes.rows:
@@ -442,6 +445,22 @@ def _aliases(conn: sqlite3.Connection, tables: set[str]) -> tuple[dict[str, str]
         else:
             glob.setdefault(alias, name)
     return glob, local
+
+
+def qualified_aliases(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]) -> dict[str, str]:
+    """Type aliases at namespace or class level by qualified name, the scope normalised
+    (`at::sparse_csr::SparseCsrTensor` -> `Tensor`): a type written qualified is looked up whole. A name
+    aliased twice under one qualified name (under #if branches) to different types is left out."""
+    out: dict[str, str | None] = {}
+    if "usings" not in tables:
+        return {}
+    for alias, name, scope in conn.execute(
+            "SELECT u.alias, u.name, u.scope FROM usings u WHERE u.kind = 'alias' AND u.alias IS NOT NULL AND "
+            "NOT EXISTS (SELECT 1 FROM definitions d WHERE d.qualified_name = u.scope AND d.file = u.file)"):
+        where = normalise_scope(split_scope(scope), inline) if scope else ""
+        key = f"{where}::{alias}" if where else alias
+        out[key] = name if out.get(key, name) == name else None
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def _structured_bases(conn: sqlite3.Connection, bases: dict[str, tuple[str, ...]]) -> None:

@@ -1,0 +1,75 @@
+"""Receivers typed through the standard library and through qualified type aliases (link/resolve.py):
+
+- `std::make_unique<T>(...)` is a std::unique_ptr<T>, `std::make_shared<T>(...)` a std::shared_ptr<T>
+  (native/cudnn/MHA.cpp's `auto mha_graph = std::make_shared<fe::graph::Graph>();`), whose `->` reaches T
+  and whose get() is a T*;
+- std::optional<T>'s value() (and `*`, value_or) is a T (`bias.value().sizes()` with bias a
+  `std::optional<Tensor>`);
+- a type written qualified that is an alias is looked up whole: `sparse_csr::SparseCsrTensor`
+  (aten/src/ATen/SparseCsrTensorUtils.h, `using SparseCsrTensor = Tensor;` in at::sparse_csr) is a Tensor.
+
+The expected lines are the comments' `:N`."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from .conftest import built_tree
+
+N = "aten/src/ATen/native/"
+YAML = """\
+- func: thing(Tensor self) -> Tensor
+  dispatch:
+    CPU: thing_cpu
+"""
+TYPES_H = """\
+namespace at {
+struct Tensor { int dim() const { return 0; } };                  // :2
+struct Graph { int nodes() const { return 0; } };                  // :3
+namespace sparse_csr { using SparseCsrTensor = Tensor; }
+}
+"""
+THING_CPP = """\
+#include <ATen/native/Types.h>
+namespace at::native {
+int thing_cpu(const std::optional<Tensor>& bias, const sparse_csr::SparseCsrTensor& A) {
+  auto graph = std::make_shared<Graph>();
+  auto owned = std::make_unique<Graph>();
+  auto kept = bias.value();
+  return graph->nodes() + owned.get()->nodes() + kept.dim() + bias.value().dim() + A.dim();
+}
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def calls(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple]]:
+    db = built_tree(tmp_path_factory.mktemp("standard"), {
+        N + "native_functions.yaml": YAML, N + "Types.h": TYPES_H, N + "Thing.cpp": THING_CPP})
+    out: dict[str, set[tuple]] = {}
+    with sqlite3.connect(db) as conn:
+        for target, how, name, at in conn.execute(
+                "SELECT e.target, e.how, d.name, d.line FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
+                "WHERE e.kind = 'calls' AND e.file LIKE '%Thing.cpp' AND e.line = 7"):
+            out.setdefault(target, set()).add((how, name, at))
+    return out
+
+
+def test_an_owning_pointer_made_by_a_standard_factory_reaches_what_it_holds(calls):
+    # Thing.cpp:7 graph->nodes() (graph from std::make_shared<Graph>, :4) and owned.get()->nodes() (:5):
+    # Graph::nodes, Types.h:3
+    assert calls["graph->nodes"] == {("receiver-type", "at::Graph::nodes", 3)}
+    assert calls["owned.get()->nodes"] == {("receiver-type", "at::Graph::nodes", 3)}
+
+
+def test_an_optional_s_value_is_what_it_holds(calls):
+    # Thing.cpp:7 kept.dim() (kept = bias.value(), :6) and bias.value().dim(): Tensor::dim, Types.h:2
+    assert calls["kept.dim"] == {("receiver-type", "at::Tensor::dim", 2)}
+    assert calls["bias.value().dim"] == {("receiver-type", "at::Tensor::dim", 2)}
+
+
+def test_a_qualified_alias_is_what_it_aliases(calls):
+    # Thing.cpp:7 A.dim(): sparse_csr::SparseCsrTensor is Tensor (Types.h:4), Tensor::dim Types.h:2
+    assert calls["A.dim"] == {("receiver-type", "at::Tensor::dim", 2)}
