@@ -70,6 +70,7 @@ class CallFact(NamedTuple):
     argc: int = 0  # the arguments written at the call: 0 for f()
     receiver_type: str | None = None  # x.f() / x->f(): x's declared type in the caller ("TensorIteratorBase")
     arg_types: str | None = None  # JSON list, each argument's type where the text says it for certain (argument_types.py)
+    receiver_const: bool | None = None  # whether the object a member call is made on is const; None: not known
 
 
 @dataclass(frozen=True)

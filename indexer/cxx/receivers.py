@@ -71,7 +71,9 @@ def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> "_Decl
     for index, name, offset in pending:
         got = types.field(name[6:], offset) if name.startswith("this->") else types.of(name, offset)
         if got is not None:
-            f.calls[index] = f.calls[index]._replace(receiver_type=got)
+            call = f.calls[index]
+            const = types.constness(name, offset, call.callee[len(name):]) if not name.startswith("this->") else None
+            f.calls[index] = call._replace(receiver_type=got, receiver_const=const)
     return types
 
 
@@ -145,6 +147,46 @@ class _Declarations:
             self.types[at] = None  # an initializer naming its own variable stops here
             self.types[at] = self._declared(at, depth)
         return self.types[at]
+
+    def constness(self, name: str, offset: int, path: str) -> bool | None:
+        """Whether the object a member call reaches from the variable `name` by `path` (`.f`, `.idesc.desc`,
+        `->f`) is const: the variable's declaration says so for the variable itself and its data members
+        (`const Args& args`: args.idesc is const), and for what a pointer variable points to with `->`
+        (`const T* p`); None when a step is a call or a subscript, for an `auto&` or `auto&&` variable (it may
+        bind a const object) and for a field of the class (its constness is the method's)."""
+        steps = re.findall(r"(\.|->)(~?[A-Za-z_]\w*)", path)
+        if not steps or "".join(sep + step for sep, step in steps) != path.split("<", 1)[0] or \
+                any(sep == "->" for sep, _ in steps[:-1]):
+            return None
+        got = self.names.get(name.encode())
+        k = bisect.bisect_left(got, offset) - 1 if got else -1
+        if k < 0 or got[k] < self.f.function_start_at(offset):
+            return None
+        at = got[k]
+        decl = self._decl_at(at)
+        if decl is None:
+            return None
+        if self._pointers is None:
+            self._pointers = {n.start_byte for n in self.f.get("decl.name") if n.parent.type == "pointer_declarator"}
+        pointer = at in self._pointers
+        if pointer != (steps[-1][0] == "->") or (pointer and len(steps) > 1):
+            return None  # `p->f()` through a pointer only, as its only step; `x->f()` on a class is its operator->
+        const = any(c.type == "type_qualifier" and c.text == b"const" for c in decl.children)
+        t = decl.child_by_field_name("type")
+        if t is not None and t.type in _UNKNOWN_TYPES and not const and not pointer:
+            declarator = next((c for c in decl.children_by_field_name("declarator")
+                               if c.start_byte <= at < c.end_byte), None)
+            if declarator is not None and declarator.type in ("reference_declarator", "init_declarator") and \
+                    b"&" in declarator.text.split(b"=", 1)[0]:
+                return None  # auto& x = ...: const if what it binds is
+        return const
+
+    def _decl_at(self, at: int):
+        """The innermost declaration around the name at offset `at`."""
+        k = bisect.bisect_right(self.starts, at) - 1
+        while k >= 0 and self.decls[k].end_byte <= at:
+            k -= 1
+        return self.decls[k] if k >= 0 else None
 
     def field(self, name: str, offset: int) -> str | None:
         """The declared type of the field `name` of the class whose body holds offset (the innermost)."""

@@ -83,13 +83,14 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
 
 
 def call_rows(conn: sqlite3.Connection, files: str | None = None, columns: str | None = None) -> list[tuple]:
-    """(file, caller, callee, callee_name, line[, argc, receiver_type[, arg_types]]) of the calls written in a function, in
+    """(file, caller, callee, callee_name, line[, argc, receiver_type[, arg_types[, receiver_const]]]) of the calls written in a function, in
     id order: all, or those of the files in the temporary table `files`; columns: the optional ones this
     index has (None: found out)."""
     if columns is None:
         have = {r[1] for r in conn.execute("PRAGMA table_info(calls)")}
         columns = ", argc, receiver_type" if {"argc", "receiver_type"} <= have else ""
         columns += ", arg_types" if columns and "arg_types" in have else ""
+        columns += ", receiver_const" if "arg_types" in columns and "receiver_const" in have else ""
     return conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
                         f"WHERE caller IS NOT NULL {_in(files)}ORDER BY id").fetchall()
 
@@ -135,6 +136,7 @@ class _Calls:
             argc = row[5] if len(row) > 5 else -1
             receiver_type = row[6] if len(row) > 6 else None
             arg_types = row[7] if len(row) > 7 else None
+            receiver_const = row[8] if len(row) > 8 else None
             src = last_src if last_src is not None and last_src.qualified_name == caller and last_src.file == file \
                 and last_src.line <= line <= last_src.end_line else callers.at(file, caller, line)
             if src is None:
@@ -152,7 +154,8 @@ class _Calls:
                     for t in resolver.resolve(ctx, target, target.rsplit("::", 1)[-1], -1, None):
                         yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, target, f"through {name}")
                 continue
-            targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type, arg_types)
+            targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type, arg_types,
+                                       receiver_const)
             family = library.get((file, line, callee))
             new_library = False
             for t in targets:

@@ -292,6 +292,22 @@ def _standard_member(type_name: str, member: str) -> str | None:
     return held + "*" if how == "pointer" else held
 
 
+_TRAILING_QUALIFIER = re.compile(r"\s*(?:const|noexcept|override|final|&&|&)\s*$")
+
+
+def _member_qualifiers(signature: str) -> tuple[str, bool]:
+    """A member's signature without the qualifiers after its parameters, and whether `const` is one of them
+    (`* desc() const` -> ("* desc()", True); `value() const& noexcept` -> ("value()", True))."""
+    text, const = signature.strip(), False
+    while text and not text.endswith(")"):
+        m = _TRAILING_QUALIFIER.search(text)
+        if m is None:
+            break
+        const = const or m.group().strip() == "const"
+        text = text[:m.start()]
+    return text, const
+
+
 def _within(scope: str, outer: str) -> bool:
     """Whether a namespace is OUTER or inside it ("" holds every one)."""
     return not outer or scope == outer or scope.startswith(outer + "::")
@@ -343,9 +359,15 @@ class Resolver:
         self.qualified_aliases: dict[str, str] = {}  # `at::sparse_csr::SparseCsrTensor` -> `Tensor` (stage.py)
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
-                receiver_type: str | None, arg_types: str | None = None) -> list[Target]:
-        """The targets of a call; an overload set the argument types (calls.arg_types) pick one of is that one."""
+                receiver_type: str | None, arg_types: str | None = None,
+                receiver_const: int | None = None) -> list[Target]:
+        """The targets of a call; an overload set the argument types (calls.arg_types) pick one of is that one,
+        and a const/non-const pair of one member the object's constness (calls.receiver_const)."""
         got = self._resolve_memo(ctx, callee, callee_name, argc, receiver_type)
+        if receiver_const is not None and len(got) == 2 and got[0].how is How.OVERLOAD_SET:
+            picked = self._by_constness(got, bool(receiver_const))
+            if picked is not None:
+                return picked
         if arg_types is not None and got and got[0].how is How.OVERLOAD_SET and not callee.startswith("::"):
             arg_types = self._typed_arguments(ctx, arg_types)
             picked = self._by_argument_types(got, arg_types, argc) if arg_types is not None else got
@@ -353,6 +375,20 @@ class Resolver:
                                                          self._one_function(got, picked[0].node)):
                 return picked
         return got
+
+    def _by_constness(self, targets: list[Target], const: bool) -> list[Target] | None:
+        """Of a member's two overloads that differ only in being const (`desc()` and `desc() const`), the one
+        C++ calls on an object that is (or is not) const; None for any other pair."""
+        by_node = self._symbol_of_node()
+        syms = [by_node.get(t.node) for t in targets]
+        if None in syms or syms[0].qualified_name != syms[1].qualified_name or syms[0].kind != "method":
+            return None
+        (bare0, const0), (bare1, const1) = (_member_qualifiers(s.signature) for s in syms)
+        consts = [const0, const1]
+        if bare0 != bare1 or const0 == const1:
+            return None
+        s = syms[consts.index(const)]
+        return [Target(s.node, How.RECEIVER, "the object is const" if const else "the object is not const")]
 
     def _one_function(self, targets: list[Target], node: int) -> bool:
         """Whether the set is the overloads of one qualified name, none of them file-local: a function declared
