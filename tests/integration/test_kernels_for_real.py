@@ -211,11 +211,14 @@ def test_call_edges_resolve_on_2_6_0(index):
     84.5% with functional casts to built-in types as the type class, long `auto` initializers typed by their
     call, and `->` through std::shared_ptr/unique_ptr/optional; 85.1% once the link hands calls.arg_types to
     the resolver (argument-types: 616 sites); 85.5% once arguments that are calls and member chains are typed
-    by return types and using-declarations are followed (argument-types: 843 sites). The bound guards what is
-    reached; the gap to 90% stays visible."""
+    by return types and using-declarations are followed (argument-types: 843 sites). 87.2% in the eleventh
+    session: using-directives at the nearest enclosing namespace, #import, data members (classes.fields),
+    range-for elements, alias templates' arguments, std::make_shared/optional, qualified aliases, the object's
+    constness for const/non-const pairs (calls.receiver_const). The bound guards what is reached; the gap to
+    90% stays visible."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 100_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.853
-    assert calls.share(calls.one_definition + calls.named_class + calls.several + calls.per_build) >= 0.929
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.870
+    assert calls.share(calls.one_definition + calls.named_class + calls.several + calls.per_build) >= 0.945
     assert calls.per_build >= 250
