@@ -199,3 +199,17 @@ def test_a_checkout_that_writes_no_call_links_in_two_processes(tmp_path: Path):
     assert (summary.ops, summary.files) == (1, 2)
     with sqlite3.connect(tmp_path / "ix.db") as conn:
         assert conn.execute("SELECT count(*) FROM edges WHERE kind = 'calls'").fetchone() == (0,)
+
+
+@pytest.mark.parametrize("written, how", [
+    ("MTLSizeMake", "vendor"), ("dispatch_sync", "vendor"), ("vkCmdCopyImage", "vendor"),
+    ("vmaGetAllocatorInfo", "vendor"), ("cutlassGetStatusString", "vendor"),
+    ("vget_low_s16", "standard"), ("lrintf", "standard"), ("nearbyintf", "standard"),
+    ("dispatchKey", None), ("vkernel", None), ("MTLx", None)])
+def test_vendor_and_standard_names_called_unqualified(written, how):
+    # Apple's Metal (MTL*) and libdispatch (dispatch_*), Vulkan (vk*) and its memory allocator (vma*), CUTLASS's
+    # C functions, an Arm NEON intrinsic and C's rounding functions; names that only start alike are none
+    from tg_index.indexer.link.classify import named_class
+
+    got = named_class("", written, None, set(), set())
+    assert (got.value if got is not None else None) == how

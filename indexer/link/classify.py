@@ -21,6 +21,7 @@ make_double2 make_half2 make_uint2 make_uint4 make_cuFloatComplex make_cuDoubleC
 # Names the C and C++ standard libraries (and CUDA's device math) provide, called unqualified.
 STANDARD_NAMES = frozenset("""min max abs fabs fabsf exp expf exp2 expm1 log logf log2 log10 log1p sqrt sqrtf rsqrt
 rsqrtf cbrt pow powf floor floorf ceil ceilf round roundf trunc rint nearbyint fmod remainder fmin fmax fminf fmaxf
+lrint lrintf llrint llrintf lround lroundf llround llroundf rintf nearbyintf truncf
 sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh erf erfc erfinv erfcx lgamma tgamma isnan isinf
 isfinite signbit copysign nextafter frexp ldexp modf hypot fma memcpy memset memmove memcmp strlen strcmp strncmp
 strcpy snprintf sprintf printf fprintf puts malloc free calloc realloc abort exit getenv move forward swap
@@ -37,13 +38,14 @@ ptrdiff_t""".split())
 _VENDOR = re.compile(
     r"(^|::)(cublas\w*|cudnn\w*|cusparse\w*|cufft\w*|curand\w*|cusolver\w*|nvrtc\w*|nvtx\w*|nccl\w*|magma\w*|"
     r"mkl_\w+|cblas_\w+|Dfti\w+|vsl\w*|vml\w*|v[sdi]Rng\w+|cuda[A-Z]\w*|cu[A-Z]\w*|hip[A-Z]\w*|rocblas\w*|miopen\w*|hipblas\w*|"
-    r"MPS(?:Graph|NDArray|Shape|DataType|Kernel|Image|Matrix|Vector|Command|CNN|RNN|Temporary|State|Tensor)\w*)$|^(thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|cudnn_frontend|mkl|fbgemm|pytorch_qnnpack|"
+    r"MPS(?:Graph|NDArray|Shape|DataType|Kernel|Image|Matrix|Vector|Command|CNN|RNN|Temporary|State|Tensor)\w*|"
+    r"MTL[A-Z]\w*|dispatch_[a-z]\w*|vk[A-Z]\w*|vma[A-Z]\w*|cutlass[A-Z]\w*)$|^(thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|cudnn_frontend|mkl|fbgemm|pytorch_qnnpack|"
     r"qnnpack|xnnpack|sleef|Sleef|nnpack|cpuinfo|pocketfft|ducc0|tensorpipe|gloo|ncclx?|at::cuda::blas)::|"
     r"^(xnn|pytorch_qnnp|qnnp|nnp|Sleef|ducc|cpuinfo)_\w+$")
 _STANDARD = re.compile(r"^(::)?(std|cuda::std|__gnu_cxx|__cxxabiv1|detail_std)::")
 # Compiler intrinsics: x86 (_mm_*, _mm256_*, _mm512_*, _cvtsh_ss, _bit_scan...) and Arm NEON / SVE (vld1q_f32, svadd_f32_x).
 _INTRINSIC = re.compile(r"_mm\d*_\w+|_(cvt|bit|tzcnt|lzcnt|pdep|pext|popcnt|rdtsc|xgetbv)\w*|"
-                        r"v[a-z0-9]+q?(_n|_lane|_laneq|_high)?_(f|s|u|p|bf)(8|16|32|64)(_[a-z0-9]+)?|"
+                        r"v[a-z0-9]+q?(_n|_lane|_laneq|_high|_low)?_(f|s|u|p|bf)(8|16|32|64)(_[a-z0-9]+)?|"
                         r"sv[a-z0-9]+_(f|s|u|bf|b)(8|16|32|64)\w*")
 _MACRO_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 _TYPE_NAME = re.compile(r"\w+_t|[A-Z]|dim3|u?int(8|16|32|64)_t|float\d?|double\d?|half\d?|int\d?|uint\d?|char\d?|"
