@@ -249,6 +249,7 @@ class Call(Base):
     receiver_type: Mapped[str | None] = mapped_column(String, comment="x.f() / x->f() where x is a parameter, local or range-for variable of the caller declared before the call: its type without cv, &, * and at::/c10:: (template arguments kept): TensorIteratorBase, Vectorized<scalar_t>; NULL otherwise and for auto")
     arg_types: Mapped[str | None] = mapped_column(String, comment="JSON list of each argument's type where the written text says it for certain (a literal: int, unsigned long, double, float, bool, const char*, std::nullptr_t; a variable of the caller declared with a written type, normalised as receiver_type, * for a pointer), null for the others: [\"int\",null,\"Tensor\"]; NULL when none is known")
     receiver_const: Mapped[int | None] = mapped_column(Integer, comment="1 when the object of a member call is const (`const Args& args`: args.idesc.desc() is called on a const object), 0 when it is not, NULL when not known (a call in the chain, an auto& variable, a field)")
+    lambda_line: Mapped[int | None] = mapped_column(Integer, comment="`f(x)` with f a variable of the caller initialised with a lambda (`auto f = [&](...) {...};`): the lambda's line; NULL otherwise")
 
 
 class Launch(Base):

@@ -10,7 +10,8 @@ SCHEMA_VERSION = 13  # 2: no file_id indexes (a build deletes stale rows in one 
 # (the lines of a function that run only on some devices); 12: device_branches.not_on names DenseD too (a
 # branch only a layout test such as is_quantized() rules out for a device's dense tensors); 13: classes.fields
 # (data members and their types: the link stage types `x_.f()` in a method defined outside its class) and
-# calls.receiver_const (a const/non-const member pair is told apart by the object's constness)
+# calls.receiver_const (a const/non-const member pair is told apart by the object's constness) and
+# calls.lambda_line (a call of a local variable holding a lambda)
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.

@@ -16,7 +16,7 @@ from .definitions import in_block
 from .dtypes import dtype_dispatch
 from .facts import CallFact, LibraryCallFact, StubUseFact
 from .launches import helper_launch
-from .receivers import argument_types, chain_steps, member_object, receiver_types
+from .receivers import argument_types, chain_steps, local_lambdas, member_object, receiver_types
 from .scan import dec, nospace
 from .sites import identifier_nodes, stub_name_spans
 from .sourcefile import SourceFile
@@ -35,6 +35,7 @@ def calls(f: SourceFile) -> None:
         written = WRITTEN_CALLEES[f.language] = {}
     orig, language, caller_at, out = f.orig, f.language, f.caller_at, f.calls
     pending: list[tuple[int, str, int]] = []  # member calls on a plain name: (index in out, the name, offset)
+    plain: list[tuple[int, str, int]] = []  # calls of a bare name (a function, or a local holding a lambda)
     lists = argument_lists(f)
     typed: list[tuple[int, list, list[tuple[int, str, int]], list]] = []  # calls with an argument's type to set
     for fn in f.get("call.fn"):
@@ -60,11 +61,14 @@ def calls(f: SourceFile) -> None:
             _argument_types(args, len(out) - 1, typed)
         if caller is not None and (obj := member_object(info[0])) is not None:
             pending.append((len(out) - 1, obj, fs))
+        elif caller is not None and info[0] == info[1] and info[0].isidentifier():
+            plain.append((len(out) - 1, info[0], fs))
         if info[6]:  # special
             _special_call(f, fn, info, caller, line, wrappers)
     _vexing_calls(f)
     _block_definition_calls(f)
     declarations = receiver_types(f, pending)
+    declarations = local_lambdas(f, plain, declarations)
     argument_types(f, typed, declarations)
 
 

@@ -71,6 +71,7 @@ class CallFact(NamedTuple):
     receiver_type: str | None = None  # x.f() / x->f(): x's declared type in the caller ("TensorIteratorBase")
     arg_types: str | None = None  # JSON list, each argument's type where the text says it for certain (argument_types.py)
     receiver_const: bool | None = None  # whether the object a member call is made on is const; None: not known
+    lambda_line: int | None = None  # `f(x)` with f a local variable holding a lambda: the lambda's line
 
 
 @dataclass(frozen=True)

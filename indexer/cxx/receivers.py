@@ -77,6 +77,19 @@ def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> "_Decl
     return types
 
 
+def local_lambdas(f: SourceFile, plain: list[tuple[int, str, int]],
+                  types: "_Declarations | None") -> "_Declarations | None":
+    """Phase (after receiver_types): plain holds (index in f.calls, the name called, offset) of calls of a bare
+    name; each that names a variable of the calling function initialised with a lambda (`auto get_counts =
+    [&](...) {...}; get_counts(x);`) gets the lambda's line. Gives the file's declarations if read."""
+    for index, name, offset in plain:
+        if types is None:
+            types = _Declarations(f)
+        if name.encode() in types.names and (line := types.lambda_line(name, offset)) is not None:
+            f.calls[index] = f.calls[index]._replace(lambda_line=line)
+    return types
+
+
 def argument_types(f: SourceFile, typed: list[tuple[int, list, list[tuple[int, str, int]], list]],
                    types: "_Declarations | None") -> None:
     """Phase (after receiver_types): typed holds (index in f.calls, the literal arguments' types, the
@@ -180,6 +193,16 @@ class _Declarations:
                     b"&" in declarator.text.split(b"=", 1)[0]:
                 return None  # auto& x = ...: const if what it binds is
         return const
+
+    def lambda_line(self, name: str, offset: int) -> int | None:
+        """The line of the lambda the variable `name` of the function around offset is initialised with, or None."""
+        got = self.names.get(name.encode())
+        k = bisect.bisect_left(got, offset) - 1 if got else -1
+        if k < 0 or got[k] < self.f.function_start_at(offset):
+            return None
+        decl = self._decl_at(got[k])
+        value = _initializer(decl, got[k]) if decl is not None and decl.type == "declaration" else None
+        return value.start_point[0] + 1 if value is not None and value.type == "lambda_expression" else None
 
     def _decl_at(self, at: int):
         """The innermost declaration around the name at offset `at`."""

@@ -83,14 +83,14 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
 
 
 def call_rows(conn: sqlite3.Connection, files: str | None = None, columns: str | None = None) -> list[tuple]:
-    """(file, caller, callee, callee_name, line[, argc, receiver_type[, arg_types[, receiver_const]]]) of the calls written in a function, in
-    id order: all, or those of the files in the temporary table `files`; columns: the optional ones this
-    index has (None: found out)."""
+    """(file, caller, callee, callee_name, line[, argc, receiver_type[, arg_types[, receiver_const, lambda_line]]])
+    of the calls written in a function, in id order: all, or those of the files in the temporary table `files`;
+    columns: the optional ones this index has (None: found out)."""
     if columns is None:
         have = {r[1] for r in conn.execute("PRAGMA table_info(calls)")}
         columns = ", argc, receiver_type" if {"argc", "receiver_type"} <= have else ""
         columns += ", arg_types" if columns and "arg_types" in have else ""
-        columns += ", receiver_const" if "arg_types" in columns and "receiver_const" in have else ""
+        columns += ", receiver_const, lambda_line" if "arg_types" in columns and "lambda_line" in have else ""
     return conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
                         f"WHERE caller IS NOT NULL {_in(files)}ORDER BY id").fetchall()
 
@@ -137,6 +137,7 @@ class _Calls:
             receiver_type = row[6] if len(row) > 6 else None
             arg_types = row[7] if len(row) > 7 else None
             receiver_const = row[8] if len(row) > 8 else None
+            lambda_line = row[9] if len(row) > 9 else None
             src = last_src if last_src is not None and last_src.qualified_name == caller and last_src.file == file \
                 and last_src.line <= line <= last_src.end_line else callers.at(file, caller, line)
             if src is None:
@@ -148,6 +149,9 @@ class _Calls:
             if callee == name and name in stub_bare and stub_names.called(
                     name, ctx.chain, ctx.usings, hiding_functions(resolver.symbols, ctx)) is not None:
                 continue  # a stub called: its uses-stub edge (stub_uses) says so
+            if lambda_line is not None:  # a local lambda: its body's calls are the caller's own
+                yield (EdgeKind.CALLS, src.node, None, file, line, How.LAMBDA, callee, f"a lambda at line {lambda_line}")
+                continue
             held = aliases.get((file, caller, name)) if aliases and callee == name else None
             if held:  # a variable holding functions or kernels: each it may hold
                 for target in dict.fromkeys(held):

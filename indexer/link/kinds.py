@@ -61,6 +61,7 @@ class How(StrEnum):
     AMBIGUOUS = "ambiguous"  # several candidates remain (detail: how many)
     NOT_IN_CHECKOUT = "not-in-checkout"  # no definition of the name in the checkout
     VIRTUAL = "virtual"  # a call through a virtual method or a function pointer with no known target
+    LAMBDA = "local-lambda"  # a variable of the caller holding a lambda, called (detail: the lambda's line); its body is the caller's
     TEMPLATE_ARGUMENT = "template-argument"  # through a template parameter, to what a call site writes as its argument
     TEMPLATE_PARAMETER = "template-parameter"  # (while linking only) a call through a template parameter, not yet bound
     PER_BUILD = "per-build-configuration"  # one qualified name, each definition under a guard no build holds with the others' (configurations.py)

@@ -162,7 +162,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     call_columns = _columns(conn, "calls")
     extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
     extra += ", arg_types" if extra and "arg_types" in call_columns else ""
-    extra += ", receiver_const" if "arg_types" in extra and "receiver_const" in call_columns else ""
+    extra += ", receiver_const, lambda_line" if "arg_types" in extra and "lambda_line" in call_columns else ""
     functors = _functors(conn, tables, symbols, resolver)
     included = {t for found in includes.direct.values() for t in found}
     shared = {f: found for f, found in includes.direct.items() if f in included}
