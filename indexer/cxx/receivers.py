@@ -1,5 +1,6 @@
 """The receiver type of a member call: `x.f(...)` / `x->f(...)` where x is a parameter of the
-enclosing function, a local variable or a range-for variable declared in it before the call, or a
+enclosing function, a local variable (also one made by its constructor, `std::vector<int64_t> v(n);`, which
+tree-sitter reads as a function declaration) or a range-for variable declared in it before the call, or a
 field of the class whose body holds the call (`x_.f()`, `this->x_.f()`).
 
 The type is the declared one without cv-qualifiers, `&`, `*` and the `at::` / `c10::` qualifiers

@@ -14,6 +14,10 @@
                (init_declarator declarator: [(identifier) @decl.name
                                              (reference_declarator (identifier) @decl.name)
                                              (pointer_declarator declarator: (identifier) @decl.name)])]) @decl
+;; `std::vector<int64_t> sizes(n);` in a body, which tree-sitter reads as a function declaration (the
+;; most vexing parse): a variable made by its constructor (only names declared in the calling function count)
+(declaration
+  declarator: (function_declarator declarator: (identifier) @decl.name)) @decl
 (for_range_loop
   declarator: [(identifier) @decl.name
                (reference_declarator (identifier) @decl.name)
