@@ -25,7 +25,7 @@ struct TensorImpl {};
 struct vTensor {};
 template <typename T> struct ArrayRef { ArrayRef(const T& one) {} };
 using TensorList = ArrayRef<Tensor>;
-using IntArrayRef = ArrayRef<int64_t>;
+using IntArrayRef = ArrayRef<int64_t>; struct SymInt {}; using SymIntArrayRef = ArrayRef<SymInt>;
 namespace native {
 inline int wrap(int64_t dim, TensorImpl* impl) { return 1; }      // :9
 inline int wrap(int64_t dim, TensorList tensors) { return 2; }    // :10
@@ -63,6 +63,8 @@ DEFS_CPP = """\
 namespace at { namespace native {
 int shape(const Tensor& t) { return 16; }                           // :2
 int shape(IntArrayRef sizes) { return 17; }                         // :3
+int nbytes(IntArrayRef sizes, int64_t n) { return 18; }             // :4
+int nbytes(SymIntArrayRef sizes, const SymInt& n) { return 19; }    // :5
 }} // namespace at::native, declared in a header the callers include (not written here)
 """
 FAR_H = """\
@@ -74,7 +76,7 @@ inline int far(int64_t n) { return 15; }
 USER_CPP = """\
 #include "Overloads.h"
 namespace at { namespace native {
-int user(const Tensor& self, int64_t dim, Tensor* out, IntArrayRef dims) {
+int user(const Tensor& self, int64_t dim, Tensor* out, IntArrayRef dims, SymIntArrayRef sym) {
   auto any = self.dim();
   wrap(dim, self);
   widen(1);
@@ -98,6 +100,8 @@ int user(const Tensor& self, int64_t dim, Tensor* out, IntArrayRef dims) {
   name(self.t(), self.size());
   shape(self);
   shape(dims);
+  nbytes(dims, *out);
+  nbytes(sym, *out);
   return 0;
 }
 }} // namespace at::native
@@ -119,7 +123,8 @@ def test_argument_types_of_literals_declared_variables_and_pointers():
         (22, "widen", '["double"]'), (22, "static_cast<double>", '["int64_t"]'),
         (23, "widen", '["decltype(std::declval<Tensor>().dim())"]'), (23, "self.dim", None),
         (24, "name", '["decltype(std::declval<Tensor>().t())","decltype(std::declval<Tensor>().size())"]'),
-        (24, "self.t", None), (24, "self.size", None), (25, "shape", '["Tensor"]'), (26, "shape", '["IntArrayRef"]')]
+        (24, "self.t", None), (24, "self.size", None), (25, "shape", '["Tensor"]'), (26, "shape", '["IntArrayRef"]'),
+        (27, "nbytes", '["IntArrayRef",null]'), (28, "nbytes", '["SymIntArrayRef",null]')]
 
 
 def test_number_literals_and_parameter_types():
@@ -191,4 +196,6 @@ def test_the_argument_types_pick_the_one_viable_or_the_one_exact_overload(prepar
         # Defs.cpp, which no one includes, defines both shapes of one qualified name: a pick
         (25, "shape", "argument-types", 2),  # a Tensor never binds a list of numbers
         (26, "shape", "argument-types", 3),  # an IntArrayRef never binds a Tensor
+        (27, "nbytes", "argument-types", 4),  # `*out` not typed; an IntArrayRef never binds a SymIntArrayRef
+        (28, "nbytes", "argument-types", 5),  # nor a SymIntArrayRef an IntArrayRef
     ]

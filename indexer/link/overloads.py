@@ -4,7 +4,8 @@ cxx/argument_types.py), the way C++ overload resolution does for the cases that 
 - a candidate is not viable when an argument of known type cannot bind its parameter: a Tensor never binds
   a built-in arithmetic type, a pointer or a list of numbers (IntArrayRef, SymIntArrayRef, std::vector<int64_t>);
   an arithmetic value, a pointer or a list of numbers never binds a Tensor (at::Tensor has no such constructor
-  or conversion); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
+  or conversion); a list of SymInt (SymIntArrayRef) never binds a list of integers (IntArrayRef) nor the other
+  way round (only asIntArrayRefSlow / fromIntArrayRefSlow convert them); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
   optional<int64_t> or a pointer as written `0`; a Tensor binds TensorList: each by an implicit constructor);
 - the one viable candidate left, when another was ruled out, is the call's;
 - else, with every argument's type known, the one candidate whose parameters are those types exactly (cv and
@@ -73,13 +74,19 @@ _LISTS = frozenset(("ArrayRef", "OptionalArrayRef", "SmallVector", "vector", "ar
 
 def _number_list(t: str) -> bool:
     """Whether a plain type is a list of numbers (IntArrayRef, std::vector<int64_t>, SmallVector<SymInt, 5>)."""
+    return _list_of(t) is not None
+
+
+def _list_of(t: str) -> str | None:
+    """What a list of numbers holds: "SymInt" (SymIntArrayRef, SymDimVector, ArrayRef<SymInt>) or "int" (any
+    arithmetic element: IntArrayRef, std::vector<int64_t>); None for any other type."""
     if t in _NUMBER_LISTS:
-        return True
+        return "SymInt" if "Sym" in t else "int"
     head, _, rest = t.partition("<")
     if head.rsplit("::", 1)[-1] not in _LISTS or not rest.endswith(">"):
-        return False
+        return None
     element = split_top_level(rest[:-1])[0]
-    return element in ARITHMETIC or element == "SymInt"
+    return "SymInt" if element == "SymInt" else "int" if element in ARITHMETIC else None
 
 
 def _binds(arg: str, param: str) -> bool:
@@ -89,7 +96,8 @@ def _binds(arg: str, param: str) -> bool:
         return not (pointer or param in ARITHMETIC or _number_list(param))
     if (arg in ARITHMETIC or arg.endswith("*") or arg == "std::nullptr_t" or _number_list(arg)) and param in TENSORS:
         return False
-    return True
+    held, wanted = _list_of(arg), _list_of(param)
+    return not (held and wanted and held != wanted)  # SymIntArrayRef and IntArrayRef never convert implicitly
 
 
 _PARAMETER_LIKE = re.compile(r"[A-Z]\w?|\w+_t")  # T, Op, scalar_t, accscalar_t: a template parameter, maybe the class's
