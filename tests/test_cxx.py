@@ -99,7 +99,7 @@ def test_definitions(macros):
         DefinitionFact("size", "at::Widget::size", "method", "Widget::size() const", 23, 23, False, (), returns="int"),
     )
     assert f.parse_errors == 0
-    assert cxx.CallFact("at::native::twice", "helper", "helper", 11, 1, arg_types='["T"]') in f.calls
+    assert cxx.CallFact("at::native::twice", "helper", "helper", 11, 1, arg_types='["T&"]') in f.calls
 
 
 def test_structured_kernels(macros):
@@ -291,9 +291,9 @@ def test_definitions_written_through_file_local_macros(macros):
         StubUseFact("ceil_stub", "at::native::structured_ceil_out::impl", 41, "call"),
     )
     assert cxx.CallFact("at::native::foreach_tensor_log_cuda", "all_types_complex_bool_half_bfloat16<log_functor>",
-                        "all_types_complex_bool_half_bfloat16", 50, 1, arg_types='["TensorList"]') in f.calls
+                        "all_types_complex_bool_half_bfloat16", 50, 1, arg_types='["TensorList&"]') in f.calls
     assert cxx.CallFact("at::meta::structured_acos::meta", "build_unary_op", "build_unary_op", 11, 2,
-                        arg_types='["decltype(maybe_get_output())","Tensor"]') in f.calls  # typed when linked
+                        arg_types='["decltype(maybe_get_output())","Tensor&"]') in f.calls  # typed when linked
 
 
 def test_attribute_macros_do_not_break_definitions(macros):

@@ -104,6 +104,8 @@ def argument_types(f: SourceFile, typed: list[tuple[int, list, list[tuple[int, s
             types = types or _Declarations(f)
             for i, name, offset in names:
                 known[i] = types.local(name, offset)
+                if known[i] is not None and not known[i].startswith("decltype("):
+                    known[i] += "&"  # a variable is an lvalue: it never binds a `T&&` parameter
             for i, node in expressions:
                 known[i] = types.expression(node)
         value = encoded(known)

@@ -5,7 +5,9 @@ cxx/argument_types.py), the way C++ overload resolution does for the cases that 
   a built-in arithmetic type, a pointer or a list of numbers (IntArrayRef, SymIntArrayRef, std::vector<int64_t>);
   an arithmetic value, a pointer or a list of numbers never binds a Tensor (at::Tensor has no such constructor
   or conversion); a list of SymInt (SymIntArrayRef) never binds a list of integers (IntArrayRef) nor the other
-  way round (only asIntArrayRefSlow / fromIntArrayRefSlow convert them); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
+  way round (only asIntArrayRefSlow / fromIntArrayRefSlow convert them); a variable (an lvalue, its type
+  written `T&` in calls.arg_types) never binds an rvalue reference `T&&` that is no forwarding reference
+  (add_output(const TensorBase&) and add_output(TensorBase&&)); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
   optional<int64_t> or a pointer as written `0`; a Tensor binds TensorList: each by an implicit constructor);
 - the one viable candidate left, when another was ruled out, is the call's;
 - else, with every argument's type known, the one candidate whose parameters are those types exactly (cv and
@@ -112,9 +114,16 @@ def _dependent(param: str, s: Symbol) -> bool:
     return bool(s.template_params) and any(re.search(rf"\b{re.escape(t)}\b", param) for t in s.template_params)
 
 
+def _rvalue_references(signature: str) -> list[bool]:
+    """For each parameter, whether it is declared an rvalue reference (`TensorBase&& output`)."""
+    return [("&&" in (split_top_level(p.replace("=", ",=", 1))[0] if "=" in p else p)) for p in _params(signature) or ()]
+
+
 def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
     """The one candidate the argument types choose (module docstring), or None."""
-    args = [plain_type(a) if a is not None else None for a in json.loads(arg_types)]
+    written = json.loads(arg_types)
+    args = [plain_type(a) if a is not None else None for a in written]
+    lvalues = [a is not None and a.endswith("&") for a in written]  # a variable (cxx/receivers.py argument_types)
     viable, exact, unreadable, ruled_out = [], [], False, False
     for s in candidates:
         params = parameter_types(s.signature)
@@ -123,7 +132,9 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
             viable.append(s)
             continue
         pairs = [(a, p, _dependent(p, s)) for a, p in zip(args, params) if a is not None]
-        if any(not dependent and not _binds(a, p) for a, p, dependent in pairs):
+        moved = [r and lvalue and not _dependent(p, s) for r, lvalue, p in zip(_rvalue_references(s.signature),
+                                                                                lvalues, params)]
+        if any(not dependent and not _binds(a, p) for a, p, dependent in pairs) or any(moved):
             ruled_out = True
             continue
         viable.append(s)
