@@ -214,11 +214,12 @@ def test_call_edges_resolve_on_2_6_0(index):
     by return types and using-declarations are followed (argument-types: 843 sites). 87.2% in the eleventh
     session: using-directives at the nearest enclosing namespace, #import, data members (classes.fields),
     range-for elements, alias templates' arguments, std::make_shared/optional, qualified aliases, the object's
-    constness for const/non-const pairs (calls.receiver_const). The bound guards what is reached; the gap to
-    90% stays visible."""
+    constness for const/non-const pairs (calls.receiver_const), then 88.1% with local lambdas, variables made
+    by their constructor and lvalues never binding T&&. The bound guards what is reached; the gap to 90%
+    stays visible."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 100_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.870
-    assert calls.share(calls.one_definition + calls.named_class + calls.several + calls.per_build) >= 0.945
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.875
+    assert calls.share(calls.one_definition + calls.named_class + calls.several + calls.per_build) >= 0.950
     assert calls.per_build >= 250
