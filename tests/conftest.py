@@ -53,6 +53,17 @@ def mini_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+def call_edges(db: Path, file: str = "") -> list[tuple]:
+    """(file, line, callee as written, how, detail, target's qualified name, target's line) of an index's
+    call edges, of the files whose path ends in `file` (all when empty): what the link tests compare."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "SELECT e.file, e.line, e.target, e.how, e.detail, d.name, d.line FROM edges e "
+            "LEFT JOIN nodes d ON d.id = e.dst WHERE e.kind = 'calls' AND e.file LIKE ?", (f"%{file}",)).fetchall()
+
+
 def built_tree(root: Path, files: dict[str, str]) -> Path:
     """A small checkout of `files` (path under the root -> text) written at root and indexed in one process
     into root/ix.db: the fixture trees the link tests write themselves."""

@@ -6,13 +6,11 @@ lines are the comments' `:N`."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from tg_index.indexer import cxx
 
-from .conftest import built_tree
+from .conftest import built_tree, call_edges
 
 N = "aten/src/ATen/native/"
 YAML = """\
@@ -53,10 +51,8 @@ def calls(tmp_path_factory: pytest.TempPathFactory) -> dict[int, set[tuple]]:
     db = built_tree(tmp_path_factory.mktemp("constness"), {
         N + "native_functions.yaml": YAML, N + "Desc.h": DESC_H, N + "Conv.cpp": CONV_CPP})
     out: dict[int, set[tuple]] = {}
-    with sqlite3.connect(db) as conn:
-        for line, how, name, at in conn.execute(
-                "SELECT e.line, e.how, d.name, d.line FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
-                "WHERE e.kind = 'calls' AND e.file LIKE '%Conv.cpp' AND e.target LIKE '%desc'"):
+    for _file, line, target, how, _detail, _name, at in call_edges(db, "Conv.cpp"):
+        if target.endswith("desc"):
             out.setdefault(line, set()).add((how, at))
     return out
 

@@ -6,13 +6,11 @@ checkout's, never a vendor's. The expected lines are the comments' `:N`."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from tg_index.indexer import cxx
 
-from .conftest import built_tree
+from .conftest import built_tree, call_edges
 
 N = "aten/src/ATen/native/"
 YAML = """\
@@ -62,11 +60,8 @@ def calls(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[int, str], set
     db = built_tree(tmp_path_factory.mktemp("fields"), {
         N + "native_functions.yaml": YAML, N + "vulkan/Ctx.h": CTX_H, N + "vulkan/Ctx.cpp": CTX_CPP})
     out: dict[tuple[int, str], set[tuple]] = {}
-    with sqlite3.connect(db) as conn:
-        for line, target, how, name, at in conn.execute(
-                "SELECT e.line, e.target, e.how, d.name, d.line FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
-                "WHERE e.kind = 'calls' AND e.file LIKE '%Ctx.cpp'"):
-            out.setdefault((line, target), set()).add((how, name, at))
+    for _file, line, target, how, _detail, name, at in call_edges(db, "Ctx.cpp"):
+        out.setdefault((line, target), set()).add((how, name, at))
     return out
 
 

@@ -5,13 +5,11 @@ is not what it calls. The lambda body's own calls stay the caller's edges. Lines
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from tg_index.indexer import cxx
 
-from .conftest import built_tree
+from .conftest import built_tree, call_edges
 
 N = "aten/src/ATen/native/"
 YAML = """\
@@ -43,10 +41,8 @@ int count_thing_cpu(int n) {
 def edges(tmp_path_factory: pytest.TempPathFactory) -> set[tuple]:
     db = built_tree(tmp_path_factory.mktemp("lambdas"), {
         N + "native_functions.yaml": YAML, N + "Help.h": HELP_H, N + "Count.cpp": COUNT_CPP})
-    with sqlite3.connect(db) as conn:
-        return set(conn.execute(
-            "SELECT e.line, e.target, e.how, e.detail, d.line FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
-            "WHERE e.kind = 'calls' AND e.file LIKE '%Count.cpp'"))
+    return {(line, target, how, detail, at)
+            for _file, line, target, how, detail, _name, at in call_edges(db, "Count.cpp")}
 
 
 def test_a_call_of_a_local_lambda_names_its_line():

@@ -14,11 +14,9 @@ Every expected edge is read in the sources below (their line numbers are the com
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
-from .conftest import built_tree
+from .conftest import built_tree, call_edges
 
 N = "aten/src/ATen/native/"
 YAML = """\
@@ -83,11 +81,8 @@ def calls(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], set
         N + "Pool.h": POOL_H, N + "Pool.cpp": POOL_CPP, N + "vulkan/ops/Conv.cpp": CONV_CPP,
         N + "metal/MetalUtil.h": UTIL_H, N + "metal/ops/Op.mm": OP_MM})
     out: dict[tuple[str, int], set[tuple]] = {}
-    with sqlite3.connect(db) as conn:
-        for file, line, how, name, at in conn.execute(
-                "SELECT e.file, e.line, e.how, d.name, d.line FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
-                "WHERE e.kind = 'calls'"):
-            out.setdefault((file.removeprefix(N), line), set()).add((how, name, at))
+    for file, line, _target, how, _detail, name, at in call_edges(db):
+        out.setdefault((file.removeprefix(N), line), set()).add((how, name, at))
     return out
 
 

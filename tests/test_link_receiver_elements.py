@@ -6,13 +6,11 @@ The expected lines are the comments' `:N`."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from tg_index.indexer import cxx
 
-from .conftest import built_tree
+from .conftest import built_tree, call_edges
 
 N = "aten/src/ATen/native/"
 YAML = """\
@@ -57,11 +55,8 @@ def calls(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[int, str], set
         N + "native_functions.yaml": YAML, N + "Array.h": ARRAY_H, "torch/csrc/jit/ir/ir.h": IR_H,
         N + "Total.cpp": TOTAL_CPP})
     out: dict[tuple[int, str], set[tuple]] = {}
-    with sqlite3.connect(db) as conn:
-        for line, target, how, name, at in conn.execute(
-                "SELECT e.line, e.target, e.how, d.name, d.line FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
-                "WHERE e.kind = 'calls' AND e.file LIKE '%Total.cpp'"):
-            out.setdefault((line, target), set()).add((how, name, at))
+    for _file, line, target, how, _detail, name, at in call_edges(db, "Total.cpp"):
+        out.setdefault((line, target), set()).add((how, name, at))
     return out
 
 

@@ -12,11 +12,9 @@ The expected lines are the comments' `:N`."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
-from .conftest import built_tree
+from .conftest import built_tree, call_edges
 
 N = "aten/src/ATen/native/"
 YAML = """\
@@ -49,10 +47,8 @@ def calls(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple]]:
     db = built_tree(tmp_path_factory.mktemp("standard"), {
         N + "native_functions.yaml": YAML, N + "Types.h": TYPES_H, N + "Thing.cpp": THING_CPP})
     out: dict[str, set[tuple]] = {}
-    with sqlite3.connect(db) as conn:
-        for target, how, name, at in conn.execute(
-                "SELECT e.target, e.how, d.name, d.line FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
-                "WHERE e.kind = 'calls' AND e.file LIKE '%Thing.cpp' AND e.line = 7"):
+    for _file, line, target, how, _detail, name, at in call_edges(db, "Thing.cpp"):
+        if line == 7:
             out.setdefault(target, set()).add((how, name, at))
     return out
 
