@@ -308,6 +308,19 @@ def _member_qualifiers(signature: str) -> tuple[str, bool]:
     return text, const
 
 
+def _bound(returned: str | None, s: Symbol, given: str | None) -> str | None:
+    """A return type with the class template's parameters bound to the arguments the receiver's type gives,
+    for a member defined outside its class template (its template_params are the class's, in order);
+    unchanged otherwise."""
+    if returned is None or not given or not s.template_params or s.kind != "method" or s.owner_spec is not None:
+        return returned
+    params, args = list(s.template_params), split_top_level(given)
+    if len(params) != len(args) or not any(re.search(rf"\b{re.escape(p)}\b", returned) for p in params):
+        return returned
+    by_name = dict(zip(params, args))
+    return re.sub(r"\b(" + "|".join(map(re.escape, params)) + r")\b", lambda m: by_name[m.group(1)], returned)
+
+
 def _within(scope: str, outer: str) -> bool:
     """Whether a namespace is OUTER or inside it ("" holds every one)."""
     return not outer or scope == outer or scope.startswith(outer + "::")
@@ -764,7 +777,7 @@ class Resolver:
                 t = held
                 continue
             t = self._returned(self.resolve(ctx, f"x.{name}", name.split("<", 1)[0], _count_args(args), t),
-                               raw=last_raw and at == len(parts))
+                               raw=last_raw and at == len(parts), receiver=t)
         return t
 
     def _qualified_alias(self, type_name: str) -> str:
@@ -837,8 +850,10 @@ class Resolver:
                 return explicit
         return self._returned(self.resolve(ctx, written, name, _count_args(args), None), raw=raw)
 
-    def _returned(self, targets: list[Target], raw: bool = False) -> str | None:
-        """The return type the targets of a call agree on (one definition, or overloads that return the same)."""
+    def _returned(self, targets: list[Target], raw: bool = False, receiver: str | None = None) -> str | None:
+        """The return type the targets of a call agree on (one definition, or overloads that return the same);
+        for a member of a class template defined outside it, with the receiver's template arguments put in for
+        the class's parameters (`List<Tensor>` and `template <class T> std::vector<T> List<T>::vec()`)."""
         by_node = self._symbol_of_node()
         if targets and all(t.how is How.OP for t in targets):  # an op through the dispatcher: its schema's return
             returned = {self.op_returns.get(o) for t in targets for o in t.op}
@@ -847,7 +862,8 @@ class Resolver:
             (list(targets[0].candidates) if len(targets) == 1 and targets[0].candidates else [])
         if not nodes or any(t.how in (How.AMBIGUOUS, How.SPECIALISATIONS) for t in targets):
             return None
-        returned = {self.returns.get(by_node[n].id) for n in nodes if n in by_node}
+        given = template_args(_last_component(receiver.rstrip("*& "))) if receiver else None
+        returned = {_bound(self.returns.get(by_node[n].id), by_node[n], given) for n in nodes if n in by_node}
         got = returned.pop() if len(returned) == 1 else None
         return got if got is not None and (raw or not _UNKNOWN_RETURN.fullmatch(got)) else None
 

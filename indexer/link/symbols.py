@@ -176,7 +176,9 @@ def specialisation(qualified: str) -> str | None:
 
 def owner_specialisation(parts: list[str]) -> str | None:
     """The template arguments written on the class a member is defined in: [at, vec, Vectorized<float>, size]
-    -> "float"; None for a member of a class that is no specialisation (or for a free function)."""
+    -> "float"; None for a member of a class that is no specialisation (or for a free function). Symbols
+    drops it, too, for a member of the primary template defined outside it (its arguments are its own
+    template parameters, in order: `List<T>::vec`)."""
     if len(parts) < 2:
         return None
     owner = parts[-2]
@@ -249,10 +251,13 @@ class Symbols:
             local = ANONYMOUS in parts or ("static" in quals and kind in ("function", "device_function"))
             if lo == -1 and hi == -1:
                 lo, hi = arity(signature)
+            params = _template_params(more[0] if more else None)
+            owner = owner_specialisation(parts) if kind == "method" else None
+            if owner is not None and params and split_top_level(owner) == list(params):
+                owner = None  # `template <class T> ... List<T>::vec()`: the primary template's member, defined outside
             sym = Symbol(def_id, node, name, qualified, kind, file, line, end_line, scope, local,
                          specialisation(qualified), lo, hi, signature,
-                         template_params=_template_params(more[0] if more else None),
-                         owner_spec=owner_specialisation(parts) if kind == "method" else None)
+                         template_params=params, owner_spec=owner)
             self.by_name.setdefault(name, []).append(sym)
             self.by_file.setdefault(file, []).append(sym)
             self.by_qualified.setdefault(qualified, []).append(sym)
