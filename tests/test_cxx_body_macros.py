@@ -82,3 +82,15 @@ void f() {
 """
     facts = extract(src, "aten/src/ATen/native/K.cpp")
     assert [c.callee for c in facts.calls if c.callee == "call_two"] == []
+
+
+def test_a_member_call_a_macro_writes_gets_the_type_of_the_variable_at_the_use():
+    # native/DistributionTemplates.h's CHECK_EMPTY_AND_RETURN(self) writes `self.numel()`: self is the
+    # function's `const Tensor&` at the use; `other`, declared nowhere, stays untyped
+    src = (b"#define CHECK_EMPTY_AND_RETURN(tensor) if (tensor.numel() == 0) { return tensor; }\n"
+           b"namespace at::native {\n"
+           b"Tensor& f(const Tensor& self) {\n  CHECK_EMPTY_AND_RETURN(self);\n  CHECK_EMPTY_AND_RETURN(other);\n"
+           b"  return self;\n}\n}\n")
+    facts = extract(src, "aten/src/ATen/native/Checks.h")
+    assert [(c.callee, c.line, c.receiver_type, c.receiver_const) for c in facts.calls if c.callee.endswith("numel")] \
+        == [("self.numel", 4, "Tensor", True), ("other.numel", 5, None, None)]

@@ -27,8 +27,9 @@ import re
 from dataclasses import replace
 
 from .expansions import macro_use_sites
-from .facts import CxxFacts
+from .facts import CallFact, CxxFacts
 from .preprocessor import expand_text
+from .receivers import Declarations, member_object
 from .sourcefile import SourceFile
 
 _USE = "__tg_macro_use_"  # the snippet's function for use k is _USE + str(k)
@@ -51,10 +52,10 @@ def body_macro_uses(f: SourceFile, extract_snippet) -> CxxFacts | None:
     return _moved(f, extract_snippet("\n".join(pieces).encode()), uses)
 
 
-def _uses(f: SourceFile, names: set[str]) -> tuple[list[str], list[tuple[str, int, int, str, int | None]]]:
-    """The snippet's functions, and per use (caller, line, last line, macro, where its #define is)."""
+def _uses(f: SourceFile, names: set[str]) -> tuple[list[str], list[tuple[str, int, int, str, int | None, int]]]:
+    """The snippet's functions, and per use (caller, line, last line, macro, where its #define is, offset)."""
     pieces: list[str] = []
-    uses: list[tuple[str, int, int, str, int | None]] = []
+    uses: list[tuple[str, int, int, str, int | None, int]] = []
     for m, name, _node in macro_use_sites(f, names, in_function=True):
         a = m.start()
         caller = f.caller_at(a)
@@ -67,7 +68,7 @@ def _uses(f: SourceFile, names: set[str]) -> tuple[list[str], list[tuple[str, in
         if text.startswith(f"{name}("):
             continue  # the arguments do not fit the parameters: the preprocessor would refuse it too
         pieces.append(f"void {_USE}{len(uses)}() {{\n{text}\n;\n}}")  # a `//` in the text ends at its line
-        uses.append((caller, f.line_of(a), f.line_of(end - 1), name, define_at))
+        uses.append((caller, f.line_of(a), f.line_of(end - 1), name, define_at, a))
         if len(uses) >= MAX_USES:
             break
     return pieces, uses
@@ -96,9 +97,24 @@ def _chevron_line(f: SourceFile, define_at: int | None, kernel: str | None) -> i
     return f.line_of(m.end() - 3) if m else None
 
 
-def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple[str, int, int, str, int | None]]) -> CxxFacts:
+def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple[str, int, int, str, int | None, int]]) -> CxxFacts:
     """The snippet's facts in the functions around the uses, at their lines; none that the file already has
-    in the lines the use spans (what the arguments hold is written there, and extracted there)."""
+    in the lines the use spans (what the arguments hold is written there, and extracted there). A member call
+    the expansion writes on a variable of the function around the use (`CHECK_EMPTY_AND_RETURN(self)` writes
+    `self.numel()`) gets the variable's declared type there, as receiver_types gives one written out."""
+    declarations = []  # the file's, read on first need
+
+    def typed(call: CallFact, offset: int) -> CallFact:
+        obj = member_object(call.callee) if call.receiver_type is None else None
+        if obj is None or obj.startswith("this->"):
+            return call
+        if not declarations:
+            declarations.append(Declarations(f))
+        found = declarations[0].of(obj, offset)
+        if found is None:
+            return call
+        return call._replace(receiver_type=found,
+                             receiver_const=declarations[0].constness(obj, offset, call.callee[len(obj):]))
 
     def use_of(caller: str | None):
         if caller is None or not caller.startswith(_USE):
@@ -115,7 +131,7 @@ def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple[str, int, int, str, in
             use = use_of(x.caller)
             if use is None:
                 continue
-            caller, line, last, macro, define_at = use
+            caller, line, last, macro, define_at, offset = use
             more = {"macro": macro, "lambda_line": x.lambda_line and line} if launch else {}
             at = line
             if launch and x.kind == "triple_chevron":  # a `<<<` is shown where the #define writes it
@@ -125,7 +141,7 @@ def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple[str, int, int, str, in
             if any(line <= seen <= last or seen == at for seen in lines):
                 continue
             lines.append(at)
-            out.append(y)
+            out.append(typed(y, offset) if isinstance(y, CallFact) else y)
         return out
 
     calls = moved(sub.calls, f.calls, lambda c: (c.caller, c.callee))

@@ -62,13 +62,13 @@ def _has_receiver(callee: str, at: int) -> bool:
         and re.fullmatch(r"[\w:<>,.\->()\[\]*&+ ]*", rest) is not None and rest.count("(") == rest.count(")"))
 
 
-def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> "_Declarations | None":
+def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> "Declarations | None":
     """Phase (after calls): pending holds (index in f.calls, object name, offset of the call);
     each call whose object has a typed declaration in its function, or is a field of the class
     around the call, gets that receiver_type. Gives the file's declarations if it read them."""
     if not pending:
         return None
-    types = _Declarations(f)
+    types = Declarations(f)
     for index, name, offset in pending:
         got = types.field(name[6:], offset) if name.startswith("this->") else types.of(name, offset)
         if got is not None:
@@ -79,20 +79,20 @@ def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> "_Decl
 
 
 def local_lambdas(f: SourceFile, plain: list[tuple[int, str, int]],
-                  types: "_Declarations | None") -> "_Declarations | None":
+                  types: "Declarations | None") -> "Declarations | None":
     """Phase (after receiver_types): plain holds (index in f.calls, the name called, offset) of calls of a bare
     name; each that names a variable of the calling function initialised with a lambda (`auto get_counts =
     [&](...) {...}; get_counts(x);`) gets the lambda's line. Gives the file's declarations if read."""
     for index, name, offset in plain:
         if types is None:
-            types = _Declarations(f)
+            types = Declarations(f)
         if name.encode() in types.names and (line := types.lambda_line(name, offset)) is not None:
             f.calls[index] = f.calls[index]._replace(lambda_line=line)
     return types
 
 
 def argument_types(f: SourceFile, typed: list[tuple[int, list, list[tuple[int, str, int]], list]],
-                   types: "_Declarations | None") -> None:
+                   types: "Declarations | None") -> None:
     """Phase (after receiver_types): typed holds (index in f.calls, the literal arguments' types, the
     identifier arguments as (position, name, offset), the call and member-chain arguments as (position,
     node)); each identifier declared in the calling function with a written type gets it, an `auto` one and
@@ -101,7 +101,7 @@ def argument_types(f: SourceFile, typed: list[tuple[int, list, list[tuple[int, s
         return
     for index, known, names, expressions in typed:
         if names or expressions:
-            types = types or _Declarations(f)
+            types = types or Declarations(f)
             for i, name, offset in names:
                 known[i] = types.local(name, offset)
                 if known[i] is not None and not known[i].startswith("decltype("):
@@ -117,7 +117,7 @@ _CASTS = frozenset(("static_cast", "reinterpret_cast", "const_cast", "dynamic_ca
 _INIT_LIMIT = 300  # an initializer longer than this is not written out as decltype(...)
 
 
-class _Declarations:
+class Declarations:
     """The typed declarations of one file, looked up by name before an offset (memoised per declaration)."""
 
     def __init__(self, f: SourceFile):
