@@ -110,11 +110,8 @@ def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple[str, int, int, str, in
             return call
         if not declarations:
             declarations.append(Declarations(f))
-        found = declarations[0].of(obj, offset)
-        if found is None:
-            return call
-        return call._replace(receiver_type=found,
-                             receiver_const=declarations[0].constness(obj, offset, call.callee[len(obj):]))
+        found, const = declarations[0].receiver(obj, offset, call.callee[len(obj):])
+        return call._replace(receiver_type=found, receiver_const=const) if found is not None else call
 
     def use_of(caller: str | None):
         if caller is None or not caller.startswith(_USE):

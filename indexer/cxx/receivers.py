@@ -70,10 +70,10 @@ def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> "Decla
         return None
     types = Declarations(f)
     for index, name, offset in pending:
-        got = types.field(name[6:], offset) if name.startswith("this->") else types.of(name, offset)
+        call = f.calls[index]
+        got, const = (types.field(name[6:], offset), None) if name.startswith("this->") else \
+            types.receiver(name, offset, call.callee[len(name):])
         if got is not None:
-            call = f.calls[index]
-            const = types.constness(name, offset, call.callee[len(name):]) if not name.startswith("this->") else None
             f.calls[index] = call._replace(receiver_type=got, receiver_const=const)
     return types
 
@@ -139,26 +139,21 @@ class Declarations:
         """The written type of a variable declared in the function before offset (`*` added for a pointer
         declarator), the `decltype(...)` of an `auto` one's initializer; None for a field, an `auto` one
         whose initializer is not read, or a name not declared there."""
-        got = self.names.get(name.encode())
-        k = bisect.bisect_left(got, offset) - 1 if got else -1
-        if k < 0 or got[k] < self.f.function_start_at(offset):
+        at = self._latest(name, offset)
+        if at is None:
             return None
         t = self.of(name, offset)
         if t is None or "auto" in t:
             return None
         if t.startswith("decltype("):
             return t
-        if self._pointers is None:
-            self._pointers = {n.start_byte for n in self.f.get("decl.name") if n.parent.type == "pointer_declarator"}
-        return t + "*" if got[k] in self._pointers else t
+        return t + "*" if self._pointer(at) else t
 
     def of(self, name: str, offset: int, depth: int = 0) -> str | None:
         """The type of the variable `name` seen at offset: the latest declaration in its function, else a field."""
-        got = self.names.get(name.encode())
-        k = bisect.bisect_left(got, offset) - 1 if got else -1
-        if k < 0 or got[k] < self.f.function_start_at(offset):
+        at = self._latest(name, offset)
+        if at is None:
             return self.field(name, offset)
-        at = got[k]
         if at not in self.types:
             self.types[at] = None  # an initializer naming its own variable stops here
             self.types[at] = self._declared(at, depth)
@@ -174,17 +169,11 @@ class Declarations:
         if not steps or "".join(sep + step for sep, step in steps) != path.split("<", 1)[0] or \
                 any(sep == "->" for sep, _ in steps[:-1]):
             return None
-        got = self.names.get(name.encode())
-        k = bisect.bisect_left(got, offset) - 1 if got else -1
-        if k < 0 or got[k] < self.f.function_start_at(offset):
-            return None
-        at = got[k]
-        decl = self._decl_at(at)
+        at = self._latest(name, offset)
+        decl = self._decl_at(at) if at is not None else None
         if decl is None:
             return None
-        if self._pointers is None:
-            self._pointers = {n.start_byte for n in self.f.get("decl.name") if n.parent.type == "pointer_declarator"}
-        pointer = at in self._pointers
+        pointer = self._pointer(at)
         if pointer != (steps[-1][0] == "->") or (pointer and len(steps) > 1):
             return None  # `p->f()` through a pointer only, as its only step; `x->f()` on a class is its operator->
         const = any(c.type == "type_qualifier" and c.text == b"const" for c in decl.children)
@@ -199,13 +188,27 @@ class Declarations:
 
     def lambda_line(self, name: str, offset: int) -> int | None:
         """The line of the lambda the variable `name` of the function around offset is initialised with, or None."""
+        at = self._latest(name, offset)
+        decl = self._decl_at(at) if at is not None else None
+        value = _initializer(decl, at) if decl is not None and decl.type == "declaration" else None
+        return value.start_point[0] + 1 if value is not None and value.type == "lambda_expression" else None
+
+    def _latest(self, name: str, offset: int) -> int | None:
+        """The offset of the latest declaration of `name` before offset in the function around offset, or None."""
         got = self.names.get(name.encode())
         k = bisect.bisect_left(got, offset) - 1 if got else -1
-        if k < 0 or got[k] < self.f.function_start_at(offset):
-            return None
-        decl = self._decl_at(got[k])
-        value = _initializer(decl, got[k]) if decl is not None and decl.type == "declaration" else None
-        return value.start_point[0] + 1 if value is not None and value.type == "lambda_expression" else None
+        return got[k] if k >= 0 and got[k] >= self.f.function_start_at(offset) else None
+
+    def _pointer(self, at: int) -> bool:
+        """Whether the name declared at offset `at` is declared by a pointer declarator."""
+        if self._pointers is None:
+            self._pointers = {n.start_byte for n in self.f.get("decl.name") if n.parent.type == "pointer_declarator"}
+        return at in self._pointers
+
+    def receiver(self, name: str, offset: int, path: str) -> tuple[str | None, bool | None]:
+        """(type, constness) of the variable `name` a member call `name` + path at offset is made on."""
+        found = self.of(name, offset)
+        return found, self.constness(name, offset, path) if found is not None else None
 
     def _decl_at(self, at: int):
         """The innermost declaration around the name at offset `at`."""
@@ -233,12 +236,9 @@ class Declarations:
         return normalised_type(t.text) if t is not None and t.type not in _UNKNOWN_TYPES else None
 
     def _declared(self, at: int, depth: int) -> str | None:
-        k = bisect.bisect_right(self.starts, at) - 1
-        while k >= 0 and self.decls[k].end_byte <= at:
-            k -= 1
-        if k < 0:
+        decl = self._decl_at(at)
+        if decl is None:
             return None
-        decl = self.decls[k]
         t = decl.child_by_field_name("type")
         if t is None:
             return None

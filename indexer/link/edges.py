@@ -82,15 +82,21 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
             yield edge
 
 
+def optional_call_columns(have: set[str]) -> str:
+    """The optional columns of calls an index with these columns has, in call_rows's order (`, argc, ...`): each
+    group only with the ones before it (an older schema's index lacks the later ones)."""
+    columns = ", argc, receiver_type" if {"argc", "receiver_type"} <= have else ""
+    columns += ", arg_types" if columns and "arg_types" in have else ""
+    columns += ", receiver_const, lambda_line" if "arg_types" in columns and "lambda_line" in have else ""
+    return columns
+
+
 def call_rows(conn: sqlite3.Connection, files: str | None = None, columns: str | None = None) -> list[tuple]:
     """(file, caller, callee, callee_name, line[, argc, receiver_type[, arg_types[, receiver_const, lambda_line]]])
     of the calls written in a function, in id order: all, or those of the files in the temporary table `files`;
     columns: the optional ones this index has (None: found out)."""
     if columns is None:
-        have = {r[1] for r in conn.execute("PRAGMA table_info(calls)")}
-        columns = ", argc, receiver_type" if {"argc", "receiver_type"} <= have else ""
-        columns += ", arg_types" if columns and "arg_types" in have else ""
-        columns += ", receiver_const, lambda_line" if "arg_types" in columns and "lambda_line" in have else ""
+        columns = optional_call_columns({r[1] for r in conn.execute("PRAGMA table_info(calls)")})
     return conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
                         f"WHERE caller IS NOT NULL {_in(files)}ORDER BY id").fetchall()
 

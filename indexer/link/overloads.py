@@ -59,12 +59,16 @@ def parameter_types(signature: str) -> list[str] | None:
     for p in params:
         if "..." in p:
             return None
-        declared = split_top_level(p.replace("=", ",=", 1))[0] if "=" in p else p
-        declared = declared.strip()
+        declared = _without_default(p)
         name = _declared_name(declared)
         head = declared[:len(declared) - len(name)] if name and declared.endswith(name) else declared
         out.append(plain_type(declared if head.strip() in _NAMELESS else head))
     return out
+
+
+def _without_default(parameter: str) -> str:
+    """A parameter as declared, its default argument dropped (`bool wrap = true` -> `bool wrap`)."""
+    return (split_top_level(parameter.replace("=", ",=", 1))[0] if "=" in parameter else parameter).strip()
 
 
 # Lists of numbers: a Tensor makes none of them (ArrayRef<int64_t>'s constructor from a container needs its
@@ -116,7 +120,7 @@ def _dependent(param: str, s: Symbol) -> bool:
 
 def _rvalue_references(signature: str) -> list[bool]:
     """For each parameter, whether it is declared an rvalue reference (`TensorBase&& output`)."""
-    return [("&&" in (split_top_level(p.replace("=", ",=", 1))[0] if "=" in p else p)) for p in _params(signature) or ()]
+    return ["&&" in _without_default(p) for p in _params(signature) or ()]
 
 
 def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
@@ -131,10 +135,10 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
             unreadable = True
             viable.append(s)
             continue
-        pairs = [(a, p, _dependent(p, s)) for a, p in zip(args, params) if a is not None]
-        moved = [r and lvalue and not _dependent(p, s) for r, lvalue, p in zip(_rvalue_references(s.signature),
-                                                                                lvalues, params)]
-        if any(not dependent and not _binds(a, p) for a, p, dependent in pairs) or any(moved):
+        deps = [_dependent(p, s) for p in params[:len(args)]]
+        pairs = [(a, p, d) for a, p, d in zip(args, params, deps) if a is not None]
+        moved = any(r and lvalue and not d for r, lvalue, d in zip(_rvalue_references(s.signature), lvalues, deps))
+        if any(not d and not _binds(a, p) for a, p, d in pairs) or moved:
             ruled_out = True
             continue
         viable.append(s)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import naming
 from .classify import OpForms, schema_arity
-from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, stub_edges
+from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, optional_call_columns, stub_edges
 from .includes import IncludeGraph
 from .kinds import EdgeKind, How, NodeKind
 from . import overloads, template_args
@@ -159,10 +159,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     usings = _usings(conn, tables, inline)
     declarations = using_declarations(conn, tables, inline)
     contexts = Contexts(symbols, includes, usings, global_aliases, local_aliases, declarations)
-    call_columns = _columns(conn, "calls")
-    extra = ", argc, receiver_type" if {"argc", "receiver_type"} <= call_columns else ""
-    extra += ", arg_types" if extra and "arg_types" in call_columns else ""
-    extra += ", receiver_const, lambda_line" if "arg_types" in extra and "lambda_line" in call_columns else ""
+    extra = optional_call_columns(_columns(conn, "calls"))
     functors = _functors(conn, tables, symbols, resolver)
     included = {t for found in includes.direct.values() for t in found}
     shared = {f: found for f, found in includes.direct.items() if f in included}
