@@ -202,7 +202,6 @@ def _last_component(written: str) -> str:
     return written
 
 
-_STD_POINTERS = frozenset(("shared_ptr", "unique_ptr", "optional"))  # the standard classes whose -> reaches their argument
 _SEQUENCES = frozenset(("ArrayRef", "OptionalArrayRef", "SmallVector", "vector", "array", "deque", "IListRef"))
 _PLAIN_RECEIVER = re.compile(r"(?:this->)?[A-Za-z_]\w*")
 _CHAIN_STEPS = 16  # the longest chain typed step by step (a builder: TensorIteratorConfig() and its setters, .build())
@@ -275,16 +274,19 @@ _STD_FACTORIES_PREFIXES = tuple(f"{n}<" for n in _STD_FACTORIES)
 # Members of standard class templates that give what they hold: (class, member) -> "held" (T) or "pointer" (T*).
 _STD_HELD = {("optional", "value"): "held", ("optional", "operator*"): "held", ("optional", "value_or"): "held",
              ("unique_ptr", "get"): "pointer", ("shared_ptr", "get"): "pointer",
-             ("unique_ptr", "operator*"): "held", ("shared_ptr", "operator*"): "held"}
+             ("unique_ptr", "operator*"): "held", ("shared_ptr", "operator*"): "held",
+             ("optional", "operator->"): "held", ("unique_ptr", "operator->"): "held",
+             ("shared_ptr", "operator->"): "held"}
 
 
 def _standard_member(type_name: str, member: str) -> str | None:
     """What a member of std::optional<T>, std::unique_ptr<T> or std::shared_ptr<T> gives (T, or T* for get()),
-    or None for any other class or member."""
+    or None for any other class or member; `->` is operator->."""
     head = type_name.split("<", 1)[0]
-    if not head.startswith("std::") and head not in ("optional", "unique_ptr", "shared_ptr"):
+    last = head.rsplit("::", 1)[-1]
+    if not head.startswith("std::") and head != last:
         return None
-    how = _STD_HELD.get((head.removeprefix("std::"), member))
+    how = _STD_HELD.get((last, member))
     args = template_args(type_name.rstrip("*& ")) if how else None
     if not args:
         return None
@@ -907,9 +909,10 @@ class Resolver:
             arrows = self._arrows = {}
             for s in self.symbols.by_name.get("operator->", ()):
                 arrows.setdefault(s.scope.rsplit("::", 1)[-1], []).append(s)
+        held = _standard_member(type_name, "operator->")  # std::shared_ptr<Buf>: a Buf
+        if held is not None:
+            return held
         args = template_args(type_name)
-        if args and head in _STD_POINTERS and type_name.startswith(("std::", head)):
-            return split_top_level(args)[0]  # std::shared_ptr<Buf>: a Buf
         if head in arrows and not args:  # TensorArg: what its operator-> returns
             returned = {self.returns.get(s.id) for s in arrows[head]}
             return returned.pop() or type_name if len(returned) == 1 else type_name
