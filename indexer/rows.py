@@ -174,6 +174,7 @@ def cxx_tables() -> tuple[Table, ...]:
         of("macros", cxx.MacroFact),
         of("usings", cxx.UsingFact),
         of("classes", cxx.ClassFact),
+        of("constants", cxx.ConstantFact),
         of("kernel_aliases", cxx.KernelAliasFact),
         of("inline_namespaces", cxx.InlineNamespaceFact),
         of("device_branches", cxx.DeviceBranchFact),

@@ -395,7 +395,7 @@ class Using(Base):
 
 
 class CxxClass(Base):
-    """class, struct and union definitions with a body (functors included)."""
+    """class, struct, union and enum definitions with a body (functors included)."""
 
     __tablename__ = "classes"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -403,13 +403,28 @@ class CxxClass(Base):
     file: Mapped[str] = mapped_column(String)
     name: Mapped[str] = mapped_column(String, index=True, comment="AddFunctor")
     qualified_name: Mapped[str] = mapped_column(String, index=True, comment="at::native::(anonymous)::AddFunctor (as definitions.qualified_name)")
-    kind: Mapped[str] = mapped_column(String, comment="class, struct or union")
-    line: Mapped[int] = mapped_column(Integer, comment="line of the class, struct or union keyword")
+    kind: Mapped[str] = mapped_column(String, comment="class, struct, union or enum")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the class, struct, union or enum keyword")
     end_line: Mapped[int] = mapped_column(Integer, comment="line of the closing brace")
     bases: Mapped[str] = mapped_column(Text, comment="JSON list of the base classes as written, access specifiers dropped")
     is_template: Mapped[int] = mapped_column(Integer, comment="1 for a class template (or a partial/explicit specialisation)")
     has_call_operator: Mapped[int] = mapped_column(Integer, comment="1 when the body declares or defines operator(): a functor")
-    fields: Mapped[str] = mapped_column(Text, comment="JSON list of its data members, {name, type}: the type as calls.receiver_type writes one, `*` added for a pointer")
+    fields: Mapped[str] = mapped_column(Text, comment="JSON list of its data members, {name, type}: the type as calls.receiver_type writes one, `*` added for a pointer; [] for an enum")
+
+
+class Constant(Base):
+    """A const or constexpr variable at namespace scope (constexpr ScalarType kLong = ScalarType::Long;): the
+    type of an argument that names it (the link stage picks among overloads by it)."""
+
+    __tablename__ = "constants"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String, index=True, comment="kLong")
+    qualified_name: Mapped[str] = mapped_column(String, comment="c10::kLong (as definitions.qualified_name)")
+    type: Mapped[str] = mapped_column(String, comment="as calls.receiver_type writes one: ScalarType; `*` added for a pointer; decltype(<name>) for an auto one initialised with a name")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the declaration, or of the macro use that declares it")
+    macro: Mapped[str | None] = mapped_column(String, comment="the file's own macro whose use declares it (DEFINE_CONSTANT through an X-macro list); NULL when written out")
 
 
 class KernelAlias(Base):

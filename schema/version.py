@@ -1,6 +1,6 @@
 """The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
 
-SCHEMA_VERSION = 13  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
+SCHEMA_VERSION = 14  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
 # 4: dispatcher_registrations, registration_macro_uses; 5: dispatch_keys, dispatch_keysets, dispatch_table;
 # 6: Python method tables (py_method_defs, py_method_installs); 7: py_branches and py_flags (the conditions
 # that pick a Python call); 8: definitions.template_params and definitions.returns (the link stage
@@ -11,13 +11,15 @@ SCHEMA_VERSION = 13  # 2: no file_id indexes (a build deletes stale rows in one 
 # branch only a layout test such as is_quantized() rules out for a device's dense tensors); 13: classes.fields
 # (data members and their types: the link stage types `x_.f()` in a method defined outside its class) and
 # calls.receiver_const (a const/non-const member pair is told apart by the object's constness) and
-# calls.lambda_line (a call of a local variable holding a lambda)
+# calls.lambda_line (a call of a local variable holding a lambda); 14: constants (namespace-scope const and
+# constexpr variables) and enums in classes (an argument `at::kLong` or `ScalarType::Long` is typed)
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.
 TABLES = (
     "calls",
     "classes",
+    "constants",
     "definitions",
     "derivative_formulas",
     "derivatives",

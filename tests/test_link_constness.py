@@ -74,3 +74,32 @@ def test_the_constness_picks_the_member(calls, line, want):
 def test_an_object_of_unknown_constness_keeps_both(calls, line):
     # Conv.cpp:9 `auto& alias` may bind a const object; :10 the object make() returns is not read
     assert calls[line] == {("overload-set", 3), ("overload-set", 4)}
+
+
+ACCESSOR_H = """\
+namespace at {
+template <typename T> struct Accessor {
+  C10_HOST_DEVICE T* data() { return data_; }                     // :3
+  C10_HOST_DEVICE const T* data() const { return data_; }         // :4
+  T* data_;
+};
+}
+"""
+KERNEL_CPP = """\
+#include <ATen/native/Accessor.h>
+namespace at::native {
+void kernel(Accessor<float> a, const Accessor<float>& b) {
+  a.data();
+  b.data();
+}
+}
+"""
+
+
+def test_the_constness_picks_a_host_device_member(tmp_path):
+    # a C10_HOST_DEVICE member pair (aten/src/ATen/core/TensorAccessor.h:56-61 data() and data() const) is a
+    # device_function's, told apart like a method's: Kernel.cpp:4 non-const -> :3, :5 const -> :4
+    db = built_tree(tmp_path, {N + "native_functions.yaml": YAML, N + "Accessor.h": ACCESSOR_H,
+                               N + "Kernel.cpp": KERNEL_CPP})
+    got = {(line, how, at) for _f, line, target, how, _d, _n, at in call_edges(db, "Kernel.cpp") if target.endswith("data")}
+    assert got == {(4, "receiver-type", 3), (5, "receiver-type", 4)}

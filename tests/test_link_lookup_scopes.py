@@ -103,3 +103,58 @@ def test_a_file_local_definition_the_caller_does_not_see_takes_no_part_in_lookup
 def test_an_objective_c_import_is_an_include(calls):
     # Op.mm:3 makeThing(a): static inline in MetalUtil.h (:2), which Op.mm #imports
     assert calls[("metal/ops/Op.mm", 3)] == {("same-namespace", "at::native::metal::makeThing", 2)}
+
+
+CEIL_DIV_H = """\
+namespace at {
+template <typename T> T ceil_div(T a, T b) { return (a + b - 1) / b; }        // :2
+}
+"""
+SCAN_UTILS_H = """\
+namespace at::native {
+template <typename integer> integer ceil_div(integer n, integer m) { return (n + m - 1) / m; }   // :2
+}
+"""
+HIP_ADAPTER_H = """\
+namespace at::native {
+inline long ceil_div(long n, long m) { return (n + m - 1) / m; }            // :2
+}
+"""
+POOL_CU = """\
+#include <ATen/ceil_div.h>
+namespace at::native {
+int pool(int a, int b) { return ceil_div(a, b); }
+}
+"""
+SCAN_CU = """\
+#include <ATen/native/cuda/ScanUtils.cuh>
+namespace at::native {
+int scan(int a, int b) { return ceil_div(a, b); }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def unseen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple]]:
+    db = built_tree(tmp_path_factory.mktemp("unseen"), {
+        N + "native_functions.yaml": YAML, "aten/src/ATen/ceil_div.h": CEIL_DIV_H,
+        N + "cuda/ScanUtils.cuh": SCAN_UTILS_H, N + "hip/adapter.h": HIP_ADAPTER_H,
+        N + "cuda/Pool.cu": POOL_CU, N + "cuda/Scan.cu": SCAN_CU})
+    out: dict[str, set[tuple]] = {}
+    for file, _line, target, how, _detail, name, at in call_edges(db):
+        if target == "ceil_div":
+            out.setdefault(file.rsplit("/", 1)[-1], set()).add((how, at))
+    return out
+
+
+def test_a_namespace_whose_definitions_no_include_reaches_is_passed_over(unseen):
+    # Pool.cu includes only ATen/ceil_div.h: at::native's two ceil_div (cuda/ScanUtils.cuh, hip/adapter.h,
+    # as aten/src/ATen/native/cuda/AdaptiveAveragePooling.cu:514 meets them in 2.6.0) are in headers its
+    # translation unit never sees, so lookup goes on to at and finds at::ceil_div (ceil_div.h:2)
+    assert unseen["Pool.cu"] == {("same-namespace", 2)}
+
+
+def test_a_namespace_with_an_included_definition_is_still_found_first(unseen):
+    # Scan.cu includes ScanUtils.cuh: at::native's ceil_div is seen, and hides at::ceil_div; of the two the
+    # included one (ScanUtils.cuh:2) is the call's
+    assert unseen["Scan.cu"] == {("include", 2)}

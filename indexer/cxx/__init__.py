@@ -43,6 +43,7 @@ from .extract import extract
 from .facts import (
     CallFact,
     ClassFact,
+    ConstantFact,
     CxxFacts,
     DefinitionFact,
     DeviceBranchFact,
@@ -69,6 +70,7 @@ from .trees import tools as _tools
 __all__ = [
     "CallFact",
     "ClassFact",
+    "ConstantFact",
     "CxxFacts",
     "DEFAULT_STUB_MACROS",
     "DefinitionFact",

@@ -8,6 +8,8 @@ stub uses are recorded only inside function bodies.
 
 from __future__ import annotations
 
+import re
+
 from ..vocab import StubUseHow
 from .argument_types import literal_type
 from .arity import argument_lists, call_argc, call_arguments
@@ -73,6 +75,7 @@ def calls(f: SourceFile) -> None:
 
 
 _EXPRESSIONS = ("call_expression", "field_expression")  # arguments the link stage may type (receivers.py)
+_QUALIFIED_NAME = re.compile(r"(?:::)?\w+(?:::\w+)+")
 
 
 def _argument_types(args, index: int, typed: list) -> None:
@@ -87,6 +90,8 @@ def _argument_types(args, index: int, typed: list) -> None:
         elif kind in _EXPRESSIONS:
             expressions.append((i, a))
             types.append(None)
+        elif kind == "qualified_identifier" and _QUALIFIED_NAME.fullmatch(text := nospace(dec(a.text))):
+            types.append(f"decltype({text})")  # `at::kLong`, `ScalarType::Long`: the link stage looks it up
         else:
             types.append(literal_type(a))
     if names or expressions or any(t is not None for t in types):

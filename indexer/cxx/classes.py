@@ -1,8 +1,9 @@
-"""Class, struct and union definitions with a body: name, qualified name, bases, whether a
+"""Class, struct, union and enum definitions with a body: name, qualified name, bases, whether a
 template, whether the body has an operator() (a functor, whose operator() is the device
 code a launch helper runs; that operator() is a DefinitionFact `...::AddFunctor::operator()`),
 and its data members with their written types (also under `#if` branches of the body; a member whose
-type is `auto`, `decltype(...)` or a class defined in place, or an array, is left out)."""
+type is `auto`, `decltype(...)` or a class defined in place, or an array, is left out). An enum has no
+fields and no bases (its underlying type is none); it is a type the link stage knows `E::X` to be of."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from .scan import dec, nospace
 from .scopes import function_declarator, scope_prefix
 from .sourcefile import SourceFile
 
-_KINDS = {"class_specifier": ClassKind.CLASS, "struct_specifier": ClassKind.STRUCT, "union_specifier": ClassKind.UNION}
+_KINDS = {"class_specifier": ClassKind.CLASS, "struct_specifier": ClassKind.STRUCT, "union_specifier": ClassKind.UNION,
+          "enum_specifier": ClassKind.ENUM}
 _MEMBERS = ("function_definition", "field_declaration", "declaration")
 _NOT_BASES = ("access_specifier", "comment")
 
@@ -31,6 +33,9 @@ def classes(f: SourceFile) -> None:
         if clause is not None:
             bases = tuple(nospace(dec(c.text)) for c in clause.named_children if c.type not in _NOT_BASES)
         body = node.child_by_field_name("body")
+        enum = node.type == "enum_specifier"
+        if enum:  # its underlying type (`: int8_t`) is no base
+            bases = ()
         f.classes.append(ClassFact(
             name=name,
             qualified_name="::".join(scope + [name]),
@@ -39,8 +44,8 @@ def classes(f: SourceFile) -> None:
             end_line=node.end_point[0] + 1,
             bases=bases,
             is_template=is_template or "<" in name,
-            has_call_operator=body is not None and _has_call_operator(body),
-            fields=tuple(_fields(body)) if body is not None else (),
+            has_call_operator=not enum and body is not None and _has_call_operator(body),
+            fields=tuple(_fields(body)) if body is not None and not enum else (),
         ))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import (aliases, calls, classes, definitions, device_branches, directives, method_tables, namespaces,
+from . import (aliases, calls, classes, constants, definitions, device_branches, directives, method_tables, namespaces,
                registrations, sites, usings)
 from .body_macros import body_macro_uses
 from .expansions import macro_definitions
@@ -53,6 +53,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     if expand:  # the link facts of a snippet's expansion are not the file's
         usings.usings(f)
         classes.classes(f)
+        constants.constants(f)
         aliases.kernel_aliases(f)
         namespaces.inline_namespaces(f)
         device_branches.device_branches(f)
@@ -172,6 +173,7 @@ def _facts(f: SourceFile) -> CxxFacts:
         classes=tuple(sorted(f.classes, key=lambda x: (x.line, x.qualified_name))),
         kernel_aliases=tuple(sorted(f.kernel_aliases, key=lambda x: (x.line, x.name))),
         inline_namespaces=tuple(f.inline_namespaces),
+        constants=tuple(f.constants),
         device_branches=tuple(f.device_branches),
         parse_errors=f.parse_errors,
     )

@@ -190,7 +190,7 @@ class ClassFact:
 
     name: str  # "AddFunctor"
     qualified_name: str  # "at::native::(anonymous)::AddFunctor"
-    kind: ClassKind  # class | struct | union
+    kind: ClassKind  # class | struct | union | enum
     line: int
     end_line: int
     bases: tuple[str, ...]  # as written, access specifiers dropped: ("TensorIteratorBase",)
@@ -205,6 +205,17 @@ class FieldFact:
 
     name: str  # "packed_"
     type: str  # as receiver types are written (cxx/receivers.py normalised_type), `*` added for a pointer
+
+
+@dataclass(frozen=True)
+class ConstantFact:
+    """A const or constexpr variable at namespace scope (constants.py): what an argument that names it is."""
+
+    name: str  # "kLong"
+    qualified_name: str  # "c10::kLong" (the enclosing namespaces, as in definitions.qualified_name)
+    type: str  # as receiver types are written (`ScalarType`), `*` added for a pointer; `decltype(Layout::Strided)` for an auto one
+    line: int
+    macro: str | None = None  # the file's own macro whose use at this line declares it (an X-macro list)
 
 
 @dataclass(frozen=True)
@@ -242,6 +253,7 @@ class CxxFacts:
     macros: tuple[MacroFact, ...] = ()
     usings: tuple[UsingFact, ...] = ()
     classes: tuple[ClassFact, ...] = ()
+    constants: tuple[ConstantFact, ...] = ()
     kernel_aliases: tuple[KernelAliasFact, ...] = ()
     inline_namespaces: tuple[InlineNamespaceFact, ...] = ()
     device_branches: tuple[DeviceBranchFact, ...] = ()

@@ -22,3 +22,4 @@ class ClassKind(StrEnum):
     CLASS = "class"
     STRUCT = "struct"
     UNION = "union"
+    ENUM = "enum"  # enum or enum class with a body: `E::X` is of type E

@@ -106,6 +106,8 @@ def argument_types(f: SourceFile, typed: list[tuple[int, list, list[tuple[int, s
                 known[i] = types.local(name, offset)
                 if known[i] is not None and not known[i].startswith("decltype("):
                     known[i] += "&"  # a variable is an lvalue: it never binds a `T&&` parameter
+                elif known[i] is None and not types.declared(name, offset):
+                    known[i] = f"decltype({name})"  # a field or a namespace's constant: the link stage looks it up
             for i, node in expressions:
                 known[i] = types.expression(node)
         value = encoded(known)
@@ -192,6 +194,10 @@ class Declarations:
         decl = self._decl_at(at) if at is not None else None
         value = _initializer(decl, at) if decl is not None and decl.type == "declaration" else None
         return value.start_point[0] + 1 if value is not None and value.type == "lambda_expression" else None
+
+    def declared(self, name: str, offset: int) -> bool:
+        """Whether the function around offset declares `name` before it (a parameter, a local)."""
+        return self._latest(name, offset) is not None
 
     def _latest(self, name: str, offset: int) -> int | None:
         """The offset of the latest declaration of `name` before offset in the function around offset, or None."""

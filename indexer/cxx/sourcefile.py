@@ -59,6 +59,7 @@ class SourceFile:
         self.classes: list = []
         self.kernel_aliases: list = []
         self.inline_namespaces: list = []
+        self.constants: list = []
         self.guards: tuple[list[int], list, dict] = ([1], [None], {})  # (first line of each stretch, its guard): directives.py
         self.library_blocks: list = []  # (node, its ancestors, macro, args, after, line) of TORCH_LIBRARY* sites
         self.member_calls: list = []  # (offset, call node, object, field) of m.impl / m.def / m.fallback

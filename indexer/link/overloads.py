@@ -151,4 +151,33 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
     plain = [s for s, dependent in exact if not dependent]
     if len(plain) == 1 and not (plain[0].template_params and len(exact) > 1):
         return plain[0]
-    return None
+    return _through_optional(viable, args) if not exact and None not in args else None
+
+
+def _optional_of(t: str) -> str | None:
+    """What a plain optional type holds (`std::optional<ScalarType>` -> ScalarType), or None."""
+    head, _, rest = t.partition("<")
+    return rest[:-1] if head in ("optional", "std::optional") and rest.endswith(">") else None
+
+
+def _through_optional(viable: list[Symbol], args: list[str]) -> Symbol | None:
+    """The one candidate that takes each argument as its own type or as an optional of it, when every other
+    candidate takes each argument the same way or as an optional of another type (`dtype(ScalarType)` of
+    `dtype(optional<TypeMeta>)` and `dtype(optional<ScalarType>)`). Every argument's type is known and none
+    matched a candidate exactly. An argument reaches an optional parameter only through a user-defined
+    conversion (optional's converting constructor), so two such candidates that differ only there could not
+    be told apart: the call would be ill-formed. The other candidate is then not viable, and the one that
+    holds the argument's own type is the call's."""
+    typed = [(s, parameter_types(s.signature)) for s in viable]
+    if any(params is None or any(_dependent(p, s) for p in params[:len(args)]) for s, params in typed):
+        return None
+    fits = [(s, params) for s, params in typed
+            if all(p == a or _optional_of(p) == a for a, p in zip(args, params))]
+    if len(fits) != 1 or len(viable) < 2:
+        return None
+    chosen, mine = fits[0]
+    for s, params in typed:
+        if s is not chosen and not all(p == m or (_optional_of(m) == a and _optional_of(p) not in (None, a))
+                                       for a, p, m in zip(args, params, mine)):
+            return None
+    return chosen

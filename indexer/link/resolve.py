@@ -13,7 +13,10 @@ The rules, in order (the first that decides wins):
    expression is typed step by step (see "Receiver types" below);
 3. a qualified name `Q::f` is looked up as Q relative to each enclosing scope of the caller, inner first;
 4. an unqualified name is looked up in the caller's class and namespaces, inner first, then in the
-   namespaces the caller's file brings in with `using`;
+   namespaces the caller's file brings in with `using`; a namespace whose definitions of the name are all in
+   headers the caller's file does not include is passed over for an enclosing one with a definition the file
+   sees (its translation unit declares none of the first: at::native::ceil_div of cuda/ScanUtils.cuh, not
+   included by cuda/AdaptiveAveragePooling.cu, which includes ATen/ceil_div.h's at::ceil_div);
 5. local definitions (unnamed namespace, static) are seen only from their own file and its includers;
    a name that is one of the caller's template parameters is that parameter, never a definition of
    the same name elsewhere (template_args.py follows it to the arguments call sites write);
@@ -204,6 +207,7 @@ def _last_component(written: str) -> str:
 
 _SEQUENCES = frozenset(("ArrayRef", "OptionalArrayRef", "SmallVector", "vector", "array", "deque", "IListRef"))
 _PLAIN_RECEIVER = re.compile(r"(?:this->)?[A-Za-z_]\w*")
+_NAME = re.compile(r"(?:::)?\w+(?:::\w+)*")  # a name, maybe qualified: `kLong`, `at::kLong`, `ScalarType::Long`
 _CHAIN_STEPS = 16  # the longest chain typed step by step (a builder: TensorIteratorConfig() and its setters, .build())
 # A return type that names no class: a template parameter (T, scalar_t), void, a built-in or a dependent name.
 _UNKNOWN_RETURN = re.compile(r"[A-Z]\d?|\w+_t|void|bool|int|float|double|char|auto|typename.*|.*::type")
@@ -372,6 +376,8 @@ class Resolver:
         # A class's last name -> (its qualified name, normalised; its data members' types) (stage.class_fields)
         self.fields: dict[str, list[tuple[str, dict[str, str]]]] = {}
         self.qualified_aliases: dict[str, str] = {}  # `at::sparse_csr::SparseCsrTensor` -> `Tensor` (stage.py)
+        self.constants: dict[str, list[Symbol]] = {}  # namespace-scope constants by name, type in signature (stage.py)
+        self.enums: set[str] = set()  # the enums' names: `E::X` is an E
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None, arg_types: str | None = None,
@@ -396,7 +402,8 @@ class Resolver:
         C++ calls on an object that is (or is not) const; None for any other pair."""
         by_node = self._symbol_of_node()
         syms = [by_node.get(t.node) for t in targets]
-        if None in syms or syms[0].qualified_name != syms[1].qualified_name or syms[0].kind != "method":
+        if None in syms or syms[0].qualified_name != syms[1].qualified_name or \
+                syms[0].kind not in ("method", "device_function"):
             return None
         (bare0, const0), (bare1, const1) = (_member_qualifiers(s.signature) for s in syms)
         consts = [const0, const1]
@@ -430,12 +437,37 @@ class Resolver:
         template parameter's, a dependent or an unknown type."""
         key = (ctx.file, ctx.chain[0], id(ctx.aliases) if ctx.aliases else 0, ctx.caller, written)  # its own aliases
         if key not in self._arguments:  # live as long as the contexts (Contexts keeps them)
-            t = self._expression_type(ctx, written[9:-1], None, last_raw=True) if written.endswith(")") else None
+            inner = written[9:-1]
+            if _NAME.fullmatch(inner):  # a name the caller does not declare (cxx/receivers.py argument_types)
+                t = self._name_type(ctx, inner)
+            else:
+                t = self._expression_type(ctx, inner, None, last_raw=True) if written.endswith(")") else None
             t = overloads.plain_type(t) if t is not None else None
             if t is not None and t not in overloads.ARITHMETIC and _UNKNOWN_RETURN.fullmatch(t):
                 t = None
             self._arguments[key] = t
         return self._arguments[key]
+
+    def _name_type(self, ctx: Context, name: str, depth: int = 0) -> str | None:
+        """The type of a name an argument writes and its caller does not declare: a data member of the caller's
+        class (unqualified), else the namespace-scope constant lookup finds from the caller (its declared type,
+        the one all it finds agree on), else, for `E::X` with E an enum, E; None when none is known or it names
+        one of the caller's template parameters."""
+        qualifier, _, last = name.removeprefix("::").rpartition("::")
+        if not qualifier and ctx.template_params and name in ctx.template_params:
+            return None
+        if not qualifier and self.fields and (t := self._member_of_caller(ctx, name)) is not None:
+            return t
+        found = self._lookup(ctx, self.constants[last], qualifier, None, None) if last in self.constants else None
+        if found is not None:
+            types = {s.signature for s in found[0]}
+            t = types.pop() if len(types) == 1 else None
+            if t is not None and t.startswith("decltype(") and depth < 2:  # `constexpr auto kStrided = Layout::Strided;`
+                t = self._name_type(ctx, t[9:-1], depth + 1) if _NAME.fullmatch(t[9:-1]) else None
+            return t
+        if qualifier and qualifier.rsplit("::", 1)[-1] in self.enums:
+            return re.sub(r"^(?:at|c10)::", "", qualifier)
+        return None
 
     def _seen_from(self, ctx: Context, node: int) -> bool:
         """Whether the caller's file is the definition's or includes it (a pick no include reaches is not made:
@@ -676,8 +708,14 @@ class Resolver:
         # namespace enclosing both the directive and N ([namespace.udir]): the first scope of the chain that
         # N is in (`using namespace api::utils;` in at::native::vulkan::ops: at at::native::vulkan).
         used = [s for s in cands if s.scope in ctx.usings] if ctx.usings else []
+        unseen = None  # the first scope's definitions, all in headers the caller's file does not include
         for scope in ctx.chain:
             got = [s for s in cands if s.scope == scope]
+            if got and (outer := [s for s in cands if s.scope != scope and s.scope in ctx.chain]) and \
+                    all(self._unseen_header(ctx, s) for s in got) and \
+                    not all(self._unseen_header(ctx, s) for s in outer):
+                unseen = unseen or got  # an enclosing namespace's, which the caller's includes reach, is the call's
+                continue
             if used and (here := [s for s in used if _within(s.scope, scope) and s not in got]):
                 if not got:
                     return here, How.USING
@@ -697,7 +735,17 @@ class Resolver:
                 if got:
                     return got, How.SAME_NAMESPACE
         got = [s for s in cands if s.scope in ctx.usings]
-        return (got, How.USING) if got else None
+        return (got, How.USING) if got else (unseen, How.SAME_NAMESPACE) if unseen else None
+
+    def _unseen_header(self, ctx: Context, s: Symbol) -> bool:
+        """Whether a definition is in a header that neither is the caller's file nor is in its include closure.
+        Its declaration is then not in the caller's translation unit either (a header's inline or template
+        function is declared where it is defined; a source file's is declared in some header, so it counts as
+        seen)."""
+        if not is_header(s.file):
+            return False
+        self._file_used = True
+        return s.file != ctx.file and not ctx.includes(s.file)
 
     def _outside(self, qualified: str) -> str | None:
         """The first component of a qualified name when the checkout defines nothing under it (a library's

@@ -152,6 +152,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     returns, op_returns, tensor_methods = return_types(conn)  # what call chains are typed by (resolve.py)
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
     resolver.fields = class_fields(conn, tables, inline)
+    resolver.constants, resolver.enums = constants(conn, tables, inline)
     includes = includes or include_graph(conn, tables)
     global_aliases, local_aliases = _aliases(conn, tables)
     resolver.aliases = global_aliases
@@ -168,7 +169,9 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     inputs = inputs_fingerprint(cold or nodes, inline, macros, types, bases, namespaces, ops, scope_usings, shared,
                                 bool(includes.direct), global_aliases, resolver.qualified_aliases,
                                 callable_classes(conn, tables), op_returns,
-                                tensor_methods, declarations.get("", {}), resolver.fields)
+                                tensor_methods, declarations.get("", {}), resolver.fields,
+                                sorted((s.qualified_name, s.file, s.signature) for found in resolver.constants.values() for s in found),
+                                resolver.enums)
     return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
                     own)
 
@@ -397,6 +400,25 @@ def class_fields(conn: sqlite3.Connection, tables: set[str], inline: frozenset[s
     for found in out.values():  # an order of the facts, not of their rows' ids (the fingerprint hashes it)
         found.sort(key=lambda c: (c[0], sorted(c[1].items())))
     return out
+
+
+def constants(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]
+              ) -> tuple[dict[str, list[Symbol]], set[str]]:
+    """The namespace-scope constants (the constants table) by name, as symbols that lookup finds like
+    definitions (their type in `signature`; one of a source file, or of an unnamed namespace, is local to its
+    file), and the names of the enums (classes of kind enum): what an argument that names them is. An index
+    of an older schema has neither."""
+    out: dict[str, list[Symbol]] = {}
+    if "constants" in tables:
+        for file, name, qualified, written, line in conn.execute(
+                "SELECT file, name, qualified_name, type, line FROM constants ORDER BY file, line, qualified_name"):
+            parts = split_scope(qualified)
+            out.setdefault(name, []).append(Symbol(
+                -1, -1, name, qualified, "constant", file, line, line, normalise_scope(parts[:-1], inline),
+                ANONYMOUS in parts or not is_header(file), None, -1, -1, written))
+    enums = {r[0] for r in conn.execute("SELECT DISTINCT name FROM classes WHERE kind = 'enum'")} \
+        if "classes" in tables else set()
+    return out, enums
 
 
 def callable_classes(conn: sqlite3.Connection, tables: set[str]) -> set[str]:

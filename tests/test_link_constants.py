@@ -1,0 +1,131 @@
+"""Arguments that name a namespace-scope constant or an enumerator, typed so that the overloads can be told
+apart: `options().dtype(at::kLong)` calls dtype(optional<ScalarType>), not dtype(optional<TypeMeta>), as
+c10/core/TensorOptions.h:240-250 (2.6.0) declares the pair. The constants are written out
+(c10/core/DeviceType.h:65 `constexpr DeviceType kCPU = DeviceType::CPU;`), `auto` with an enumerator
+(c10/core/Layout.h:22 `constexpr auto kStrided = Layout::Strided;`) or declared by an X-macro list of the
+file's own (c10/core/ScalarType.h:324-328 `DEFINE_CONSTANT` through
+`AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS`). The expected lines are the comments' `:N`."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from tg_index.indexer import cxx
+
+from .conftest import built_tree, call_edges
+
+N = "aten/src/ATen/native/"
+YAML = """\
+- func: make_thing(Tensor self) -> Tensor
+  dispatch:
+    CPU: make_thing_cpu
+"""
+SCALAR_TYPE_H = """\
+#define FORALL_TYPES(_) _(int64_t, Long) _(float, Float)
+namespace c10 {
+enum class ScalarType : int8_t { Long, Float };
+#define DEFINE_CONSTANT(_, name) constexpr ScalarType k##name = ScalarType::name;
+FORALL_TYPES(DEFINE_CONSTANT)
+#undef DEFINE_CONSTANT
+struct TypeMeta {};
+enum class Layout : int8_t { Strided, Sparse };
+constexpr auto kStrided = Layout::Strided;
+int counter = 0;
+const char* const kName = "x";
+}
+namespace at { using namespace c10; }
+"""
+OPTIONS_H = """\
+#include <c10/core/ScalarType.h>
+#include <optional>
+namespace c10 {
+struct TensorOptions {
+  TensorOptions dtype(std::optional<TypeMeta> dtype) const { return *this; }
+  TensorOptions dtype(std::optional<ScalarType> dtype) const { return *this; }
+  TensorOptions layout(std::optional<Layout> layout) const { return *this; }
+  TensorOptions layout(std::optional<TypeMeta> layout) const { return *this; }
+};
+inline void take(std::optional<int64_t> n) {}
+inline void take(double n) {}
+}
+"""
+MAKE_CPP = """\
+#include <c10/core/TensorOptions.h>
+namespace at::native {
+void make(TensorOptions o, int64_t n) {
+  o.dtype(kLong);
+  o.dtype(at::kFloat);
+  o.dtype(ScalarType::Long);
+  o.layout(kStrided);
+  o.dtype(counter);
+  take(n);
+}
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory):
+    return built_tree(tmp_path_factory.mktemp("constants"), {
+        N + "native_functions.yaml": YAML, "c10/core/ScalarType.h": SCALAR_TYPE_H,
+        "c10/core/TensorOptions.h": OPTIONS_H, N + "Make.cpp": MAKE_CPP})
+
+
+@pytest.fixture(scope="module")
+def calls(built) -> dict[int, set[tuple]]:
+    out: dict[int, set[tuple]] = {}
+    for _file, line, _target, how, _detail, _name, at in call_edges(built, "Make.cpp"):
+        out.setdefault(line, set()).add((how, at))
+    return out
+
+
+def test_namespace_constants_are_facts():
+    f = cxx.extract(SCALAR_TYPE_H.encode(), "c10/core/ScalarType.h")
+    C = cxx.ConstantFact
+    assert sorted(f.constants, key=lambda c: (c.line, c.name)) == [
+        C("kFloat", "c10::kFloat", "ScalarType", 5, "FORALL_TYPES"),  # the X-macro use's line
+        C("kLong", "c10::kLong", "ScalarType", 5, "FORALL_TYPES"),
+        C("kStrided", "c10::kStrided", "decltype(Layout::Strided)", 9),
+        C("kName", "c10::kName", "char*", 11),
+    ]  # `int counter` (:10) is not const: no constant
+
+
+def test_enums_are_classes_of_kind_enum():
+    f = cxx.extract(SCALAR_TYPE_H.encode(), "c10/core/ScalarType.h")
+    assert [(c.qualified_name, c.kind, c.line, c.bases, c.fields) for c in f.classes if c.kind == "enum"] == [
+        ("c10::ScalarType", "enum", 3, (), ()), ("c10::Layout", "enum", 8, (), ())]
+
+
+def test_names_the_caller_does_not_declare_are_written_for_the_link_stage():
+    f = cxx.extract(MAKE_CPP.encode(), N + "Make.cpp")
+    got = [(c.line, json.loads(c.arg_types)) for c in f.calls if c.arg_types]
+    assert got == [(4, ["decltype(kLong)"]), (5, ["decltype(at::kFloat)"]), (6, ["decltype(ScalarType::Long)"]),
+                   (7, ["decltype(kStrided)"]), (8, ["decltype(counter)"]), (9, ["int64_t&"])]
+
+
+def test_the_index_holds_the_constants(built):
+    with sqlite3.connect(built) as conn:
+        rows = conn.execute("SELECT qualified_name, type, line, macro FROM constants ORDER BY line, name").fetchall()
+    assert ("c10::kLong", "ScalarType", 5, "FORALL_TYPES") in rows and ("c10::kStrided", "decltype(Layout::Strided)",
+                                                                        9, None) in rows
+
+
+@pytest.mark.parametrize("line, want", [(4, 6), (5, 6), (6, 6), (7, 7)])
+def test_a_constant_or_enumerator_picks_the_optional_of_its_type(calls, line, want):
+    # Make.cpp:4 kLong through at's `using namespace c10;`, :5 at::kFloat, :6 the enumerator ScalarType::Long:
+    # dtype(optional<ScalarType>) (TensorOptions.h:6); :7 kStrided, auto from Layout::Strided: layout(optional<Layout>)
+    assert calls[line] == {("argument-types", want)}
+
+
+def test_a_mutable_variable_says_nothing(calls):
+    # Make.cpp:8 `int counter` is no constant: both dtype overloads stay
+    assert calls[8] == {("overload-set", 5), ("overload-set", 6)}
+
+
+def test_an_optional_is_not_preferred_to_a_standard_conversion(calls):
+    # Make.cpp:9 take(int64_t): int64_t -> double is a standard conversion, better than optional<int64_t>'s
+    # user-defined one; the text does not settle it here, and nothing is picked
+    assert calls[9] == {("overload-set", 10), ("overload-set", 11)}
