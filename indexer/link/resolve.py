@@ -29,6 +29,8 @@ The rules, in order (the first that decides wins):
    dependent template arguments (`gemm<scalar_t>`) reaches every specialisation;
    an overload set left (one name in one scope) is told apart by the argument types the call writes
    (calls.arg_types, overloads.py: the one viable candidate, or the one exact match): argument-types;
+   with no arguments and no template arguments, the one non-template that takes none beside function
+   templates of the same qualifiers is the call's (C++ prefers it when nothing is converted): overload;
 8. no definition: an op through the dispatcher, a Tensor method, or a named class (classify.py), a class
    or type alias of the checkout made in place (`at::IntArrayRef(...)`: type), a name of a namespace that
    the caller's file brings in with `using namespace X` where X is no namespace of the checkout (cute:
@@ -314,6 +316,12 @@ def _member_qualifiers(signature: str) -> tuple[str, bool]:
     return text, const
 
 
+def _call_qualifiers(signature: str) -> tuple[str, ...]:
+    """The cv and ref qualifiers after a member's parameters (`() const &` -> ("&", "const")), sorted."""
+    tail = signature[signature.rfind(")") + 1:]
+    return tuple(sorted(re.findall(r"\bconst\b|\bvolatile\b|&&|&", tail)))
+
+
 def _bound(returned: str | None, s: Symbol, given: str | None) -> str | None:
     """A return type with the class template's parameters bound to the arguments the receiver's type gives,
     for a member defined outside its class template (its template_params are the class's, in order);
@@ -385,6 +393,9 @@ class Resolver:
         """The targets of a call; an overload set the argument types (calls.arg_types) pick one of is that one,
         and a const/non-const pair of one member the object's constness (calls.receiver_const)."""
         got = self._resolve_memo(ctx, callee, callee_name, argc, receiver_type)
+        if argc == 0 and got and got[0].how is How.OVERLOAD_SET and got[0].node is not None and \
+                "<" not in written_parts(callee)[1] and (picked := self._non_template(got)) is not None:
+            return picked
         if receiver_const is not None and len(got) == 2 and got[0].how is How.OVERLOAD_SET:
             picked = self._by_constness(got, bool(receiver_const))
             if picked is not None:
@@ -397,13 +408,34 @@ class Resolver:
                 return picked
         return got
 
+    def _non_template(self, targets: list[Target]) -> list[Target] | None:
+        """Of an overload set called with no arguments and no template arguments, the one candidate that is
+        no template and may take no arguments, when every other is a function template (or an explicit
+        specialisation) with the same const and ref qualifiers: `device()` of `device() const` and
+        `template <typename... Args> device(Args&&...) const`, `data_ptr()` of `void* data_ptr() const` and
+        TensorMethods.cpp's `template <> T* TensorBase::data_ptr() const`. With nothing to convert, C++
+        prefers the non-template ([over.match.best]); a template may not even be viable, its parameters
+        deduced from nothing. None otherwise."""
+        by_node = self._symbol_of_node()
+        syms = [by_node.get(t.node) for t in targets]
+        if None in syms:
+            return None
+        plain = [s for s in syms if s.template_params is None]
+        if len(plain) != 1 or len(syms) < 2 or _fewest(plain[0]) != 0:
+            return None
+        qualifiers = _call_qualifiers(plain[0].signature)
+        if any(_call_qualifiers(s.signature) != qualifiers for s in syms):
+            return None
+        return [Target(plain[0].node, How.OVERLOAD, f"no arguments: the non-template, not {len(syms) - 1} templates")]
+
     def _by_constness(self, targets: list[Target], const: bool) -> list[Target] | None:
         """Of a member's two overloads that differ only in being const (`desc()` and `desc() const`), the one
         C++ calls on an object that is (or is not) const; None for any other pair."""
         by_node = self._symbol_of_node()
         syms = [by_node.get(t.node) for t in targets]
         if None in syms or syms[0].qualified_name != syms[1].qualified_name or \
-                syms[0].kind not in ("method", "device_function"):
+                syms[0].kind not in ("method", "device_function") or \
+                (syms[0].template_params is None) != (syms[1].template_params is None):  # a template is no pair of it
             return None
         (bare0, const0), (bare1, const1) = (_member_qualifiers(s.signature) for s in syms)
         consts = [const0, const1]

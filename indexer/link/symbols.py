@@ -230,10 +230,11 @@ def normalise_type(text: str) -> str:
 
 
 def _template_params(written: str | None) -> dict[str, str] | None:
-    """definitions.template_params (`["K:template", "RNG:type"]`) as name -> kind."""
+    """definitions.template_params (`["K:template", "RNG:type"]`) as name -> kind; {} for an explicit
+    specialisation (`template <>`, written `[]`), None for no template."""
     if not written:
         return None
-    return dict(p.rsplit(":", 1) for p in json.loads(written)) or None
+    return dict(p.rsplit(":", 1) for p in json.loads(written))
 
 
 class Symbols:
