@@ -106,6 +106,8 @@ int user(const Tensor& self, int64_t dim, Tensor* out, IntArrayRef dims, SymIntA
   nbytes(sym, *out);
   take(self);
   take(self.t());
+  auto kept = self.t();
+  take(kept);
   return 0;
 }
 }} // namespace at::native
@@ -118,10 +120,10 @@ def test_argument_types_of_literals_declared_variables_and_pointers():
         (4, "self.dim", None), (5, "wrap", '["int64_t&","Tensor&"]'), (6, "widen", '["int"]'),
         (7, "widen", '["int64_t&"]'), (8, "convert", '["Tensor&"]'), (9, "name", '["const char*","int"]'),
         (10, "name", '["Tensor&","int"]'), (11, "same", '["int64_t&"]'),
-        (12, "widen", '["decltype(std::declval<Tensor>().dim())"]'),  # an `auto` variable: typed when linked
+        (12, "widen", '["decltype(std::declval<Tensor>().dim())&"]'),  # an `auto` variable: typed when linked
         (13, "wrap", '["int64_t&","Tensor*&"]'), (14, "pad", '["Tensor&"]'), (15, "::widen", '["int64_t&"]'),
         (16, "name", '["Tensor&"]'), (17, "far", '["Tensor&"]'),
-        (18, "many", '["int64_t&","decltype(std::declval<Tensor>().dim())"]'), (19, "many", '["int64_t&",null]'),
+        (18, "many", '["int64_t&","decltype(std::declval<Tensor>().dim())&"]'), (19, "many", '["int64_t&",null]'),
         (20, "widen", '["decltype(std::declval<Tensor>().size())"]'), (20, "self.size", None),
         (21, "convert", '["decltype(std::declval<Tensor>().t().t())"]'), (21, "self.t", None), (21, "self.t().t", None),
         (22, "widen", '["double"]'), (22, "static_cast<double>", '["int64_t&"]'),
@@ -129,7 +131,8 @@ def test_argument_types_of_literals_declared_variables_and_pointers():
         (24, "name", '["decltype(std::declval<Tensor>().t())","decltype(std::declval<Tensor>().size())"]'),
         (24, "self.t", None), (24, "self.size", None), (25, "shape", '["Tensor&"]'), (26, "shape", '["IntArrayRef&"]'),
         (27, "nbytes", '["IntArrayRef&",null]'), (28, "nbytes", '["SymIntArrayRef&",null]'),
-        (29, "take", '["Tensor&"]'), (30, "take", '["decltype(std::declval<Tensor>().t())"]'), (30, "self.t", None)]
+        (29, "take", '["Tensor&"]'), (30, "take", '["decltype(std::declval<Tensor>().t())"]'), (30, "self.t", None),
+        (31, "self.t", None), (32, "take", '["decltype(std::declval<Tensor>().t())&"]')]
 
 
 def test_number_literals_and_parameter_types():
@@ -204,5 +207,6 @@ def test_the_argument_types_pick_the_one_viable_or_the_one_exact_overload(prepar
         (27, "nbytes", "argument-types", 4),  # `*out` not typed; an IntArrayRef never binds a SymIntArrayRef
         (28, "nbytes", "argument-types", 5),  # nor a SymIntArrayRef an IntArrayRef
         (29, "take", "argument-types", 6),  # a variable never binds Tensor&&
-        (30, "take", "overload-set", 2),  # a call's result binds both (C++ prefers &&: not judged here)
+        (30, "take", "argument-types", 7),  # a call's result (a prvalue Tensor) binds both; Tensor&& binds it better
+        (32, "take", "argument-types", 6),  # an `auto` variable is an lvalue: never Tensor&&
     ]

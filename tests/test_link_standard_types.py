@@ -69,3 +69,36 @@ def test_an_optional_s_value_is_what_it_holds(calls):
 def test_a_qualified_alias_is_what_it_aliases(calls):
     # Thing.cpp:7 A.dim(): sparse_csr::SparseCsrTensor is Tensor (Types.h:4), Tensor::dim Types.h:2
     assert calls["A.dim"] == {("receiver-type", "at::Tensor::dim", 2)}
+
+
+ALLOC_H = """\
+namespace c10 {
+struct Alloc { int grab(int n) { return n; } };                      // :2
+inline Alloc* get() { static Alloc a; return &a; }
+struct Holder { Alloc* ptr; };
+}
+"""
+USE_CPP = """\
+#include <ATen/native/Alloc.h>
+namespace at::native {
+int use(c10::Alloc* p) {
+  auto& a = *c10::get();
+  auto& b = *p;
+  return a.grab(1) + b.grab(2);
+}
+}
+"""
+
+
+def test_a_dereferenced_pointer_is_what_it_points_to(tmp_path):
+    # Use.cpp:4 `auto& a = *c10::get();` (native/cuda/linalg/BatchLinearAlgebraLib.cpp:91's
+    # `auto& allocator = *::c10::cuda::CUDACachingAllocator::get();`) and :5 `*p`: a.grab and b.grab are
+    # Alloc::grab (Alloc.h:2)
+    from tg_index.indexer import cxx
+
+    f = cxx.extract(USE_CPP.encode(), N + "Use.cpp")
+    assert {(c.callee, c.receiver_type) for c in f.calls if c.callee_name == "grab"} == {
+        ("a.grab", "decltype(*c10::get())"), ("b.grab", "decltype(*std::declval<Alloc>())")}  # types without `*`
+    db = built_tree(tmp_path, {N + "native_functions.yaml": YAML, N + "Alloc.h": ALLOC_H, N + "Use.cpp": USE_CPP})
+    got = {(target, how, at) for _f, _l, target, how, _d, _n, at in call_edges(db, "Use.cpp") if "grab" in target}
+    assert got == {("a.grab", "receiver-type", 2), ("b.grab", "receiver-type", 2)}

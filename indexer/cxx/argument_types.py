@@ -10,7 +10,8 @@ An argument's type is known when it is
   for a pointer declarator (`const Tensor& self` -> Tensor, `int64_t* sizes` -> int64_t*).
 - a call or a member chain (`self.dim()`, `t.sizes()`, `at::numel(t)`), or an identifier declared `auto`:
   `static_cast<T>(...)` and `new T(...)` give T; anything else is written as receivers.py writes an `auto`
-  variable's initializer, `decltype(std::declval<Tensor>().dim())`, which the link stage types by return
+  variable's initializer, `decltype(std::declval<Tensor>().dim())` (`&` after it for the variable, an
+  lvalue), which the link stage types by return
   types (resolve.py, Resolver._argument_type) before it compares the types with the overloads' parameters.
 Everything else (another expression, a field, a name declared elsewhere) is unknown.
 The column holds a JSON list with null for each unknown argument, or is NULL when no argument is known.

@@ -15,7 +15,8 @@ with a typed variable it starts with written `std::declval<T>()`
 (`auto iter = build_iter(a)` -> "decltype(build_iter(a))", `auto o = self.options()` ->
 "decltype(std::declval<Tensor>().options())"): the link stage types it from return types. A call
 longer than 300 characters (a lambda among its arguments) is written with each argument `_`:
-`decltype(LookUpOrCreateCachedGraph<CachedGraph>(_,_))`; a long chain of member calls the same way, step
+`decltype(LookUpOrCreateCachedGraph<CachedGraph>(_,_))`; a dereference `*e` as `decltype(*e)` with e written so
+(`auto& a = *get();` -> "decltype(*get())"); a long chain of member calls the same way, step
 by step (`decltype(TensorIteratorConfig().add_output(_).build())`). An `auto` range-for variable is an
 element of its range: `for (auto& t : tensors)` -> "decltype(std::declval<TensorList>()[_])".
 """
@@ -104,7 +105,7 @@ def argument_types(f: SourceFile, typed: list[tuple[int, list, list[tuple[int, s
             types = types or Declarations(f)
             for i, name, offset in names:
                 known[i] = types.local(name, offset)
-                if known[i] is not None and not known[i].startswith("decltype("):
+                if known[i] is not None:
                     known[i] += "&"  # a variable is an lvalue: it never binds a `T&&` parameter
                 elif known[i] is None and not types.declared(name, offset):
                     known[i] = f"decltype({name})"  # a field or a namespace's constant: the link stage looks it up
@@ -275,6 +276,12 @@ class Declarations:
             return normalised_type(t.text) if t is not None else None
         if kind == "identifier":
             return self.of(dec(value.text), value.start_byte, depth + 1)
+        if kind == "pointer_expression" and value.child_count == 2 and value.children[0].type == "*":
+            inner = self._typed(value.children[1], depth + 1)  # `*get()`, `*ptr`: what it points to
+            if inner is None:
+                return None
+            return f"decltype(*{inner[9:-1]})" if inner.startswith("decltype(") else \
+                f"decltype(*std::declval<{inner}>())"
         if kind == "call_expression":
             fn = value.child_by_field_name("function")
             name = fn.child_by_field_name("name") if fn is not None and fn.type == "template_function" else None

@@ -10,6 +10,9 @@ cxx/argument_types.py), the way C++ overload resolution does for the cases that 
   (add_output(const TensorBase&) and add_output(TensorBase&&)); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
   optional<int64_t> or a pointer as written `0`; a Tensor binds TensorList: each by an implicit constructor);
 - the one viable candidate left, when another was ruled out, is the call's;
+- of two non-templates whose parameter types are the same and differ only where the argument is a call's
+  prvalue result (calls.arg_types written `T&&` by the link stage: its function returns by value), one
+  taking it as `T&&` and the other as `const T&`, the `T&&` one ([over.ics.rank]);
 - else, with every argument's type known, the one candidate whose parameters are those types exactly (cv and
   references stripped) is the call's, when no other may match exactly too: every other one has its parameter
   types written out and different, or is a template while the exact one is not (C++ prefers the non-template).
@@ -127,7 +130,9 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
     """The one candidate the argument types choose (module docstring), or None."""
     written = json.loads(arg_types)
     args = [plain_type(a) if a is not None else None for a in written]
-    lvalues = [a is not None and a.endswith("&") for a in written]  # a variable (cxx/receivers.py argument_types)
+    # a variable is written `T&` (cxx/receivers.py argument_types), a call's prvalue result `T&&` (resolve.py)
+    lvalues = [a is not None and a.endswith("&") and not a.endswith("&&") for a in written]
+    rvalues = [a is not None and a.endswith("&&") for a in written]
     viable, exact, unreadable, ruled_out = [], [], False, False
     for s in candidates:
         params = parameter_types(s.signature)
@@ -151,7 +156,40 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
     plain = [s for s, dependent in exact if not dependent]
     if len(plain) == 1 and not (plain[0].template_params and len(exact) > 1):
         return plain[0]
+    if len(viable) == 2 and any(rvalues) and (moved_to := _by_value_category(viable, len(args), rvalues)):
+        return moved_to
     return _through_optional(viable, args) if not exact and None not in args else None
+
+
+def _reference_kinds(signature: str) -> list[str]:
+    """For each parameter: "&&" (an rvalue reference), "const&", "&" or "" (by value)."""
+    out = []
+    for p in _params(signature) or ():
+        declared = _without_default(p)
+        out.append("&&" if "&&" in declared else ("const&" if re.search(r"\bconst\b", declared) else "&")
+                   if "&" in declared else "")
+    return out
+
+
+def _by_value_category(two: list[Symbol], n: int, rvalues: list[bool]) -> Symbol | None:
+    """Of two non-template candidates whose parameters have the same types and differ only where the argument
+    is a call's prvalue result, one taking it as `T&&` and the other as `const T&`: the `T&&` one, which binds
+    an rvalue better ([over.ics.rank]: add_output(TensorBase&&) for `add_output(at::empty_like(self))`)."""
+    if any(s.template_params is not None for s in two):
+        return None
+    params = [parameter_types(s.signature) for s in two]
+    kinds = [_reference_kinds(s.signature) for s in two]
+    if any(p is None or len(p) < n for p in params) or any(len(k) < n for k in kinds) or params[0][:n] != params[1][:n]:
+        return None
+    better = set()
+    for i in range(n):
+        pair = (kinds[0][i], kinds[1][i])
+        if pair[0] == pair[1]:
+            continue
+        if not rvalues[i] or set(pair) != {"&&", "const&"}:
+            return None
+        better.add(pair.index("&&"))
+    return two[better.pop()] if len(better) == 1 else None
 
 
 def _optional_of(t: str) -> str | None:

@@ -469,15 +469,21 @@ class Resolver:
         template parameter's, a dependent or an unknown type."""
         key = (ctx.file, ctx.chain[0], id(ctx.aliases) if ctx.aliases else 0, ctx.caller, written)  # its own aliases
         if key not in self._arguments:  # live as long as the contexts (Contexts keeps them)
-            inner = written[9:-1]
+            variable = written.endswith(")&")  # an `auto` variable: an lvalue
+            inner = written[9:-2] if variable else written[9:-1]
+            rvalue = False
             if _NAME.fullmatch(inner):  # a name the caller does not declare (cxx/receivers.py argument_types)
                 t = self._name_type(ctx, inner)
+            elif variable or written.endswith(")"):
+                t = self._expression_type(ctx, inner, None, last_raw=True)
+                parts = _chain_parts(inner) if t is not None and not variable else None
+                rvalue = bool(parts) and parts[-1][2] is not None and "&" not in t  # a call returning by value
             else:
-                t = self._expression_type(ctx, inner, None, last_raw=True) if written.endswith(")") else None
+                t = None
             t = overloads.plain_type(t) if t is not None else None
             if t is not None and t not in overloads.ARITHMETIC and _UNKNOWN_RETURN.fullmatch(t):
                 t = None
-            self._arguments[key] = t
+            self._arguments[key] = t + ("&" if variable else "&&" if rvalue else "") if t is not None else None
         return self._arguments[key]
 
     def _name_type(self, ctx: Context, name: str, depth: int = 0) -> str | None:
@@ -829,7 +835,13 @@ class Resolver:
 
     def _expression_type(self, ctx: Context, text: str, root: str | None, last_raw: bool = False) -> str | None:
         """The type of a chain (`x.f(a).g`, `f(a)[i]`, `std::declval<T>().f()`), or None; last_raw keeps
-        its last step's return type even when it names no class (an argument's int64_t)."""
+        its last step's return type even when it names no class (an argument's int64_t); `*e` is what `e->`
+        reaches."""
+        if text.startswith("*"):
+            held = self._expression_type(ctx, text[1:], root)
+            if held is None:
+                return None
+            return self._pointee(held)  # as `e->` reaches (return types are stored without their `*`)
         parts = _chain_parts(text)
         if not parts or len(parts) > _CHAIN_STEPS:
             return None
