@@ -5,7 +5,13 @@ An include is looked up the way the build's include path finds it: relative to t
 file's folder first, then as a path ending in the written one (`ATen/native/Foo.h` is
 aten/src/ATen/native/Foo.h). A written path that several files end in goes to the one nearest
 the includer (longest common folder prefix); one that no file ends in is outside the checkout
-(system and vendor headers) and has no edge.
+(system and vendor headers) and has no edge, except a header torchgen generates from a template of
+the checkout (aten/src/ATen/templates, as torchgen/gen.py writes them): its includes are the template's
+(ATen/core/TensorBody.h -> templates/TensorBody.h, ATen/Functions.h -> templates/Functions.h;
+ATen/CPUFunctions.h -> DispatchKeyFunctions.h, ATen/CPUFunctions_inl.h -> DispatchKeyFunctions_inl.h;
+per op ATen/ops/add.h -> Function.h, add_ops.h -> Operator.h, add_native.h -> NativeFunction.h,
+add_meta.h -> NativeMetaFunction.h, add_cpu_dispatch.h -> DispatchKeyFunction.h). The lines a template
+writes through `${...}` are not read: a generated header reaches what its template includes.
 """
 
 from __future__ import annotations
@@ -36,6 +42,9 @@ class IncludeGraph:
             return local
         found = self._by_suffix.get(target.lstrip("./"))
         if not found:
+            template = generated_template(target.lstrip("./"))
+            found = self._by_suffix.get(f"ATen/templates/{template}") if template is not None else None
+        if not found:
             return None
         if len(found) == 1:
             return found[0]
@@ -59,3 +68,26 @@ class IncludeGraph:
                 todo.extend(self.direct.get(f, ()))
             got = self._closure[file] = frozenset(seen)
         return got
+
+
+_PER_OP = (("_native.h", "NativeFunction.h"), ("_ops.h", "Operator.h"), ("_meta.h", "NativeMetaFunction.h"),
+           ("_dispatch.h", "DispatchKeyFunction.h"))
+_NOT_PER_KEY = frozenset(("Functions.h", "NativeFunctions.h", "NativeMetaFunctions.h", "RedispatchFunctions.h",
+                          "DispatchKeyFunctions.h"))
+
+
+def generated_template(target: str) -> str | None:
+    """The template torchgen writes an ATen header from (torchgen/gen.py's write_with_template and write
+    calls), by the header's name as included; None for a name under no generated folder."""
+    if target.startswith("ATen/ops/"):
+        name = target[len("ATen/ops/"):]
+        return next((template for suffix, template in _PER_OP if name.endswith(suffix)), "Function.h")
+    if not target.startswith("ATen/") or target.count("/") > 2 or \
+            (target.count("/") == 2 and not target.startswith("ATen/core/")):
+        return None
+    name = target.rsplit("/", 1)[-1]
+    if name.endswith("Functions_inl.h"):
+        return "DispatchKeyFunctions_inl.h"
+    if name.endswith("Functions.h") and name not in _NOT_PER_KEY:
+        return "DispatchKeyFunctions.h"  # CPUFunctions.h, CompositeExplicitAutogradFunctions.h
+    return name
