@@ -7,7 +7,10 @@ cxx/argument_types.py), the way C++ overload resolution does for the cases that 
   or conversion); a list of SymInt (SymIntArrayRef) never binds a list of integers (IntArrayRef) nor the other
   way round (only asIntArrayRefSlow / fromIntArrayRefSlow convert them); a variable (an lvalue, its type
   written `T&` in calls.arg_types) never binds an rvalue reference `T&&` that is no forwarding reference
-  (add_output(const TensorBase&) and add_output(TensorBase&&)); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
+  (add_output(const TensorBase&) and add_output(TensorBase&&)); a Tensor never binds, and is never made from,
+  SymInt, Scalar, ScalarType, Layout, MemoryFormat, Device, Dimname, a string, or a std::vector or optional
+  of any of those or of numbers (none has a constructor from a Tensor, nor Tensor one from them:
+  maybe_wrap_dim(int64_t, TensorList) for `maybe_wrap_dim(dim, self)`); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
   optional<int64_t> or a pointer as written `0`; a Tensor binds TensorList: each by an implicit constructor);
 - the one viable candidate left, when another was ruled out, is the call's;
 - of two non-templates whose parameter types are the same and differ only where the argument is a call's
@@ -98,12 +101,28 @@ def _list_of(t: str) -> str | None:
     return "SymInt" if element == "SymInt" else "int" if element in ARITHMETIC else None
 
 
+# Classes of the checkout and the standard library with no constructor from a Tensor, that a Tensor has no
+# conversion to, and that make no Tensor either (c10/core/SymInt.h, Scalar.h, ScalarType.h, Layout.h, ...)
+_NOT_TENSORS = frozenset(("SymInt", "SymFloat", "SymBool", "Scalar", "ScalarType", "Layout", "MemoryFormat",
+                          "Device", "DeviceType", "Dimname", "QScheme", "std::string", "string_view",
+                          "std::string_view"))
+
+
+def _never_tensor(t: str) -> bool:
+    """Whether a plain type is one no Tensor binds and that binds no Tensor: an arithmetic type, a pointer, a list
+    of numbers, one of _NOT_TENSORS, or a std::vector or optional of such (`std::vector<std::vector<int64_t>>`)."""
+    if t in ARITHMETIC or t.endswith("*") or t == "std::nullptr_t" or t in _NOT_TENSORS or _number_list(t):
+        return True
+    head, _, rest = t.partition("<")
+    return head in ("std::vector", "optional", "std::optional") and rest.endswith(">") and \
+        len(split_top_level(rest[:-1])) == 1 and _never_tensor(rest[:-1].strip())
+
+
 def _binds(arg: str, param: str) -> bool:
     """Whether an argument of the plain type arg may bind the plain parameter type param (module docstring)."""
-    pointer = param.endswith("*")
     if arg in TENSORS:
-        return not (pointer or param in ARITHMETIC or _number_list(param))
-    if (arg in ARITHMETIC or arg.endswith("*") or arg == "std::nullptr_t" or _number_list(arg)) and param in TENSORS:
+        return not _never_tensor(param)
+    if _never_tensor(arg) and param in TENSORS:
         return False
     held, wanted = _list_of(arg), _list_of(param)
     return not (held and wanted and held != wanted)  # SymIntArrayRef and IntArrayRef never convert implicitly

@@ -193,6 +193,14 @@ def _fewest(s: Symbol) -> int:
     return 0 if s.kind == "method" and "::" in head else s.min_args
 
 
+def _declared_fewest(s: Symbol) -> int:
+    """The fewest arguments a call may pass, counting the defaults a declaration elsewhere may give: 0 for a
+    function defined in a source file that other files call (mps/OperationUtils.mm's `getMPSShape(const
+    TensorBase& t, c10::MemoryFormat memory_format)`, declared in OperationUtils.h with
+    `memory_format = MemoryFormat::Contiguous`), else _fewest."""
+    return 0 if s.kind == "function" and not s.local and not is_header(s.file) else _fewest(s)
+
+
 def _last_component(written: str) -> str:
     """`vec::Vectorized<c10::complex<float>>` -> `Vectorized<c10::complex<float>>` (`::` inside <> does not split)."""
     depth = 0
@@ -525,7 +533,8 @@ class Resolver:
             by_node = self._symbol_of_node()
             syms = [by_node[n] for n in nodes if n in by_node]
             complete = len(syms) == len(nodes) and \
-                all((s.min_args < 0 or _fewest(s) <= argc) and (s.max_args < 0 or argc <= s.max_args) for s in syms)
+                all((s.min_args < 0 or _declared_fewest(s) <= argc) and (s.max_args < 0 or argc <= s.max_args)
+                    for s in syms)
             chosen = overloads.pick(syms, arg_types) if complete else None
             got = self._picked[key] = [Target(chosen.node, How.ARGUMENT_TYPES, str(len(nodes)))] \
                 if chosen is not None else targets
