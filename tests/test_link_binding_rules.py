@@ -36,6 +36,17 @@ inline long maybe_wrap_dim(long dim, const std::vector<std::vector<long>>& sizes
 inline long maybe_wrap_dim(long dim, SymInt n) { return dim; }                                 // :10
 inline int compare(const Tensor& a, const Tensor& b) { return 0; }                             // :11
 inline int compare(const Tensor& a, const Scalar& b) { return 1; }                             // :12
+struct Dimname {};
+using DimnameList = ArrayRef<Dimname>;
+inline int names(const Tensor& result, DimnameList names) { return 0; }                         // :15
+inline int names(const Tensor& result, const Tensor& src) { return 1; }                         // :16
+inline int infer(const std::vector<long>& a, const std::vector<long>& b) { return 0; }          // :17
+inline int infer(const std::vector<long>& a, long numel) { return 1; }                          // :18
+struct KeySet {
+  KeySet() {}                                                                                  // :20
+  KeySet(const Tensor& t) {}                                                                   // :21
+  KeySet(Scalar s) {}                                                                          // :22
+};
 }
 """
 SHAPE_H = """\
@@ -60,6 +71,10 @@ long use(long dim, const Tensor& self, const Tensor& other, Scalar s) {
   compare(self, other);
   compare(self, s);
   shape_of(self);
+  names(self, other);
+  std::vector<long> a, b;
+  infer(a, b);
+  at::KeySet(self);
   return dim;
 }
 }
@@ -82,6 +97,20 @@ def test_a_tensor_never_binds_what_has_no_constructor_from_one(calls, line, want
     # Use.cpp:5 neither std::vector<std::vector<long>> (Wrap.h:9) nor SymInt (:10) takes a Tensor: the
     # TensorList one (:8); :6 a Tensor is no Scalar (:11); :7 a Scalar is no Tensor (:12)
     assert calls[line] == {("argument-types", want)}
+
+
+@pytest.mark.parametrize("line, want", [(9, 16), (11, 17)])
+def test_a_list_binds_no_tensor_and_no_number(calls, line, want):
+    # Use.cpp:9 a Tensor is no DimnameList (ArrayRef<Dimname>, Wrap.h:15): names(Tensor, Tensor) (:16), as
+    # namedinference::propagate_names(result, src) in aten/src/ATen/NamedTensorUtils.h; :11 a vector of numbers
+    # converts to no number: infer(a, b) (:17), as infer_size(a.sizes(), b.sizes())
+    assert calls[line] == {("argument-types", want)}
+
+
+def test_a_qualified_callee_s_members_that_cannot_take_the_arguments_are_not_viable(calls):
+    # Use.cpp:12 at::KeySet(self): KeySet() (Wrap.h:20) takes no argument and only drops out (as
+    # c10::DispatchKeySet's constructors beside `DispatchKeySet()`); a Tensor is no Scalar: :21
+    assert calls[12] == {("argument-types", 21)}
 
 
 def test_a_source_file_s_function_takes_its_declaration_s_defaults(calls):

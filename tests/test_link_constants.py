@@ -67,11 +67,27 @@ void make(TensorOptions o, int64_t n) {
 """
 
 
+TOP_CPP = """\
+#include <c10/core/TensorOptions.h>
+namespace {
+using namespace at;
+void top(c10::TensorOptions o) { o.dtype(kLong); }
+}
+"""
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory):
     return built_tree(tmp_path_factory.mktemp("constants"), {
         N + "native_functions.yaml": YAML, "c10/core/ScalarType.h": SCALAR_TYPE_H,
-        "c10/core/TensorOptions.h": OPTIONS_H, N + "Make.cpp": MAKE_CPP})
+        "c10/core/TensorOptions.h": OPTIONS_H, N + "Make.cpp": MAKE_CPP, N + "Top.cpp": TOP_CPP})
+
+
+def test_using_directives_are_transitive(built):
+    # Top.cpp:3 `using namespace at;` also brings c10, which ScalarType.h:13 makes at's (as
+    # c10/macros/Macros.h does; native/Itertools.cpp:22 writes the directive): kLong is c10::kLong
+    got = {(how, at) for _f, line, target, how, _d, _n, at in call_edges(built, "Top.cpp") if target == "o.dtype"}
+    assert got == {("argument-types", 6)}
 
 
 @pytest.fixture(scope="module")

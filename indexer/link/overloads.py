@@ -8,9 +8,10 @@ cxx/argument_types.py), the way C++ overload resolution does for the cases that 
   way round (only asIntArrayRefSlow / fromIntArrayRefSlow convert them); a variable (an lvalue, its type
   written `T&` in calls.arg_types) never binds an rvalue reference `T&&` that is no forwarding reference
   (add_output(const TensorBase&) and add_output(TensorBase&&)); a Tensor never binds, and is never made from,
-  SymInt, Scalar, ScalarType, Layout, MemoryFormat, Device, Dimname, a string, or a std::vector or optional
-  of any of those or of numbers (none has a constructor from a Tensor, nor Tensor one from them:
-  maybe_wrap_dim(int64_t, TensorList) for `maybe_wrap_dim(dim, self)`); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
+  SymInt, Scalar, ScalarType, Layout, MemoryFormat, Device, Dimname(List), a string, or a std::vector,
+  optional, ArrayRef or SmallVector of any of those or of numbers (none has a constructor from a Tensor, nor
+  Tensor one from them: maybe_wrap_dim(int64_t, TensorList) for `maybe_wrap_dim(dim, self)`); a list of
+  numbers never binds a number (`infer_size(a.sizes(), b.sizes())`); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
   optional<int64_t> or a pointer as written `0`; a Tensor binds TensorList: each by an implicit constructor);
 - the one viable candidate left, when another was ruled out, is the call's;
 - of two non-templates whose parameter types are the same and differ only where the argument is a call's
@@ -104,8 +105,9 @@ def _list_of(t: str) -> str | None:
 # Classes of the checkout and the standard library with no constructor from a Tensor, that a Tensor has no
 # conversion to, and that make no Tensor either (c10/core/SymInt.h, Scalar.h, ScalarType.h, Layout.h, ...)
 _NOT_TENSORS = frozenset(("SymInt", "SymFloat", "SymBool", "Scalar", "ScalarType", "Layout", "MemoryFormat",
-                          "Device", "DeviceType", "Dimname", "QScheme", "std::string", "string_view",
+                          "Device", "DeviceType", "Dimname", "DimnameList", "QScheme", "std::string", "string_view",
                           "std::string_view"))
+_HOLDERS = frozenset(("std::vector", "optional", "std::optional", "ArrayRef", "OptionalArrayRef", "SmallVector"))
 
 
 def _never_tensor(t: str) -> bool:
@@ -114,8 +116,8 @@ def _never_tensor(t: str) -> bool:
     if t in ARITHMETIC or t.endswith("*") or t == "std::nullptr_t" or t in _NOT_TENSORS or _number_list(t):
         return True
     head, _, rest = t.partition("<")
-    return head in ("std::vector", "optional", "std::optional") and rest.endswith(">") and \
-        len(split_top_level(rest[:-1])) == 1 and _never_tensor(rest[:-1].strip())
+    held = split_top_level(rest[:-1]) if head in _HOLDERS and rest.endswith(">") else []
+    return bool(held) and _never_tensor(held[0].strip())  # SmallVector<int64_t, 5>: its element
 
 
 def _binds(arg: str, param: str) -> bool:
@@ -125,6 +127,8 @@ def _binds(arg: str, param: str) -> bool:
     if _never_tensor(arg) and param in TENSORS:
         return False
     held, wanted = _list_of(arg), _list_of(param)
+    if held and param in ARITHMETIC:  # a list converts to no number (infer_size(IntArrayRef, int64_t))
+        return False
     return not (held and wanted and held != wanted)  # SymIntArrayRef and IntArrayRef never convert implicitly
 
 

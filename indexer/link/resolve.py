@@ -410,7 +410,8 @@ class Resolver:
                 return picked
         if arg_types is not None and got and got[0].how is How.OVERLOAD_SET and not callee.startswith("::"):
             arg_types = self._typed_arguments(ctx, arg_types)
-            picked = self._by_argument_types(got, arg_types, argc) if arg_types is not None else got
+            named = "::" in callee.split("<", 1)[0] or written_parts(callee)[2] is not None
+            picked = self._by_argument_types(got, arg_types, argc, named) if arg_types is not None else got
             if picked[0].how is How.ARGUMENT_TYPES and (self._seen_from(ctx, picked[0].node) or
                                                          self._one_function(got, picked[0].node)):
                 return picked
@@ -521,21 +522,24 @@ class Resolver:
         file = self._symbol_of_node()[node].file
         return file == ctx.file or ctx.includes(file)
 
-    def _by_argument_types(self, targets: list[Target], arg_types: str, argc: int) -> list[Target]:
+    def _by_argument_types(self, targets: list[Target], arg_types: str, argc: int, named: bool = False
+                           ) -> list[Target]:
         """The overload the argument types pick (overloads.py), as one definition; else the set unchanged. The
         set holds what using-declarations bring in beside the scope's own (_lookup). Not for one with a member
         that cannot take argc arguments (no member could: lookup kept them all, so the name may not be these
         functions' at all, `normal(gen)` with `normal` a local distribution object)."""
         nodes = tuple(t.node for t in targets) if targets[0].node is not None else targets[0].candidates
-        key = (nodes, arg_types)
+        key = (nodes, arg_types, named)
         got = self._picked.get(key)
         if got is None:
             by_node = self._symbol_of_node()
             syms = [by_node[n] for n in nodes if n in by_node]
-            complete = len(syms) == len(nodes) and \
-                all((s.min_args < 0 or _declared_fewest(s) <= argc) and (s.max_args < 0 or argc <= s.max_args)
-                    for s in syms)
-            chosen = overloads.pick(syms, arg_types) if complete else None
+            fit = [s for s in syms if (s.min_args < 0 or _declared_fewest(s) <= argc) and
+                   (s.max_args < 0 or argc <= s.max_args)]
+            # a qualified or member callee names these functions (no local object of the name): the members
+            # that cannot take argc arguments are only not viable (`c10::DispatchKeySet(k)` beside `DispatchKeySet()`)
+            complete = len(syms) == len(nodes) and (len(fit) == len(syms) or (named and fit))
+            chosen = overloads.pick(fit, arg_types) if complete else None
             got = self._picked[key] = [Target(chosen.node, How.ARGUMENT_TYPES, str(len(nodes)))] \
                 if chosen is not None else targets
         return got

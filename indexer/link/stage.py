@@ -157,7 +157,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     global_aliases, local_aliases = _aliases(conn, tables)
     resolver.aliases = global_aliases
     resolver.qualified_aliases = qualified_aliases(conn, tables, inline)
-    usings = _usings(conn, tables, inline)
+    usings = transitive_usings(_usings(conn, tables, inline), scope_usings)
     declarations = using_declarations(conn, tables, inline)
     contexts = Contexts(symbols, includes, usings, global_aliases, local_aliases, declarations)
     extra = optional_call_columns(_columns(conn, "calls"))
@@ -514,6 +514,20 @@ def _scope_usings(conn: sqlite3.Connection, tables: set[str], inline: frozenset[
                 out.setdefault(normalise_scope(scope.split("::"), inline), set()).update(
                     nominated(name, scope, inline))
     return {k: frozenset(v) for k, v in out.items()}
+
+
+def transitive_usings(usings: dict[str, tuple[str, ...]], scope_usings: dict[str, frozenset[str]]
+                      ) -> dict[str, tuple[str, ...]]:
+    """Each file's using-directive namespaces, with those the namespaces' own directives bring in, transitively
+    ([namespace.udir]: `using namespace at;` also brings c10, which c10/macros/Macros.h's `namespace at { using
+    namespace c10; }` makes at's), after the file's own, in a stable order."""
+    out = {}
+    for file, own in usings.items():
+        seen = list(own)
+        for used in seen:  # grows as it goes
+            seen.extend(n for n in sorted(scope_usings.get(used, ())) if n not in seen)
+        out[file] = tuple(seen)
+    return out
 
 
 def nominated(name: str, scope: str | None, inline: frozenset[str]) -> list[str]:
