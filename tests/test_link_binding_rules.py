@@ -117,3 +117,75 @@ def test_a_source_file_s_function_takes_its_declaration_s_defaults(calls):
     # Use.cpp:8 shape_of(self), one argument: Shape.cpp's definitions take two, Shape.h's declarations give the
     # second a default; a Tensor is no list of numbers: Shape.cpp:3
     assert calls[8] == {("argument-types", 3)}
+
+
+HOLDER_H = """\
+namespace c10 {
+struct Dims {
+  const int& value() const& { return n; }          // :3
+  int& value() & { return n; }                      // :4
+  int&& value() && { return static_cast<int&&>(n); } // :5
+  Dims copy() && { return *this; }                  // :6
+  Dims copy() const& { return *this; }              // :7
+  int n;
+};
+struct Config {
+  Config() {}                                       // :11
+  Config(Config&& other) {}                         // :12
+};
+inline int cast(void* graph, int dtype) { return 0; }      // :14
+inline int cast(void* graph, long dtype) { return 1; }     // :15
+}
+"""
+HOLDER_CPP = """\
+#include <ATen/native/Holder.h>
+namespace at::native {
+int use(c10::Dims& d, const c10::Dims& k, void* g, long t) {
+  d.value();
+  k.value();
+  d.copy();
+  c10::Config();
+  c10::cast(make_graph(), t);
+  return 0;
+}
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def holder(tmp_path_factory: pytest.TempPathFactory) -> dict[int, set[tuple]]:
+    db = built_tree(tmp_path_factory.mktemp("holder"), {
+        N + "native_functions.yaml": YAML, N + "Holder.h": HOLDER_H, N + "Holder.cpp": HOLDER_CPP})
+    out: dict[int, set[tuple]] = {}
+    for _file, line, target, how, _detail, _name, at in call_edges(db, "Holder.cpp"):
+        if target != "make_graph":  # no definition: not in the checkout
+            out.setdefault(line, set()).add((how, at))
+    return out
+
+
+def test_a_parameter_of_type_long_is_a_long():
+    # `cast(void* graph, long dtype)`: the parameter's type is long (`long dtype` is no unnamed `long dtype` type)
+    from tg_index.indexer.link.overloads import parameter_types
+
+    assert parameter_types("cast(void* graph, long dtype)") == ["void*", "long"]
+    assert parameter_types("f(unsigned long, const Tensor&, unsigned n)") == ["unsigned long", "Tensor", "unsigned"]
+
+
+@pytest.mark.parametrize("line, want", [(4, 4), (5, 3), (6, 7)])
+def test_an_lvalue_object_calls_no_rvalue_qualified_member(holder, line, want):
+    # Holder.cpp:4 d is a variable: value() && (Holder.h:5) is out, and d is not const: value() & (:4);
+    # :5 k is const: value() const& (:3); :6 copy() && (:6) is out: copy() const& (:7) (as
+    # c10::OptionalArrayRef::value and Tensor::expect_contiguous in 2.6.0)
+    assert holder[line] == {("receiver-type", want)}
+
+
+def test_a_qualified_constructor_call_is_the_constructor_taking_its_arguments(holder):
+    # Holder.cpp:7 c10::Config() takes no argument: Config() (Holder.h:11), not the move constructor (:12)
+    assert holder[7] == {("overload", 11)}
+
+
+def test_unknown_arguments_taken_alike_leave_the_known_ones_to_decide(holder):
+    # Holder.cpp:8 make_graph() is defined nowhere: its type is unknown, and both cast overloads take a void*
+    # there; t is a long: cast(void*, long) (Holder.h:15), exact where the types are known (as
+    # mps::castMPSTensor(graph, tensor, dtype) with dtype a ScalarType)
+    assert holder[8] == {("argument-types", 15)}

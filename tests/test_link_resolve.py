@@ -184,11 +184,12 @@ def test_a_name_through_a_vendor_using_directive_is_the_vendors(db: Path):
 
 
 def test_an_out_of_class_member_keeps_its_declarations_default_arguments(db: Path):
-    # o.expect() may be either expect: the deleted one (Classes.h:25, `= delete` reads as a definition)
-    # or the one defined at :27, which repeats no default, so its one parameter does not rule it out
+    # o.expect(): the one defined at :27 repeats no default, so its one parameter does not rule it out; o is a
+    # variable (an lvalue), so the deleted `&&`-qualified one (Classes.h:25, `= delete` reads as a definition)
+    # is not viable: :27
     got = [c for c in calls(db, "at::native::user") if c[1] == "o.expect"]
-    assert got == [(12, "o.expect", "overload-set", "at::Options::expect:25", "2"),
-                   (12, "o.expect", "overload-set", "at::Options::expect:27", "2")]
+    assert got == [(12, "o.expect", "receiver-type", "at::Options::expect:27",
+                    "the object is an lvalue: not the &&-qualified member")]
 
 
 def test_receivers_are_recorded_for_chains_auto_variables_fields_and_elements():

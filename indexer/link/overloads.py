@@ -14,6 +14,8 @@ cxx/argument_types.py), the way C++ overload resolution does for the cases that 
   numbers never binds a number (`infer_size(a.sizes(), b.sizes())`); nothing else is ruled out (an integer binds IntArrayRef, Scalar,
   optional<int64_t> or a pointer as written `0`; a Tensor binds TensorList: each by an implicit constructor);
 - the one viable candidate left, when another was ruled out, is the call's;
+- with some argument types unknown, the one non-template whose parameters are the known ones exactly, when
+  all viable candidates take the same type at every unknown argument;
 - of two non-templates whose parameter types are the same and differ only where the argument is a call's
   prvalue result (calls.arg_types written `T&&` by the link stage: its function returns by value), one
   taking it as `T&&` and the other as `const T&`, the `T&&` one ([over.ics.rank]);
@@ -69,8 +71,19 @@ def parameter_types(signature: str) -> list[str] | None:
         declared = _without_default(p)
         name = _declared_name(declared)
         head = declared[:len(declared) - len(name)] if name and declared.endswith(name) else declared
-        out.append(plain_type(declared if head.strip() in _NAMELESS else head))
+        out.append(plain_type(declared if head.strip() in _NAMELESS and not _named_integer(head, name) else head))
     return out
+
+
+_INTEGER_WORDS = frozenset(("unsigned", "signed", "long", "short"))
+_TYPE_WORDS = frozenset(("int", "long", "short", "char", "double", "float", "bool", "unsigned", "signed", "wchar_t"))
+
+
+def _named_integer(head: str, name: str) -> bool:
+    """Whether `head name` is an integer type and a parameter's name (`long dtype`, `unsigned n`), not a type
+    written without a name (`unsigned long`, `const Tensor&`)."""
+    words = set(head.split())
+    return bool(words & _INTEGER_WORDS) and words <= _INTEGER_WORDS | {"const", "volatile"} and name not in _TYPE_WORDS
 
 
 def _without_default(parameter: str) -> str:
@@ -181,6 +194,8 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
         return plain[0]
     if len(viable) == 2 and any(rvalues) and (moved_to := _by_value_category(viable, len(args), rvalues)):
         return moved_to
+    if not exact and None in args and (known := _exact_where_known(viable, args)) is not None:
+        return known
     return _through_optional(viable, args) if not exact and None not in args else None
 
 
@@ -213,6 +228,21 @@ def _by_value_category(two: list[Symbol], n: int, rvalues: list[bool]) -> Symbol
             return None
         better.add(pair.index("&&"))
     return two[better.pop()] if len(better) == 1 else None
+
+
+def _exact_where_known(viable: list[Symbol], args: list[str | None]) -> Symbol | None:
+    """With some arguments of unknown type: the one non-template candidate whose parameters are the known
+    arguments' types exactly, when at every unknown argument all the viable candidates take the same type
+    (those arguments convert alike for each, so the known ones decide, as with every type known):
+    `castMPSTensor(graph, tensor, dtype)` with dtype a ScalarType, of (..., MPSDataType) and (..., ScalarType)."""
+    typed = [(s, parameter_types(s.signature)) for s in viable]
+    if len(typed) < 2 or any(s.template_params is not None or p is None or len(p) < len(args) for s, p in typed):
+        return None
+    for i, a in enumerate(args):
+        if a is None and (len({p[i] for _s, p in typed}) != 1 or _dependent(typed[0][1][i], typed[0][0])):
+            return None
+    hits = [s for s, p in typed if all(a is None or (a == p[i] and not _dependent(p[i], s)) for i, a in enumerate(args))]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _optional_of(t: str) -> str | None:

@@ -218,6 +218,7 @@ def _last_component(written: str) -> str:
 _SEQUENCES = frozenset(("ArrayRef", "OptionalArrayRef", "SmallVector", "vector", "array", "deque", "IListRef"))
 _PLAIN_RECEIVER = re.compile(r"(?:this->)?[A-Za-z_]\w*")
 _NAME = re.compile(r"(?:::)?\w+(?:::\w+)*")  # a name, maybe qualified: `kLong`, `at::kLong`, `ScalarType::Long`
+_LVALUE_OBJECT = re.compile(r"(?:this->)?[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*")  # a variable or its member
 _CHAIN_STEPS = 16  # the longest chain typed step by step (a builder: TensorIteratorConfig() and its setters, .build())
 # A return type that names no class: a template parameter (T, scalar_t), void, a built-in or a dependent name.
 _UNKNOWN_RETURN = re.compile(r"[A-Z]\d?|\w+_t|void|bool|int|float|double|char|auto|typename.*|.*::type")
@@ -404,6 +405,11 @@ class Resolver:
         if argc == 0 and got and got[0].how is How.OVERLOAD_SET and got[0].node is not None and \
                 "<" not in written_parts(callee)[1] and (picked := self._non_template(got)) is not None:
             return picked
+        if len(got) >= 2 and got[0].how is How.OVERLOAD_SET and got[0].node is not None and \
+                _LVALUE_OBJECT.fullmatch(written_parts(callee)[2] or "-"):
+            got = self._of_lvalue(got)  # `self.expect_contiguous()`: not the `&&`-qualified member
+            if len(got) == 1:
+                return got
         if receiver_const is not None and len(got) == 2 and got[0].how is How.OVERLOAD_SET:
             picked = self._by_constness(got, bool(receiver_const))
             if picked is not None:
@@ -416,6 +422,22 @@ class Resolver:
                                                          self._one_function(got, picked[0].node)):
                 return picked
         return got
+
+    def _of_lvalue(self, targets: list[Target]) -> list[Target]:
+        """The members of an overload set an lvalue object (a variable: `self.value()`) can call: not those
+        ref-qualified `&&`, which bind only an rvalue object (`value() &&` beside `value() const&`,
+        `expect_contiguous(...) &&` beside `expect_contiguous(...) const &`). One left is the call's
+        (receiver-type); the set unchanged when every member or none is `&&`-qualified."""
+        by_node = self._symbol_of_node()
+        syms = [by_node.get(t.node) for t in targets]
+        if None in syms or any(s.kind not in ("method", "device_function") for s in syms):
+            return targets
+        kept = [t for t, s in zip(targets, syms) if "&&" not in _call_qualifiers(s.signature)]
+        if not kept or len(kept) == len(targets):
+            return targets
+        if len(kept) == 1:
+            return [Target(kept[0].node, How.RECEIVER, "the object is an lvalue: not the &&-qualified member")]
+        return [t._replace(detail=str(len(kept))) for t in kept]
 
     def _non_template(self, targets: list[Target]) -> list[Target] | None:
         """Of an overload set called with no arguments and no template arguments, the one candidate that is
@@ -679,6 +701,10 @@ class Resolver:
                 if not syms:
                     return [Target(None, How.NOT_IN_CHECKOUT, "no member function of the name in the checkout")]
             if len(syms) > 1 and len({_untemplated(s.qualified_name) for s in syms}) == 1:
+                fits = [s for s in syms if (s.min_args < 0 or _fewest(s) <= argc) and
+                        (s.max_args < 0 or argc <= s.max_args)] if receiver is not None or qualifier else []
+                if len(fits) == 1:  # `at::TensorIteratorConfig()`: the one constructor taking no argument
+                    return [Target(fits[0].node, How.OVERLOAD)]
                 return self._many(syms, How.OVERLOAD_SET)
             if len(syms) == 1:
                 return [Target(syms[0].node, How.UNIQUE)]
