@@ -200,6 +200,7 @@ class Definition(Base):
     name_line: Mapped[int] = mapped_column(Integer, comment="the line the name is written on (the declarator's), where kernels-for points; 0: the same as line")
     template_params: Mapped[str | None] = mapped_column(Text, comment="JSON list, name:kind per parameter of its template head, in order: [\"K:template\", \"RNG:type\", \"N:value\"] for template <template <typename> class K, typename RNG, int N>; NULL for no template")
     returns: Mapped[str | None] = mapped_column(String, comment="the declared return type without cv-qualifiers, & and * and the at::/c10:: qualifiers: TensorOptions, MaybeOwned<Tensor>; NULL for auto, constructors and the structured kernels' macro heads")
+    constrained: Mapped[int] = mapped_column(Integer, comment="1 for a template that overload resolution may leave out (SFINAE): its template head gives a parameter a default or leaves one unnamed (typename = std::enable_if_t<...>), has a requires-clause, or enable_if is written in its return type or parameters")
 
 
 class Stub(Base):

@@ -12,7 +12,8 @@ SCHEMA_VERSION = 14  # 2: no file_id indexes (a build deletes stale rows in one 
 # (data members and their types: the link stage types `x_.f()` in a method defined outside its class) and
 # calls.receiver_const (a const/non-const member pair is told apart by the object's constness) and
 # calls.lambda_line (a call of a local variable holding a lambda); 14: constants (namespace-scope const and
-# constexpr variables) and enums in classes (an argument `at::kLong` or `ScalarType::Long` is typed)
+# constexpr variables) and enums in classes (an argument `at::kLong` or `ScalarType::Long` is typed), and
+# definitions.constrained (a template SFINAE may drop: an unconstrained forwarding template is viable)
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.

@@ -189,3 +189,49 @@ def test_unknown_arguments_taken_alike_leave_the_known_ones_to_decide(holder):
     # there; t is a long: cast(void*, long) (Holder.h:15), exact where the types are known (as
     # mps::castMPSTensor(graph, tensor, dtype) with dtype a ScalarType)
     assert holder[8] == {("argument-types", 15)}
+
+
+OPTS_H = """\
+#include <optional>
+namespace c10 {
+struct Device { Device(int type) {} };
+struct Opts {
+  Opts device(std::optional<Device> device) const { return *this; }                          // :5
+  template <typename... Args> Opts device(Args&&... args) const { return *this; }            // :6
+  template <typename T, typename = std::enable_if_t<sizeof(T) != 0>> Opts layout(T&& t) const { return *this; }  // :7
+  Opts layout(long layout) const { return *this; }                                           // :8
+};
+}
+"""
+OPTS_CPP = """\
+#include <ATen/native/Opts.h>
+namespace at::native {
+void use(c10::Opts o, int k, std::optional<c10::Device> d) {
+  o.device(k);
+  o.device(d);
+  o.layout(k);
+}
+}
+"""
+
+
+def test_templates_that_sfinae_may_drop_are_marked():
+    from tg_index.indexer import cxx
+
+    f = cxx.extract(OPTS_H.encode(), N + "Opts.h")
+    assert [(d.line, d.constrained) for d in f.definitions] == [  # :3 Device's constructor
+        (3, False), (5, False), (6, False), (7, True), (8, False)]
+
+
+def test_a_forwarding_template_takes_what_no_other_overload_takes_exactly(tmp_path):
+    # Opts.cpp:4 o.device(k): Args&&... (Opts.h:6) binds an int as it is; optional<Device> (:5) needs a
+    # user-defined conversion: the template, as TensorOptions::device(Args&&...) for `options.device(kCPU)`
+    # (c10/core/TensorOptions.h:205-209); :5 d is an optional<Device> and :5 takes it by value: a tie the
+    # non-template wins; :6 layout's template is constrained (enable_if): not assumed viable, nothing picked
+    db = built_tree(tmp_path, {N + "native_functions.yaml": YAML, N + "Opts.h": OPTS_H, N + "Opts.cpp": OPTS_CPP})
+    got: dict[int, set[tuple]] = {}
+    for _file, line, _target, how, _detail, _name, at in call_edges(db, "Opts.cpp"):
+        got.setdefault(line, set()).add((how, at))
+    assert got[4] == {("argument-types", 6)}
+    assert got[5] == {("argument-types", 5)}
+    assert got[6] == {("overload-set", 7), ("overload-set", 8)}

@@ -22,7 +22,7 @@ from .receivers import normalised_type
 from .scan import dec, norm, nospace, skip_space
 from .scopes import function_declarator, scope_prefix, split_scope
 from .sourcefile import SourceFile
-from .template_params import template_parameters
+from .template_params import constrained, template_parameters
 
 # macro -> (kind, the member the macro's struct defines)
 STRUCTURED = {
@@ -125,6 +125,7 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
         name_line=_other_line(inner.start_point[0] + 1, node.start_point[0] + 1),
         template_params=_template_params(node) if is_template else None,
         returns=return_type(node, fd) if owner is None else written,
+        constrained=is_template and constrained(node, decl),
     )
 
 

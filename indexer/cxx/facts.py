@@ -32,6 +32,7 @@ class DefinitionFact:
     name_line: int = 0  # the line its name is written on (the declarator's), where a reader points; 0: same as line
     template_params: tuple[str, ...] | None = None  # "K:template", "RNG:type", "N:value" per parameter of its template head; None: no template
     returns: str | None = None  # the declared return type, normalised like a receiver type ("TensorOptions"); None: auto, none
+    constrained: bool = False  # a template overload resolution may drop (SFINAE): template_params.py constrained
 
 
 @dataclass(frozen=True)

@@ -62,3 +62,24 @@ def _declared(node) -> str | None:
         inner = node.child_by_field_name("declarator")
         node = inner if inner is not None else next(iter(node.named_children), None)
     return None
+
+
+_DEFAULTED = ("optional_type_parameter_declaration", "optional_parameter_declaration")
+
+
+def constrained(node, declarator) -> bool:
+    """Whether a template definition may be left out of overload resolution by its own head or declaration
+    (SFINAE): its template head gives a parameter a default or leaves one unnamed (`typename =
+    std::enable_if_t<...>`, `std::enable_if_t<C, int> = 0`), has a requires-clause, or its return type or
+    parameters name enable_if. Only such a template is not assumed viable from its parameters alone."""
+    head = node.parent
+    if head is None or head.type != "template_declaration":
+        return False
+    params = head.child_by_field_name("parameters")
+    for child in params.named_children if params is not None else ():
+        if child.type in _DEFAULTED or _parameter_name(child) is None:
+            return True
+    if any(c.type == "requires_clause" for c in head.named_children):
+        return True
+    written = node.child_by_field_name("type")
+    return any(n is not None and (b"enable_if" in n.text or b"requires" in n.text) for n in (written, declarator))

@@ -170,7 +170,12 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
     lvalues = [a is not None and a.endswith("&") and not a.endswith("&&") for a in written]
     rvalues = [a is not None and a.endswith("&&") for a in written]
     viable, exact, unreadable, ruled_out = [], [], False, False
+    forwarding = [s for s in candidates if _forwarding(s, len(args))]
     for s in candidates:
+        if s in forwarding:  # takes any argument as it is: an exact match, dependent
+            viable.append(s)
+            exact.append((s, True))
+            continue
         params = parameter_types(s.signature)
         if params is None or len(params) < len(args):
             unreadable = True
@@ -190,6 +195,16 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
     if unreadable:
         return None
     plain = [s for s, dependent in exact if not dependent]
+    if forwarding:
+        # a non-template exact match taking its arguments by value ties with `T&&` and wins as the non-template;
+        # by reference it may lose (a non-const lvalue binds T& better than const T&). The forwarding template
+        # is the call's when no other candidate is exact and none is a template.
+        if len(plain) == 1 and plain[0].template_params is None and \
+                all(k == "" for k in _reference_kinds(plain[0].signature)[:len(args)]):
+            return plain[0]
+        others = [s for s in viable if s not in forwarding]
+        return forwarding[0] if len(forwarding) == 1 and not plain and None not in args and \
+            all(s.template_params is None for s in others) else None
     if len(plain) == 1 and not (plain[0].template_params and len(exact) > 1):
         return plain[0]
     if len(viable) == 2 and any(rvalues) and (moved_to := _by_value_category(viable, len(args), rvalues)):
@@ -243,6 +258,29 @@ def _exact_where_known(viable: list[Symbol], args: list[str | None]) -> Symbol |
             return None
     hits = [s for s, p in typed if all(a is None or (a == p[i] and not _dependent(p[i], s)) for i, a in enumerate(args))]
     return hits[0] if len(hits) == 1 else None
+
+
+_FORWARDING = re.compile(r"\s*(\w+)\s*&&\s*(\.\.\.)?\s*\w*\s*")
+
+
+def _forwarding(s: Symbol, n: int) -> bool:
+    """Whether the candidate takes exactly the n arguments, each by a forwarding reference: a function
+    template, defined in its class or outside every class (a member defined outside its class template lists
+    the class's parameters, and `T&&` of those is no forwarding reference), not constrained (SFINAE may drop
+    it), whose every parameter is `T&& x` of its own type parameters or a last pack `Args&&... args`
+    (TensorOptions::device(Args&&... args) const)."""
+    if not s.template_params or s.constrained or n == 0 or "::" in s.signature.split("(", 1)[0]:
+        return False
+    params = _params(s.signature)
+    if not params:
+        return False
+    found = [_FORWARDING.fullmatch(_without_default(p)) for p in params]
+    if any(m is None or s.template_params.get(m.group(1)) != "type" for m in found):
+        return False
+    packs = [m.group(2) is not None for m in found]
+    if any(packs[:-1]):
+        return False
+    return len(params) == n or (packs[-1] and len(params) - 1 <= n)
 
 
 def _optional_of(t: str) -> str | None:

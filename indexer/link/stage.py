@@ -139,6 +139,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
         if "inline_namespaces" in tables else frozenset()
     arity = ", min_args, max_args" if "min_args" in def_columns else ", -1, -1"
     arity += ", template_params" if "template_params" in def_columns else ""
+    arity += ", constrained" if "template_params" in def_columns and "constrained" in def_columns else ""
     symbols = Symbols(((i, nodes.definition[i], *rest) for i, *rest in conn.execute(
         "SELECT id, name, qualified_name, kind, file, line, end_line, qualifiers, signature" + arity +
         " FROM definitions" + (SOME_DEFINITIONS if some else "") + " ORDER BY id")), inline)

@@ -42,6 +42,7 @@ class Symbol:
     signature: str
     template_params: dict[str, str] | None = None  # name -> kind (type, template, value) of its template head
     owner_spec: str | None = None  # a member of a class template's specialisation: the class's arguments, "float"
+    constrained: bool = False  # a template SFINAE may leave out (definitions.constrained)
 
 
 def norm_component(component: str) -> str:
@@ -258,7 +259,7 @@ class Symbols:
                 owner = None  # `template <class T> ... List<T>::vec()`: the primary template's member, defined outside
             sym = Symbol(def_id, node, name, qualified, kind, file, line, end_line, scope, local,
                          specialisation(qualified), lo, hi, signature,
-                         template_params=params, owner_spec=owner)
+                         template_params=params, owner_spec=owner, constrained=len(more) > 1 and bool(more[1]))
             self.by_name.setdefault(name, []).append(sym)
             self.by_file.setdefault(file, []).append(sym)
             self.by_qualified.setdefault(qualified, []).append(sym)
