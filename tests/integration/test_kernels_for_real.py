@@ -215,11 +215,14 @@ def test_call_edges_resolve_on_2_6_0(index):
     session: using-directives at the nearest enclosing namespace, #import, data members (classes.fields),
     range-for elements, alias templates' arguments, std::make_shared/optional, qualified aliases, the object's
     constness for const/non-const pairs (calls.receiver_const), then 88.1% with local lambdas, variables made
-    by their constructor and lvalues never binding T&&. The bound guards what is reached; the gap to 90%
-    stays visible."""
+    by their constructor and lvalues never binding T&&. 90.1% in the twelfth session: namespace constants and
+    enums typing arguments (`dtype(kLong)`), optional<A> parameters, calls without arguments, prvalues binding
+    T&&, generated headers read as their templates (the include closure reaches c10 through
+    ATen/core/TensorBody.h), lvalue objects and &&-qualified members, forwarding templates. The bound is the
+    issue's 90%."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 100_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.875
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.90
     assert calls.share(calls.one_definition + calls.named_class + calls.several + calls.per_build) >= 0.950
     assert calls.per_build >= 250
