@@ -64,6 +64,16 @@ def call_edges(db: Path, file: str = "") -> list[tuple]:
             "LEFT JOIN nodes d ON d.id = e.dst WHERE e.kind = 'calls' AND e.file LIKE ?", (f"%{file}",)).fetchall()
 
 
+def calls_by_line(db: Path, file: str, skip: tuple[str, ...] = ()) -> dict[int, set[tuple]]:
+    """{line: {(how, target's line)}} of the call edges of the file whose path ends in `file`, the callees
+    written in `skip` left out: what most link tests assert on."""
+    out: dict[int, set[tuple]] = {}
+    for _file, line, target, how, _detail, _name, at in call_edges(db, file):
+        if target not in skip:
+            out.setdefault(line, set()).add((how, at))
+    return out
+
+
 def built_tree(root: Path, files: dict[str, str]) -> Path:
     """A small checkout of `files` (path under the root -> text) written at root and indexed in one process
     into root/ix.db: the fixture trees the link tests write themselves."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import built_tree, call_edges
+from .conftest import built_tree, calls_by_line
 
 N = "aten/src/ATen/native/"
 YAML = """\
@@ -83,13 +83,9 @@ long use(long dim, const Tensor& self, const Tensor& other, Scalar s) {
 
 @pytest.fixture(scope="module")
 def calls(tmp_path_factory: pytest.TempPathFactory) -> dict[int, set[tuple]]:
-    db = built_tree(tmp_path_factory.mktemp("binding"), {
+    return calls_by_line(built_tree(tmp_path_factory.mktemp("binding"), {
         N + "native_functions.yaml": YAML, N + "Wrap.h": WRAP_H, N + "Shape.h": SHAPE_H, N + "Shape.cpp": SHAPE_CPP,
-        N + "Use.cpp": USE_CPP})
-    out: dict[int, set[tuple]] = {}
-    for _file, line, _target, how, _detail, _name, at in call_edges(db, "Use.cpp"):
-        out.setdefault(line, set()).add((how, at))
-    return out
+        N + "Use.cpp": USE_CPP}), "Use.cpp")
 
 
 @pytest.mark.parametrize("line, want", [(5, 8), (6, 11), (7, 12)])
@@ -154,13 +150,9 @@ int use(c10::Dims& d, const c10::Dims& k, void* g, long t) {
 
 @pytest.fixture(scope="module")
 def holder(tmp_path_factory: pytest.TempPathFactory) -> dict[int, set[tuple]]:
-    db = built_tree(tmp_path_factory.mktemp("holder"), {
-        N + "native_functions.yaml": YAML, N + "Holder.h": HOLDER_H, N + "Holder.cpp": HOLDER_CPP})
-    out: dict[int, set[tuple]] = {}
-    for _file, line, target, how, _detail, _name, at in call_edges(db, "Holder.cpp"):
-        if target != "make_graph":  # no definition: not in the checkout
-            out.setdefault(line, set()).add((how, at))
-    return out
+    return calls_by_line(built_tree(tmp_path_factory.mktemp("holder"), {
+        N + "native_functions.yaml": YAML, N + "Holder.h": HOLDER_H, N + "Holder.cpp": HOLDER_CPP}),
+        "Holder.cpp", skip=("make_graph",))  # make_graph has no definition: not in the checkout
 
 
 def test_a_parameter_of_type_long_is_a_long():
@@ -228,10 +220,8 @@ def test_a_forwarding_template_takes_what_no_other_overload_takes_exactly(tmp_pa
     # user-defined conversion: the template, as TensorOptions::device(Args&&...) for `options.device(kCPU)`
     # (c10/core/TensorOptions.h:205-209); :5 d is an optional<Device> and :5 takes it by value: a tie the
     # non-template wins; :6 layout's template is constrained (enable_if): not assumed viable, nothing picked
-    db = built_tree(tmp_path, {N + "native_functions.yaml": YAML, N + "Opts.h": OPTS_H, N + "Opts.cpp": OPTS_CPP})
-    got: dict[int, set[tuple]] = {}
-    for _file, line, _target, how, _detail, _name, at in call_edges(db, "Opts.cpp"):
-        got.setdefault(line, set()).add((how, at))
+    got = calls_by_line(built_tree(tmp_path, {
+        N + "native_functions.yaml": YAML, N + "Opts.h": OPTS_H, N + "Opts.cpp": OPTS_CPP}), "Opts.cpp")
     assert got[4] == {("argument-types", 6)}
     assert got[5] == {("argument-types", 5)}
     assert got[6] == {("overload-set", 7), ("overload-set", 8)}

@@ -15,7 +15,7 @@ import pytest
 
 from tg_index.indexer import cxx
 
-from .conftest import built_tree, call_edges
+from .conftest import built_tree, call_edges, calls_by_line
 
 N = "aten/src/ATen/native/"
 YAML = """\
@@ -92,10 +92,7 @@ def test_using_directives_are_transitive(built):
 
 @pytest.fixture(scope="module")
 def calls(built) -> dict[int, set[tuple]]:
-    out: dict[int, set[tuple]] = {}
-    for _file, line, _target, how, _detail, _name, at in call_edges(built, "Make.cpp"):
-        out.setdefault(line, set()).add((how, at))
-    return out
+    return calls_by_line(built, "Make.cpp")
 
 
 def test_namespace_constants_are_facts():

@@ -498,7 +498,8 @@ class Resolver:
         """The type of an argument written `decltype(e)`: e typed step by step as a receiver chain is, its last
         step's return type kept when it is a built-in arithmetic one (`self.dim()` -> int64_t); None for a
         template parameter's, a dependent or an unknown type."""
-        key = (ctx.file, ctx.chain[0], id(ctx.aliases) if ctx.aliases else 0, ctx.caller, written)  # its own aliases
+        key = (ctx.file, ctx.chain[0], id(ctx.aliases) if ctx.aliases else 0, ctx.caller,  # its own aliases and
+               id(ctx.template_params) if ctx.template_params else 0, written)  # template parameters (_name_type)
         if key not in self._arguments:  # live as long as the contexts (Contexts keeps them)
             variable = written.endswith(")&")  # an `auto` variable: an lvalue
             inner = written[9:-2] if variable else written[9:-1]
