@@ -158,3 +158,31 @@ def test_a_namespace_with_an_included_definition_is_still_found_first(unseen):
     # Scan.cu includes ScanUtils.cuh: at::native's ceil_div is seen, and hides at::ceil_div; of the two the
     # included one (ScanUtils.cuh:2) is the call's
     assert unseen["Scan.cu"] == {("include", 2)}
+
+
+TENSOR_H = """\
+namespace at {
+class TensorBase { public: void* data_ptr() const { return nullptr; } };                      // :2
+class Tensor : public TensorBase { public: Tensor data() const { return *this; } };           // :3
+}
+"""
+KERNEL_H = """\
+#include <ATen/core/Tensor.h>
+namespace pytorch_flash {
+using namespace cute;
+inline void copy(Tensor t, at::Tensor u) { t.data(); }
+}
+namespace at::native {
+inline void own(Tensor t) { t.data(); }
+}
+"""
+
+
+def test_tensor_outside_at_under_a_vendor_s_using_directive_is_the_vendor_s(tmp_path):
+    # Kernel.h:4 is in pytorch_flash under `using namespace cute;` (as transformers/cuda/flash_attn/
+    # flash_fwd_kernel.h:22-24): an unqualified Tensor there is cute::Tensor, at::Tensor being invisible to
+    # lookup, so t.data() is the vendor's; :7 in at::native, Tensor is at::Tensor: Tensor.h:3
+    db = built_tree(tmp_path, {N + "native_functions.yaml": YAML, "aten/src/ATen/core/Tensor.h": TENSOR_H,
+                               N + "cuda/Kernel.h": KERNEL_H})
+    got = {(line, how, at) for _f, line, target, how, _d, _n, at in call_edges(db, "Kernel.h") if target == "t.data"}
+    assert got == {(4, "vendor", None), (7, "receiver-type", 3)}

@@ -193,6 +193,12 @@ def _fewest(s: Symbol) -> int:
     return 0 if s.kind == "method" and "::" in head else s.min_args
 
 
+def _sees_at(ctx: "Context") -> bool:
+    """Whether unqualified lookup from the caller can find at's or c10's classes (at::Tensor): the caller is in
+    at or c10, or its file brings one in with a using-directive."""
+    return any(n == ns or n.startswith(ns + "::") for n in (*ctx.chain, *ctx.usings) for ns in ("at", "c10"))
+
+
 def _declared_fewest(s: Symbol) -> int:
     """The fewest arguments a call may pass, counting the defaults a declaration elsewhere may give: 0 for a
     function defined in a source file that other files call (mps/OperationUtils.mm's `getMPSShape(const
@@ -646,6 +652,10 @@ class Resolver:
             receiver_type = self._pointee(receiver_type)
         if receiver_type is not None and (receiver_type.startswith("std::") or _STD_TYPES.match(receiver_type)):
             return [Target(None, How.STANDARD, "a method of a standard library type")]
+        if receiver is not None and receiver_type in _TENSOR_TYPES and not _sees_at(ctx) and \
+                (brought := self._vendor_using(ctx)) is not None:  # flash_attn's kernels: cute::Tensor
+            return [Target(None, How.VENDOR, f"`{receiver_type}` outside at and c10, under `using namespace "
+                                             f"{brought};`: that library's class, not at::{receiver_type}")]
         cands = self.symbols.by_name.get(callee_name)
         if receiver is not None and receiver_type is not None and callee_name in self.tensor_methods and \
                 receiver_type.split("<", 1)[0] in self._generated_classes():
