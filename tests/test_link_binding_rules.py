@@ -225,3 +225,40 @@ def test_a_forwarding_template_takes_what_no_other_overload_takes_exactly(tmp_pa
     assert got[4] == {("argument-types", 6)}
     assert got[5] == {("argument-types", 5)}
     assert got[6] == {("overload-set", 7), ("overload-set", 8)}
+
+
+CATEGORY_H = """\
+namespace at {
+struct Tensor {};
+struct Version { Version(int v) {} };
+struct Config {
+  Config& add(const Tensor& t) { return *this; }      // :5
+  Config& add(Tensor&& t) { return *this; }           // :6
+  void set(const Version& v) {}                       // :7
+  void set(Version&& v) {}                            // :8
+};
+inline const Tensor& kept() { static Tensor t; return t; }
+inline Tensor made() { return Tensor(); }
+}
+"""
+CATEGORY_CPP = """\
+#include <ATen/native/Category.h>
+namespace at::native {
+void use(Config c) {
+  c.add(kept());
+  c.add(made());
+  c.set(Version(0));
+}
+}
+"""
+
+
+def test_a_call_s_value_category_is_its_declarator_s(tmp_path):
+    # Category.cpp:4 kept() returns a const Tensor& (an lvalue: `& kept()`, definitions.returns drops the &):
+    # add(const Tensor&) (Category.h:5), as TensorIteratorConfig().add_output(maybe_get_output()) in
+    # native/TensorCompare.cpp; :5 made() returns by value, a prvalue: add(Tensor&&) (:6); :6 a class made in
+    # place is a prvalue: set(Version&&) (:8)
+    got = calls_by_line(built_tree(tmp_path, {
+        N + "native_functions.yaml": YAML, N + "Category.h": CATEGORY_H, N + "Category.cpp": CATEGORY_CPP}),
+        "Category.cpp", skip=("kept", "made", "Version"))
+    assert got == {4: {("argument-types", 5)}, 5: {("argument-types", 6)}, 6: {("argument-types", 8)}}

@@ -193,6 +193,13 @@ def _fewest(s: Symbol) -> int:
     return 0 if s.kind == "method" and "::" in head else s.min_args
 
 
+def _returned_category(signature: str) -> str:
+    """The value category of a call of the definition, by its declarator: `& f()` an lvalue, `&& f()` an xvalue,
+    else a prvalue (definitions.returns is written without the `&`)."""
+    head = signature.lstrip()
+    return "xvalue" if head.startswith("&&") else "lvalue" if head.startswith("&") else "prvalue"
+
+
 def _sees_at(ctx: "Context") -> bool:
     """Whether unqualified lookup from the caller can find at's or c10's classes (at::Tensor): the caller is in
     at or c10, or its file brings one in with a using-directive."""
@@ -401,6 +408,8 @@ class Resolver:
         self.qualified_aliases: dict[str, str] = {}  # `at::sparse_csr::SparseCsrTensor` -> `Tensor` (stage.py)
         self.constants: dict[str, list[Symbol]] = {}  # namespace-scope constants by name, type in signature (stage.py)
         self.enums: set[str] = set()  # the enums' names: `E::X` is an E
+        self.op_references: frozenset[str] = frozenset()  # ops whose schema returns a mutable alias (a Tensor&)
+        self._category: str | None = None  # the value category of the last call typed (_returned)
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None, arg_types: str | None = None,
@@ -513,9 +522,13 @@ class Resolver:
             if _NAME.fullmatch(inner):  # a name the caller does not declare (cxx/receivers.py argument_types)
                 t = self._name_type(ctx, inner)
             elif variable or written.endswith(")"):
+                self._category = None
                 t = self._expression_type(ctx, inner, None, last_raw=True)
                 parts = _chain_parts(inner) if t is not None and not variable else None
-                rvalue = bool(parts) and parts[-1][2] is not None and "&" not in t  # a call returning by value
+                # a call: its value category as the last step's _returned read it from the function's declarator
+                category = self._category if parts and parts[-1][2] is not None else None
+                rvalue = category in ("prvalue", "xvalue") and "&" not in t
+                variable = variable or category == "lvalue"  # `maybe_get_output()` returns a const Tensor&
             else:
                 t = None
             t = overloads.plain_type(t) if t is not None else None
@@ -986,6 +999,7 @@ class Resolver:
             constructed = self._constructors[name] = name in self.types and name not in self.symbols.by_name or any(
                 s.kind == "method" and s.scope.rsplit("::", 1)[-1] == name for s in self.symbols.by_name.get(name, ()))
         if constructed:
+            self._category = "prvalue"  # a class made in place
             return re.sub(r"^(?:::)?(?:at|c10)::", "", written)
         explicit = template_args(last)
         if explicit is not None and _count_args(explicit) == 1:  # `make<CachedGraph>(...)` returning its T
@@ -999,13 +1013,19 @@ class Resolver:
         for a member of a class template defined outside it, with the receiver's template arguments put in for
         the class's parameters (`List<Tensor>` and `template <class T> std::vector<T> List<T>::vec()`)."""
         by_node = self._symbol_of_node()
+        self._category = None  # the call's value category, read by _argument_type
         if targets and all(t.how is How.OP for t in targets):  # an op through the dispatcher: its schema's return
             returned = {self.op_returns.get(o) for t in targets for o in t.op}
+            refs = {o in self.op_references for t in targets for o in t.op}  # `-> Tensor(a!)`: a Tensor&
+            self._category = ("lvalue" if refs.pop() else "prvalue") if len(refs) == 1 else None
             return returned.pop() if len(returned) == 1 else None
         nodes = [t.node for t in targets] if all(t.node is not None for t in targets) else \
             (list(targets[0].candidates) if len(targets) == 1 and targets[0].candidates else [])
         if not nodes or any(t.how in (How.AMBIGUOUS, How.SPECIALISATIONS) for t in targets):
             return None
+        # definitions.returns drops `&`; the signature keeps the declarator's (`& add_output(...)`, `&& value() &&`)
+        kinds = {_returned_category(by_node[n].signature) for n in nodes if n in by_node}
+        self._category = kinds.pop() if len(kinds) == 1 else None
         given = template_args(_last_component(receiver.rstrip("*& "))) if receiver else None
         returned = {_bound(self.returns.get(by_node[n].id), by_node[n], given) for n in nodes if n in by_node}
         got = returned.pop() if len(returned) == 1 else None

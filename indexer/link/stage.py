@@ -154,6 +154,8 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
     resolver.fields = class_fields(conn, tables, inline)
     resolver.constants, resolver.enums = constants(conn, tables, inline)
+    resolver.op_references = frozenset(name for name, func in conn.execute("SELECT name, func FROM ops")
+                                       if "!)" in func.rpartition(") -> ")[2])  # `-> Tensor(a!)`: returns a Tensor&
     includes = includes or include_graph(conn, tables)
     global_aliases, local_aliases = _aliases(conn, tables)
     resolver.aliases = global_aliases
@@ -172,7 +174,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
                                 callable_classes(conn, tables), op_returns,
                                 tensor_methods, declarations.get("", {}), resolver.fields,
                                 sorted((s.qualified_name, s.file, s.signature) for found in resolver.constants.values() for s in found),
-                                resolver.enums)
+                                resolver.enums, resolver.op_references)
     return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
                     own)
 
