@@ -74,3 +74,34 @@ def test_other_qualifiers_or_two_non_templates_leave_the_set(calls):
     # template); :8 twice(): two non-templates take no arguments (ambiguous in C++)
     assert calls[(7, "mine")] == {("overload-set", 7), ("overload-set", 8)}
     assert calls[(8, "twice")] == {("overload-set", 9), ("overload-set", 10)}
+
+
+BASE_H = """\
+namespace at {
+struct Base {
+  void* data_ptr() const { return nullptr; }                                  // :3
+  template <typename T> T* data_ptr() const { return nullptr; }               // :4
+};
+template <typename T> inline T* pinned(long n) { return nullptr; }           // :6
+inline int pinned(const Base& b) { return 0; }                                // :7
+}
+"""
+BASE_CPP = """\
+#include <ATen/native/Base.h>
+namespace at::native {
+void use(const at::Base& b) {
+  b.data_ptr<float>();
+  b.data_ptr();
+  pinned<float>(4);
+}
+}
+"""
+
+
+def test_explicit_template_arguments_leave_out_the_non_templates(tmp_path):
+    # Base.cpp:4 b.data_ptr<float>() names the member template (Base.h:4), never `void* data_ptr() const` (:3),
+    # as TensorBase.h:594's beside `template <typename T> T* data_ptr() const`; :5 without them the
+    # non-template; :6 pinned<float>(4) is the template (:6), as native/cuda/MiscUtils.h's pin_memory<T>
+    db = built_tree(tmp_path, {N + "native_functions.yaml": YAML, N + "Base.h": BASE_H, N + "Base.cpp": BASE_CPP})
+    got = {(line, how, at) for _f, line, _t, how, _d, _n, at in call_edges(db, "Base.cpp")}
+    assert {(line, at) for line, _how, at in got} == {(4, 4), (5, 3), (6, 6)}

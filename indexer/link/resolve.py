@@ -410,6 +410,7 @@ class Resolver:
         self.enums: set[str] = set()  # the enums' names: `E::X` is an E
         self.op_references: frozenset[str] = frozenset()  # ops whose schema returns a mutable alias (a Tensor&)
         self._category: str | None = None  # the value category of the last call typed (_returned)
+        self._heads: set[str] | None = None  # _type_heads
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None, arg_types: str | None = None,
@@ -1119,6 +1120,11 @@ class Resolver:
         if spread:  # a class template named with dependent arguments: each specialisation (never "the one")
             return self._many(visible, How.SPECIALISATIONS)
         args = template_args(last)
+        if args is not None and last.split("<", 1)[0] not in self._type_heads() and \
+                not any(s.scope.rsplit("::", 1)[-1].split("<", 1)[0] == s.name for s in visible):
+            # `data_ptr<float>()` names a function template: a non-template of the name is no candidate (the
+            # arguments of `Vectorized<float>(x)` are its class's, and its constructors stay)
+            visible = [s for s in visible if s.template_params is not None or s.spec is not None] or visible
         specs = [s for s in visible if s.spec is not None]
         if specs:
             if args is not None:
@@ -1151,6 +1157,13 @@ class Resolver:
         if united or len({_untemplated(s.qualified_name) for s in fits}) == 1:
             return self._many(fits, How.OVERLOAD_SET)
         return self._many(fits, How.AMBIGUOUS)
+
+    def _type_heads(self) -> set[str]:
+        """The names of the checkout's classes and aliases without template arguments (`Vectorized` of the
+        specialisations `Vectorized<float>`, whose primary template tree-sitter may not shape as a class)."""
+        if self._heads is None:
+            self._heads = {t.split("<", 1)[0] for t in self.types}
+        return self._heads
 
     def _many(self, fits: list[Symbol], how: How) -> list[Target]:
         """Several candidates: an edge each up to AMBIGUOUS_FOLLOWED, else one edge that counts them. Definitions
