@@ -35,6 +35,7 @@ candidate unknown: then nothing is picked.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -61,6 +62,14 @@ def plain_type(written: str) -> str:
 
 def parameter_types(signature: str) -> list[str] | None:
     """Each parameter's type, plain; None when a macro writes them or one is variadic."""
+    found = _parameters(signature)
+    return list(found) if found is not None else None
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _parameters(signature: str) -> tuple[str, ...] | None:
+    """parameter_types, memoised: pick and its tie-breaks read each candidate's parameters, and an overload set
+    is met again and again."""
     params = _params(signature)
     if params is None:
         return None
@@ -72,7 +81,7 @@ def parameter_types(signature: str) -> list[str] | None:
         name = _declared_name(declared)
         head = declared[:len(declared) - len(name)] if name and declared.endswith(name) else declared
         out.append(plain_type(declared if head.strip() in _NAMELESS and not _named_integer(head, name) else head))
-    return out
+    return tuple(out)
 
 
 _INTEGER_WORDS = frozenset(("unsigned", "signed", "long", "short"))
@@ -159,7 +168,7 @@ def _dependent(param: str, s: Symbol) -> bool:
 
 def _rvalue_references(signature: str) -> list[bool]:
     """For each parameter, whether it is declared an rvalue reference (`TensorBase&& output`)."""
-    return ["&&" in _without_default(p) for p in _params(signature) or ()]
+    return [k == "&&" for k in _reference_kinds(signature)]
 
 
 def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
@@ -176,7 +185,7 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
             viable.append(s)
             exact.append((s, True))
             continue
-        params = parameter_types(s.signature)
+        params = _parameters(s.signature)
         if params is None or len(params) < len(args):
             unreadable = True
             viable.append(s)
@@ -230,7 +239,7 @@ def _by_value_category(two: list[Symbol], n: int, rvalues: list[bool]) -> Symbol
     an rvalue better ([over.ics.rank]: add_output(TensorBase&&) for `add_output(at::empty_like(self))`)."""
     if any(s.template_params is not None for s in two):
         return None
-    params = [parameter_types(s.signature) for s in two]
+    params = [_parameters(s.signature) for s in two]
     kinds = [_reference_kinds(s.signature) for s in two]
     if any(p is None or len(p) < n for p in params) or any(len(k) < n for k in kinds) or params[0][:n] != params[1][:n]:
         return None
@@ -250,7 +259,7 @@ def _exact_where_known(viable: list[Symbol], args: list[str | None]) -> Symbol |
     arguments' types exactly, when at every unknown argument all the viable candidates take the same type
     (those arguments convert alike for each, so the known ones decide, as with every type known):
     `castMPSTensor(graph, tensor, dtype)` with dtype a ScalarType, of (..., MPSDataType) and (..., ScalarType)."""
-    typed = [(s, parameter_types(s.signature)) for s in viable]
+    typed = [(s, _parameters(s.signature)) for s in viable]
     if len(typed) < 2 or any(s.template_params is not None or p is None or len(p) < len(args) for s, p in typed):
         return None
     for i, a in enumerate(args):
@@ -297,7 +306,7 @@ def _through_optional(viable: list[Symbol], args: list[str]) -> Symbol | None:
     conversion (optional's converting constructor), so two such candidates that differ only there could not
     be told apart: the call would be ill-formed. The other candidate is then not viable, and the one that
     holds the argument's own type is the call's."""
-    typed = [(s, parameter_types(s.signature)) for s in viable]
+    typed = [(s, _parameters(s.signature)) for s in viable]
     if any(params is None or any(_dependent(p, s) for p in params[:len(args)]) for s, params in typed):
         return None
     fits = [(s, params) for s, params in typed

@@ -206,6 +206,11 @@ def _sees_at(ctx: "Context") -> bool:
     return any(n == ns or n.startswith(ns + "::") for n in (*ctx.chain, *ctx.usings) for ns in ("at", "c10"))
 
 
+def _takes(s: Symbol, argc: int, fewest: Callable[[Symbol], int] = _fewest) -> bool:
+    """Whether a call may pass the definition argc arguments (an unknown arity takes any)."""
+    return (s.min_args < 0 or fewest(s) <= argc) and (s.max_args < 0 or argc <= s.max_args)
+
+
 def _declared_fewest(s: Symbol) -> int:
     """The fewest arguments a call may pass, counting the defaults a declaration elsewhere may give: 0 for a
     function defined in a source file that other files call (mps/OperationUtils.mm's `getMPSShape(const
@@ -322,26 +327,32 @@ def _standard_member(type_name: str, member: str) -> str | None:
     return held + "*" if how == "pointer" else held
 
 
-_TRAILING_QUALIFIER = re.compile(r"\s*(?:const|noexcept|override|final|&&|&)\s*$")
+_TRAILING_QUALIFIER = re.compile(r"\s*(?:const|volatile|noexcept|override|final|&&|&)\s*$")
 
 
-def _member_qualifiers(signature: str) -> tuple[str, bool]:
-    """A member's signature without the qualifiers after its parameters, and whether `const` is one of them
-    (`* desc() const` -> ("* desc()", True); `value() const& noexcept` -> ("value()", True))."""
-    text, const = signature.strip(), False
+def _trailing_qualifiers(signature: str) -> tuple[str, tuple[str, ...]]:
+    """A member's signature without the qualifiers after its parameters, and those qualifiers, last first
+    (`* desc() const` -> ("* desc()", ("const",)); `value() const& noexcept` -> ("value()", ("noexcept", "&",
+    "const")))."""
+    text, found = signature.strip(), []
     while text and not text.endswith(")"):
         m = _TRAILING_QUALIFIER.search(text)
         if m is None:
             break
-        const = const or m.group().strip() == "const"
+        found.append(m.group().strip())
         text = text[:m.start()]
-    return text, const
+    return text, tuple(found)
+
+
+def _member_qualifiers(signature: str) -> tuple[str, bool]:
+    """A member's signature without its trailing qualifiers, and whether `const` is one of them."""
+    bare, found = _trailing_qualifiers(signature)
+    return bare, "const" in found
 
 
 def _call_qualifiers(signature: str) -> tuple[str, ...]:
     """The cv and ref qualifiers after a member's parameters (`() const &` -> ("&", "const")), sorted."""
-    tail = signature[signature.rfind(")") + 1:]
-    return tuple(sorted(re.findall(r"\bconst\b|\bvolatile\b|&&|&", tail)))
+    return tuple(sorted(q for q in _trailing_qualifiers(signature)[1] if q in ("const", "volatile", "&", "&&")))
 
 
 def _bound(returned: str | None, s: Symbol, given: str | None) -> str | None:
@@ -418,35 +429,42 @@ class Resolver:
         """The targets of a call; an overload set the argument types (calls.arg_types) pick one of is that one,
         and a const/non-const pair of one member the object's constness (calls.receiver_const)."""
         got = self._resolve_memo(ctx, callee, callee_name, argc, receiver_type)
-        if argc == 0 and got and got[0].how is How.OVERLOAD_SET and got[0].node is not None and \
-                "<" not in written_parts(callee)[1] and (picked := self._non_template(got)) is not None:
+        if not got or got[0].how is not How.OVERLOAD_SET:
+            return got
+        _qualifier, last, receiver = written_parts(callee)
+        if argc == 0 and got[0].node is not None and "<" not in last and \
+                (picked := self._non_template(got)) is not None:
             return picked
-        if len(got) >= 2 and got[0].how is How.OVERLOAD_SET and got[0].node is not None and \
-                _LVALUE_OBJECT.fullmatch(written_parts(callee)[2] or "-"):
+        if len(got) >= 2 and got[0].node is not None and _LVALUE_OBJECT.fullmatch(receiver or "-"):
             got = self._of_lvalue(got)  # `self.expect_contiguous()`: not the `&&`-qualified member
             if len(got) == 1:
                 return got
-        if receiver_const is not None and len(got) == 2 and got[0].how is How.OVERLOAD_SET:
+        if receiver_const is not None and len(got) == 2:
             picked = self._by_constness(got, bool(receiver_const))
             if picked is not None:
                 return picked
-        if arg_types is not None and got and got[0].how is How.OVERLOAD_SET and not callee.startswith("::"):
+        if arg_types is not None and not callee.startswith("::"):
             arg_types = self._typed_arguments(ctx, arg_types)
-            named = "::" in callee.split("<", 1)[0] or written_parts(callee)[2] is not None
+            named = "::" in callee.split("<", 1)[0] or receiver is not None
             picked = self._by_argument_types(got, arg_types, argc, named) if arg_types is not None else got
             if picked[0].how is How.ARGUMENT_TYPES and (self._seen_from(ctx, picked[0].node) or
                                                          self._one_function(got, picked[0].node)):
                 return picked
         return got
 
+    def _symbols_of(self, targets: list[Target]) -> list[Symbol] | None:
+        """The definitions of a set's targets, one per edge; None when a target has no definition node."""
+        by_node = self._symbol_of_node()
+        syms = [by_node.get(t.node) for t in targets]
+        return None if None in syms else syms
+
     def _of_lvalue(self, targets: list[Target]) -> list[Target]:
         """The members of an overload set an lvalue object (a variable: `self.value()`) can call: not those
         ref-qualified `&&`, which bind only an rvalue object (`value() &&` beside `value() const&`,
         `expect_contiguous(...) &&` beside `expect_contiguous(...) const &`). One left is the call's
         (receiver-type); the set unchanged when every member or none is `&&`-qualified."""
-        by_node = self._symbol_of_node()
-        syms = [by_node.get(t.node) for t in targets]
-        if None in syms or any(s.kind not in ("method", "device_function") for s in syms):
+        syms = self._symbols_of(targets)
+        if syms is None or any(s.kind not in ("method", "device_function") for s in syms):
             return targets
         kept = [t for t, s in zip(targets, syms) if "&&" not in _call_qualifiers(s.signature)]
         if not kept or len(kept) == len(targets):
@@ -463,9 +481,8 @@ class Resolver:
         TensorMethods.cpp's `template <> T* TensorBase::data_ptr() const`. With nothing to convert, C++
         prefers the non-template ([over.match.best]); a template may not even be viable, its parameters
         deduced from nothing. None otherwise."""
-        by_node = self._symbol_of_node()
-        syms = [by_node.get(t.node) for t in targets]
-        if None in syms:
+        syms = self._symbols_of(targets)
+        if syms is None:
             return None
         plain = [s for s in syms if s.template_params is None]
         if len(plain) != 1 or len(syms) < 2 or _fewest(plain[0]) != 0:
@@ -478,9 +495,8 @@ class Resolver:
     def _by_constness(self, targets: list[Target], const: bool) -> list[Target] | None:
         """Of a member's two overloads that differ only in being const (`desc()` and `desc() const`), the one
         C++ calls on an object that is (or is not) const; None for any other pair."""
-        by_node = self._symbol_of_node()
-        syms = [by_node.get(t.node) for t in targets]
-        if None in syms or syms[0].qualified_name != syms[1].qualified_name or \
+        syms = self._symbols_of(targets)
+        if syms is None or syms[0].qualified_name != syms[1].qualified_name or \
                 syms[0].kind not in ("method", "device_function") or \
                 (syms[0].template_params is None) != (syms[1].template_params is None):  # a template is no pair of it
             return None
@@ -577,8 +593,7 @@ class Resolver:
         if got is None:
             by_node = self._symbol_of_node()
             syms = [by_node[n] for n in nodes if n in by_node]
-            fit = [s for s in syms if (s.min_args < 0 or _declared_fewest(s) <= argc) and
-                   (s.max_args < 0 or argc <= s.max_args)]
+            fit = [s for s in syms if _takes(s, argc, _declared_fewest)]
             # a qualified or member callee names these functions (no local object of the name): the members
             # that cannot take argc arguments are only not viable (`c10::DispatchKeySet(k)` beside `DispatchKeySet()`)
             complete = len(syms) == len(nodes) and (len(fit) == len(syms) or (named and fit))
@@ -726,8 +741,7 @@ class Resolver:
                 if not syms:
                     return [Target(None, How.NOT_IN_CHECKOUT, "no member function of the name in the checkout")]
             if len(syms) > 1 and len({_untemplated(s.qualified_name) for s in syms}) == 1:
-                fits = [s for s in syms if (s.min_args < 0 or _fewest(s) <= argc) and
-                        (s.max_args < 0 or argc <= s.max_args)] if receiver is not None or qualifier else []
+                fits = [s for s in syms if _takes(s, argc)] if receiver is not None or qualifier else []
                 if len(fits) == 1:  # `at::TensorIteratorConfig()`: the one constructor taking no argument
                     return [Target(fits[0].node, How.OVERLOAD)]
                 return self._many(syms, How.OVERLOAD_SET)
@@ -1150,7 +1164,7 @@ class Resolver:
                 if len(near) == 1:
                     return [Target(near[0].node, how if how is not How.SAME_NAMESPACE else rule)]
                 break
-        fits = [s for s in visible if (s.min_args < 0 or _fewest(s) <= argc) and (s.max_args < 0 or argc <= s.max_args)]
+        fits = [s for s in visible if _takes(s, argc)]
         if len(fits) == 1:
             return [Target(fits[0].node, How.OVERLOAD)]
         fits = fits or visible
