@@ -279,6 +279,7 @@ class _Run:
     previous: dict[str, str] | None = None  # meta of the index updated (None: a fresh one)
     db: Path | None = None  # the index updated, still as it was until the build's rename
     includes: object = None  # the include graph of the C++ facts (link.includes.IncludeGraph), once made
+    reextracted: list[str] = field(default_factory=list)  # kept files extracted again with other files' macros
 
 
 def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
@@ -300,6 +301,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
                 pool.close()
                 pool.join()
                 pool = None
+            _shared_macro_stage(conn, run)
             _release_sources(run)
             _dispatcher_stage(conn, run)
             _link_stage(conn, run, jobs or os.cpu_count() or 1)
@@ -465,6 +467,25 @@ def _cxx_stage(conn: Connection, run: _Run, results: Iterator) -> None:
     _insert(conn, FILES_INSERT, listed)
 
 
+def _shared_macro_stage(conn: Connection, run: _Run) -> None:
+    """The files whose definitions another file's X-macro list writes, extracted again with its #define
+    (shared_macros.py); a kept file so extracted counts as changed for the link."""
+    from . import shared_macros
+    from .link.stage import include_graph
+
+    conn.commit()
+    raw = conn.connection.driver_connection
+    if not raw.execute("SELECT 1 FROM definition_macro_uses LIMIT 1").fetchone():
+        return
+    run.progress("X-macro lists", 0, 1)
+    run.includes = include_graph(raw, {"includes"})
+    done = shared_macros.expand(raw, run.ck.contents, run.ck.header, run.includes)
+    todo = set(run.plan.cxx_todo)
+    run.reextracted = [rel for rel in done if rel not in todo]
+    conn.commit()
+    run.progress("X-macro lists", 1, 1)
+
+
 def _link_stage(conn: Connection, run: _Run, jobs: int) -> None:
     """The graph (indexer/link/), in `jobs` processes: updated where few files changed and the
     checkout-wide inputs of the last link are the same (link/incremental.py), else resolved whole."""
@@ -479,7 +500,8 @@ def _link_stage(conn: Connection, run: _Run, jobs: int) -> None:
         from .link import incremental
 
         summary = incremental.relink(raw, jobs, run.db, previous["link_inputs"],
-                                     json.loads(previous.get("link_file_includes") or "{}"), run.includes)
+                                     json.loads(previous.get("link_file_includes") or "{}"), run.includes,
+                                     also_changed=set(run.reextracted))
     if summary is None:
         summary = link.link(raw, jobs, run.includes)
     run.meta["link_inputs"] = summary.inputs
@@ -546,7 +568,8 @@ def _dispatcher_stage(conn: Connection, run: _Run) -> None:
     run.progress("dispatcher", 0, 1)
     conn.commit()
     version = discover.pytorch_version(run.ck.root)
-    run.includes = include_graph(conn.connection.driver_connection, {"includes"})
+    if run.includes is None:
+        run.includes = include_graph(conn.connection.driver_connection, {"includes"})
     texts = [run.meta["link_key"].encode(), version.encode(), repr(sorted(run.includes.direct.items())).encode()]
     texts += [rel.encode() + b"\0" + text.encode() for rel, text in sorted(run.ck.texts.items())]
     for rel in python_regs.IMPORT_SOURCES:

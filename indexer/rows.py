@@ -170,6 +170,7 @@ def cxx_tables() -> tuple[Table, ...]:
         of("library_calls", cxx.LibraryCallFact),
         of("registrations", cxx.RegistrationFact),
         of("registration_macro_uses", cxx.RegistrationMacroUseFact),
+        of("definition_macro_uses", cxx.DefinitionMacroUseFact),
         of("includes", cxx.IncludeFact),
         of("macros", cxx.MacroFact),
         of("usings", cxx.UsingFact),

@@ -355,6 +355,22 @@ class RegistrationMacroUse(Base):
     line: Mapped[int] = mapped_column(Integer, comment="line of the use")
 
 
+class DefinitionMacroUse(Base):
+    """A use at namespace or class scope of another file's macro with one of the file's own function-writing
+    macros as an argument (an X-macro list: `AT_FORALL_SCALAR_TYPES_WITH_COMPLEX(DEFINE_CAST)`). The build
+    extracts the file again with that macro's #define from the macros table; the definitions the use writes
+    are then the file's, at the use's line."""
+
+    __tablename__ = "definition_macro_uses"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"))
+    file: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String, index=True, comment="the macro used: AT_FORALL_SCALAR_TYPES_WITH_COMPLEX")
+    arguments: Mapped[str] = mapped_column(Text, comment="JSON list of its arguments as written, whitespace folded")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the use")
+    expanded: Mapped[str | None] = mapped_column(String, comment="a hash of the other files' #defines the use was expanded with; NULL when none was found (its definitions are then missing)")
+
+
 class Include(Base):
     """#include "x" / #include <x> (and #include_next) as written, in every #if branch."""
 

@@ -24,7 +24,7 @@ struct Options {
   int device() const { return 0; }                                                      // :4
   template <typename T> T* data() const { return nullptr; }                             // :5
   void* data() const { return nullptr; }                                                // :6
-  template <typename T> T* mine() { return nullptr; }                                   // :7
+  template <typename... A> void* mine(A&&... a) { return nullptr; }                      // :7
   void* mine() const { return nullptr; }                                                // :8
   int twice() const { return 0; }                                                       // :9
   int twice(int n = 0) const { return n; }                                              // :10
@@ -57,11 +57,11 @@ def calls(tmp_path_factory: pytest.TempPathFactory) -> dict[int, set[tuple]]:
     return out
 
 
-@pytest.mark.parametrize("line, name, want", [(4, "device", 4), (5, "data", 6)])
-def test_no_arguments_call_the_non_template(calls, line, name, want):
-    # Use.cpp:4 device() (Options.h:4), not the variadic template (:3); :5 data() (:6), not the template (:5)
-    # nor its explicit specialisation (:12)
-    assert calls[(line, name)] == {("overload", want)}
+@pytest.mark.parametrize("line, name, how, want", [(4, "device", "overload", 4), (5, "data", "receiver-type", 6)])
+def test_no_arguments_call_the_non_template(calls, line, name, how, want):
+    # Use.cpp:4 device() (Options.h:4), not the variadic template (:3); :5 data() (:6), not the template (:5),
+    # which no call without template arguments can deduce, nor its explicit specialisation (:12)
+    assert calls[(line, name)] == {(how, want)}
 
 
 def test_explicit_template_arguments_leave_the_set(calls):
@@ -70,8 +70,8 @@ def test_explicit_template_arguments_leave_the_set(calls):
 
 
 def test_other_qualifiers_or_two_non_templates_leave_the_set(calls):
-    # Use.cpp:7 mine(): the template is non-const, the non-template const (a non-const object prefers the
-    # template); :8 twice(): two non-templates take no arguments (ambiguous in C++)
+    # Use.cpp:7 mine(): the variadic template (its pack deduced empty) is non-const, the non-template const
+    # (a non-const object prefers the template); :8 twice(): two non-templates take no arguments (ambiguous in C++)
     assert calls[(7, "mine")] == {("overload-set", 7), ("overload-set", 8)}
     assert calls[(8, "twice")] == {("overload-set", 9), ("overload-set", 10)}
 

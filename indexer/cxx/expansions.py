@@ -5,15 +5,16 @@ the uses are expanded and extracted as one snippet, and the facts are moved back
 from __future__ import annotations
 
 import bisect
+import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import replace
 
 from tree_sitter import Node
 
-from .facts import CxxFacts
-from .preprocessor import expand_text
-from .scan import dec
+from .facts import CxxFacts, DefinitionMacroUseFact
+from .preprocessor import Define, expand_text
+from .scan import dec, norm
 from .scopes import scope_prefix
 from .sites import IDENTIFIERS
 from .sourcefile import SourceFile
@@ -22,25 +23,45 @@ _WORD = re.compile(r"\w+")
 _BODY_HOLDERS = ("compound_statement", "initializer_list", "argument_list", "preproc_function_def", "preproc_def")
 
 
-def macro_definitions(f: SourceFile, extract_snippet) -> CxxFacts | None:
+def macro_definitions(f: SourceFile, extract_snippet, shared: dict[str, Define] | None = None) -> CxxFacts | None:
     """Facts of the functions that uses of the file's own macros define.
 
     A use at namespace (or class) scope of a function-like #define whose
     expansion holds a body (`CREATE_UNARY_FLOAT_META_FUNC(acos)` ->
     `TORCH_META_FUNC(acos) (const Tensor& self) {...}`) is expanded with the
-    file's macros and the expansions are extracted as one snippet. Every fact
-    then takes the use's place: scope of the use prepended to qualified names
-    and callers, line = the use's line (end_line = where the use ends),
-    `macro` = the macro used. Only facts inside an expanded function are kept.
-    extract_snippet(source) extracts the snippet (without expanding it again).
+    file's macros and the expansions are extracted as one snippet. So is an
+    X-macro list applied to such a definer (`AT_FORALL_SCALAR_TYPES(DEFINE_CAST)`):
+    with the file's macros when the list is the file's own, else with `shared`
+    (the other files' #defines the build found for it, shared_macros.py); each
+    such use of a list the file does not define is recorded in
+    f.definition_macro_uses, with the hash of `shared` when it was expanded.
+    Every fact then takes the use's place: scope of the use prepended to
+    qualified names and callers, line = the use's line (end_line = where the
+    use ends), `macro` = the macro used. Only facts inside an expanded function
+    are kept. extract_snippet(source) extracts the snippet (without expanding it again).
     """
     definers = _definers(f.local)
     if not definers:
         return None
-    pieces, uses = _expanded_uses(f, definers)
+    lists = _list_uses(f, definers)
+    tag = shared_hash(shared) if shared else None
+    for _, name, args, line, _ in lists:
+        if name not in f.local:
+            f.definition_macro_uses.append(
+                DefinitionMacroUseFact(name, tuple(args), line, tag if name in (shared or {}) else None))
+    pieces, uses = _expanded_uses(f, definers, lists, shared or {})
     if not uses:
         return None
     return _moved(f, extract_snippet("\n".join(pieces).encode()), uses)
+
+
+def shared_hash(shared: dict[str, Define]) -> str:
+    """A short hash of the other files' #defines a file is extracted with (order does not count)."""
+    h = hashlib.sha256()
+    for name in sorted(shared):
+        d = shared[name]
+        h.update(repr((name, d.params, d.body)).encode() + b"\0")
+    return h.hexdigest()[:16]
 
 
 def _definers(local) -> set[str]:
@@ -56,12 +77,68 @@ def _definers(local) -> set[str]:
         definers |= more
 
 
-def _expanded_uses(f: SourceFile, definers: set[str]) -> tuple[list[str], list[tuple]]:
+def _list_uses(f: SourceFile, definers: set[str]) -> list[tuple[int, str, list[str], int, int]]:
+    """The uses outside every function of a macro that is not a definer with a definer as one of its
+    arguments (`AT_FORALL_QINT_TYPES(DEFINE_CAST)`), as (offset, name, arguments, line, end line), in
+    the file's order. Uses of definers themselves are macro_use_sites'."""
+    src = f.orig
+    bare = re.compile(rb"\b(" + b"|".join(re.escape(k.encode()) for k in sorted(definers)) + rb")\b(?!\s*\()")
+    seen: dict[int, tuple[int, str, list[str], int, int]] = {}
+    for m in bare.finditer(src):
+        a = m.start()
+        if a in f.define_names or f.in_skip(a) or f.in_define(a) or f.caller_at(a) is not None:
+            continue
+        call = _enclosing_call(src, a)
+        if call is None or call[0] in seen:
+            continue
+        start, paren = call
+        name = dec(src[start:paren]).strip()
+        if name in definers or (start > 0 and src[start - 1] in b".>:"):
+            continue
+        parsed = f.orig_scan.args(paren)
+        if parsed is None:
+            continue
+        args, end = parsed
+        args = [norm(x) for x in args]
+        if m.group(1).decode() not in args:
+            continue
+        seen[start] = (start, name, args, f.line_of(start), f.line_of(end - 1))
+    return sorted(seen.values())
+
+
+_IDENT_END = re.compile(rb"([A-Za-z_]\w*)\s*$")
+
+
+def _enclosing_call(src: bytes, at: int, reach: int = 4000) -> tuple[int, int] | None:
+    """(offset of the name, offset of the open parenthesis) of the `NAME(` whose arguments hold offset at;
+    None when a `;` or brace comes first, or no name is written before the parenthesis."""
+    depth = 0
+    i = at - 1
+    low = max(0, at - reach)
+    while i >= low:
+        c = src[i]
+        if c == 0x29:  # )
+            depth += 1
+        elif c == 0x28:  # (
+            if depth == 0:
+                break
+            depth -= 1
+        elif c in b";{}":
+            return None
+        i -= 1
+    else:
+        return None
+    m = _IDENT_END.search(src, max(0, i - 200), i)
+    if m is None:
+        return None
+    return m.start(1), i
+
+
+def _expanded_uses(f: SourceFile, definers: set[str], lists: list[tuple], shared: dict[str, Define]) \
+        -> tuple[list[str], list[tuple]]:
     """The expansions of the uses at namespace or class scope, and per use
     (first snippet line, line, end_line, scope, macro)."""
-    pieces: list[str] = []
-    uses: list[tuple[int, int, int, list[str], str]] = []
-    snippet_line = 1
+    found: list[tuple[int, str, list[str], int, Node, dict[str, Define]]] = []
     for m, name, n in macro_use_sites(f, definers, in_function=False):
         a = m.start()
         p = n.parent
@@ -74,11 +151,22 @@ def _expanded_uses(f: SourceFile, definers: set[str]) -> tuple[list[str], list[t
         if parsed is None:
             continue
         args, end = parsed
-        text = expand_text(f"{name}({', '.join(args)})", f.local)
+        found.append((a, name, args, f.line_of(end - 1), n, f.local))
+    both = {**shared, **f.local}
+    for a, name, args, _, end_line in lists:
+        if name in f.local or name in shared:
+            n = f.root.named_descendant_for_byte_range(a, a + len(name))
+            if n is not None:
+                found.append((a, name, args, end_line, n, both))
+    pieces: list[str] = []
+    uses: list[tuple[int, int, int, list[str], str]] = []
+    snippet_line = 1
+    for a, name, args, end_line, n, defines in sorted(found, key=lambda u: u[0]):
+        text = expand_text(f"{name}({', '.join(args)})", defines)
         if "{" not in text:
             continue
         scope, _, _ = scope_prefix(n, f)
-        uses.append((snippet_line, f.line_of(a), f.line_of(end - 1), scope, name))
+        uses.append((snippet_line, f.line_of(a), end_line, scope, name))
         pieces.append(text)
         snippet_line += text.count("\n") + 1
     return pieces, uses

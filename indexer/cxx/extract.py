@@ -26,17 +26,20 @@ from .sourcefile import SourceFile
 from .stubs import DEFAULT_STUB_MACROS, StubMacros, compile_context
 from .trees import captures, damage, language_for, tools
 
-def extract(source: bytes, path: str, macros: StubMacros = DEFAULT_STUB_MACROS) -> CxxFacts:
-    """Facts of one C++/CUDA/Objective-C++ file. Pure; never raises."""
+def extract(source: bytes, path: str, macros: StubMacros = DEFAULT_STUB_MACROS,
+            shared: dict[str, Define] | None = None) -> CxxFacts:
+    """Facts of one C++/CUDA/Objective-C++ file. Pure; never raises. shared: #defines of other files that
+    the file's X-macro uses expand (the build's second pass, shared_macros.py); None on the first."""
     language = "cpp"
     try:
         language = language_for(path, source)
-        return _extract(source, path, macros, language)
+        return _extract(source, path, macros, language, shared=shared)
     except Exception as exc:  # noqa: BLE001 - a bad file must not stop the index; the failure is in the facts
         return CxxFacts(path=str(path), language=language, parse_errors=1, failure=f"{type(exc).__name__}: {exc}"[:500])
 
 
-def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand: bool = True) -> CxxFacts:
+def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand: bool = True,
+             shared: dict[str, Define] | None = None) -> CxxFacts:
     f = _parsed(source, path, macros, language)
     if expand:  # a snippet of expanded macro uses has no preprocessor lines of its own
         directives.directives(f)
@@ -59,7 +62,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
         device_branches.device_branches(f)
     if expand and f.local and b"{" in f.src:
         snippet = lambda text: _extract(text, path, macros, language, expand=False)  # noqa: E731
-        _add(f, macro_definitions(f, snippet))
+        _add(f, macro_definitions(f, snippet, shared))
         _add(f, body_macro_uses(f, snippet))
     if expand:
         tables, installs = method_tables.method_tables(f)
@@ -167,6 +170,7 @@ def _facts(f: SourceFile) -> CxxFacts:
         library_calls=tuple(sorted(f.libcalls, key=lambda x: x.line)),
         registrations=tuple(sorted(f.registrations, key=lambda x: x.line)),
         registration_macro_uses=tuple(f.registration_macro_uses),
+        definition_macro_uses=tuple(f.definition_macro_uses),
         includes=tuple(f.includes),
         macros=tuple(f.macro_facts),
         usings=tuple(sorted(f.usings, key=lambda x: x.line)),

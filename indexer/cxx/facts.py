@@ -164,6 +164,19 @@ class IncludeFact:
 
 
 @dataclass(frozen=True)
+class DefinitionMacroUseFact:
+    """A use at namespace or class scope of a macro the file does not define, with one of the file's own
+    definers as an argument: an X-macro list of another file applied to a local macro that writes functions
+    (`AT_FORALL_SCALAR_TYPES_WITH_COMPLEX(DEFINE_CAST)`). The build extracts the file again with the list's
+    #define from the cross-file macro table (shared_macros.py), and the definitions it writes are the file's."""
+
+    name: str  # the macro used: "AT_FORALL_SCALAR_TYPES_WITH_COMPLEX"
+    arguments: tuple[str, ...]  # its arguments as written, whitespace folded
+    line: int
+    expanded: str | None = None  # the hash of the other files' #defines it was expanded with; None: not expanded
+
+
+@dataclass(frozen=True)
 class MacroFact:
     """A #define of the file: the cross-file macro table's row."""
 
@@ -250,6 +263,7 @@ class CxxFacts:
     library_calls: tuple[LibraryCallFact, ...] = ()
     registrations: tuple[RegistrationFact, ...] = ()
     registration_macro_uses: tuple[RegistrationMacroUseFact, ...] = ()
+    definition_macro_uses: tuple[DefinitionMacroUseFact, ...] = ()
     includes: tuple[IncludeFact, ...] = ()
     macros: tuple[MacroFact, ...] = ()
     usings: tuple[UsingFact, ...] = ()

@@ -57,15 +57,17 @@ class _Matched:
 
 
 def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inputs: str,
-           previous_includes: dict[str, str], includes: IncludeGraph | None = None) -> LinkSummary | None:
+           previous_includes: dict[str, str], includes: IncludeGraph | None = None,
+           also_changed: set[str] = frozenset()) -> LinkSummary | None:
     """Update the graph in conn (a copy of previous_db with the changed files' facts replaced; previous_inputs
     and previous_includes: the last link's LinkSummary.inputs and .file_includes; includes: the include
-    graph of conn's facts, when made already); None when it must be linked whole (the checkout-wide inputs
-    changed, or the graph is not the one expected)."""
+    graph of conn's facts, when made already; also_changed: files whose facts changed though their file
+    row did not, extracted again with other files' macros); None when it must be linked whole (the
+    checkout-wide inputs changed, or the graph is not the one expected)."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     def_columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
     with sqlite3.connect(index_file.read_only_uri(previous_db), uri=True) as old:
-        changed = _changed_files(conn, old)
+        changed = _changed_files(conn, old) | set(also_changed)
         if len(changed) > MAX_CHANGED:
             return None
         matched = _match(conn, old, changed, def_columns)

@@ -46,6 +46,14 @@ ARITHMETIC = frozenset(("bool", "char", "signed char", "unsigned char", "wchar_t
                         "unsigned long long", "float", "double", "long double", "int8_t", "int16_t", "int32_t", "int64_t",
                         "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "ssize_t", "ptrdiff_t", "intptr_t",
                         "uintptr_t"))
+# The <cstdint> types as glibc declares them for LP64 targets (Linux on x86-64 and aarch64): a template
+# specialised for `int` is the one `f<int32_t>` names.
+FIXED_WIDTH = {"int8_t": "signed char", "int16_t": "short", "int32_t": "int", "int64_t": "long",
+               "uint8_t": "unsigned char", "uint16_t": "unsigned short", "uint32_t": "unsigned int",
+               "uint64_t": "unsigned long", "std::int8_t": "signed char", "std::int16_t": "short",
+               "std::int32_t": "int", "std::int64_t": "long", "std::uint8_t": "unsigned char",
+               "std::uint16_t": "unsigned short", "std::uint32_t": "unsigned int", "std::uint64_t": "unsigned long",
+               "unsigned": "unsigned int", "signed": "int", "long int": "long", "short int": "short"}
 TENSORS = frozenset(("Tensor", "TensorBase"))
 _QUALIFIERS = re.compile(r"\b(?:const|volatile|typename|struct|class)\b")
 _NAMELESS = frozenset(("", "const", "volatile", "unsigned", "signed", "long", "short", "struct", "class", "typename"))

@@ -66,7 +66,7 @@ from .classify import BUILTIN_TYPES, OpForms, named_class, op_called, template_a
 from . import overloads
 from .configurations import one_per_build
 from .kinds import How
-from .symbols import Symbol, Symbols, is_header, normalise_scope, normalise_type, scope_chain, split_top_level
+from .symbols import Symbol, Symbols, _params, is_header, normalise_scope, normalise_type, scope_chain, split_top_level
 
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
 OVERLOADS_FOLLOWED = 12  # and of one overload set (the argument types pick among them)
@@ -106,6 +106,30 @@ _STD_TYPES = re.compile(r"(?:std::)?(?:vector|string|string_view|array|tuple|pai
 _ALL_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 
 
+def _undeducible(s: Symbol) -> bool:
+    """A function template that no call without template arguments can call: one of its type parameters
+    appears in no function parameter, and its head gives no parameter a default (definitions.constrained
+    is 0), so deduction cannot find it."""
+    if not s.template_params or s.constrained or s.kind not in ("function", "method", "device_function") or \
+            s.name.startswith("operator"):
+        return False
+    params = _params(s.signature)
+    if params is None:
+        return False
+    # a member of a class template defined outside it (`List<T>::empty`): the head is the class's
+    words = set(re.findall(r"\w+", " ".join(params) + (s.scope if "<" in s.scope else "")))
+    return any(kind == "type" and name not in words for name, kind in s.template_params.items())
+
+
+_CV_POINTER = re.compile(r"\b(?:const|volatile)\b|[*&]")
+
+
+def _core_type(written: str) -> str:
+    """A type compared for deduction: `const c10::Half*` -> "Half", `int32_t` -> "int" (overloads.FIXED_WIDTH)."""
+    plain = " ".join(_CV_POINTER.sub(" ", written).split())
+    return normalise_type(overloads.FIXED_WIDTH.get(plain, plain))
+
+
 def _count_args(args: str) -> int:
     """Template arguments at the top level: `scalar_t, out_t` -> 2, `c10::complex<float>` -> 1."""
     depth, count = 0, 1 if args.strip() else 0
@@ -142,6 +166,7 @@ def _unalias(name: str, aliases: tuple[dict[str, str] | None, dict[str, str]],
 
 
 _PARAMETER = re.compile(r"[A-Za-z_]\w*")
+_WORDS = re.compile(r"\b[A-Za-z_]\w*")  # the names in a text (not a number's suffix: 4ul)
 
 
 def _instantiated(target: str, written: str) -> str | None:
@@ -167,11 +192,14 @@ def _untemplated(qualified: str) -> str:
     return qualified
 
 
-def _by_owner(syms: list[Symbol], written: str | None) -> tuple[list[Symbol], bool]:
+def _by_owner(syms: list[Symbol], written: str | None, concrete: Callable[[str], bool] = lambda _: False) \
+        -> tuple[list[Symbol], bool]:
     """Members of a class template's specialisations, picked by the class's template arguments as written
     (`Vectorized<float>::size`, a receiver of type Vectorized<float>): the specialisation they name; with
-    dependent ones (`Vectorized<scalar_t>`), or none that matches, every specialisation and the primary
-    template's, which the bool says (they are several, not one); without arguments, the primary's."""
+    concrete arguments that none names (`complex<float>::real`, concrete(args) true), the primary
+    template's when every specialisation is an explicit one (its arguments concrete too: a partial one
+    could match); with dependent ones (`Vectorized<scalar_t>`), or else, every specialisation and the
+    primary template's, which the bool says (they are several, not one); without arguments, the primary's."""
     specs = [s for s in syms if s.owner_spec is not None]
     if not specs or not written:
         return syms, False
@@ -182,6 +210,9 @@ def _by_owner(syms: list[Symbol], written: str | None) -> tuple[list[Symbol], bo
     exact = [s for s in specs if s.owner_spec == normalise_type(args)]
     if exact:
         return exact, False
+    primary = [s for s in syms if s.owner_spec is None]
+    if primary and concrete(args) and all(concrete(s.owner_spec) for s in specs):
+        return primary, False
     return syms, True  # default template arguments and partial specialisations: any of them may be meant
 
 
@@ -695,7 +726,8 @@ class Resolver:
             found = self._lookup(ctx, cands, qualifier, receiver, receiver_type)
             if found is not None:
                 syms, how, *united = found  # united: a scope's own functions and a using-declaration's
-                picked, spread = _by_owner(syms, receiver_type if receiver is not None else qualifier)
+                picked, spread = _by_owner(syms, receiver_type if receiver is not None else qualifier,
+                                           lambda args: self._concrete(ctx, args))
                 if not spread and len(picked) < len(syms) and picked[0].owner_spec is not None:
                     picked, spread = self._inherited_too(picked, cands)
                 return self._choose(ctx, picked, how, last, argc, spread, bool(united))
@@ -1067,11 +1099,13 @@ class Resolver:
 
     def _generated_classes(self) -> set[str]:
         """Classes defined in the checkout's codegen templates (at::Tensor in templates/TensorBody.h): their
-        bodies are completed at build time with a method for each op, which the checkout does not hold."""
+        bodies are completed at build time with a method for each op, which the checkout does not hold. A
+        template header holds the class body; a source template (TensorMethods.cpp) only defines members of
+        classes declared elsewhere (TensorBase's data_ptr<T>), which makes no class generated."""
         got = self._templated
         if got is None:
             got = self._templated = {s.scope.rsplit("::", 1)[-1] for syms in self.symbols.by_name.values() for s in syms
-                                     if s.kind == "method" and "/templates/" in s.file}
+                                     if s.kind == "method" and "/templates/" in s.file and is_header(s.file)}
         return got
 
     def _pointee(self, type_name: str) -> str:
@@ -1139,7 +1173,14 @@ class Resolver:
             # `data_ptr<float>()` names a function template: a non-template of the name is no candidate (the
             # arguments of `Vectorized<float>(x)` are its class's, and its constructors stay)
             visible = [s for s in visible if s.template_params is not None or s.spec is not None] or visible
+        if args is None and len(visible) > 1:
+            # `c10::load(p)`: a template whose parameter only its return type names needs `load<T>(p)`
+            visible = [s for s in visible if not _undeducible(s)] or visible
         specs = [s for s in visible if s.spec is not None]
+        if args is not None:
+            deduced = self._deduced(visible, args)
+            if deduced:  # `data_ptr<float>()`: the specialisations `template <> float* data_ptr() const`
+                visible, specs = deduced, []
         if specs:
             if args is not None:
                 exact = [s for s in specs if s.spec == normalise_type(args)]
@@ -1150,6 +1191,8 @@ class Resolver:
                     reach = [s for s in visible if s.spec is None] + [s for s in specs if _count_args(s.spec) == n]
                     if len(reach) == 1:
                         return [Target(reach[0].node, how)]
+                    if len(reach) > OVERLOADS_FOLLOWED:  # one edge that counts them, like _many's
+                        return [Target(None, How.SPECIALISATIONS, str(len(reach)), (), tuple(s.node for s in reach))]
                     if reach:
                         return [Target(s.node, How.SPECIALISATIONS, str(len(reach))) for s in reach]
             else:
@@ -1171,6 +1214,38 @@ class Resolver:
         if united or len({_untemplated(s.qualified_name) for s in fits}) == 1:
             return self._many(fits, How.OVERLOAD_SET)
         return self._many(fits, How.AMBIGUOUS)
+
+    def _concrete(self, ctx: Context, args: str) -> bool:
+        """Whether template arguments as written name no template parameter: each name in them is a
+        builtin type, a class of the checkout (not an alias, which may be a dispatch's `scalar_t`) or a
+        namespace, and no parameter of the caller's template; numbers pass."""
+        own = ctx.template_params or {}
+        for word in _WORDS.findall(args):
+            if word in own:
+                return False
+            if word in BUILTIN_TYPES or word in ("const", "std", "at", "c10", "true", "false"):
+                continue
+            if word not in self.types or word in self.aliases:
+                return False
+        return True
+
+    def _deduced(self, visible: list[Symbol], args: str) -> list[Symbol]:
+        """For a call with one explicit template argument, the explicit specialisations written without
+        arguments (`template <> TORCH_API float* TensorBase::data_ptr() const`) whose arguments C++ deduces
+        as that one: the type, without const, pointer or reference, is the return type's or a parameter's.
+        An explicit specialisation of a template with one parameter names its argument in its function type,
+        or it could not be deduced. Empty when none is, or the call writes more arguments."""
+        if _count_args(args) != 1:
+            return []
+        wanted = _core_type(args)
+        out = []
+        for s in visible:
+            if s.template_params != {} or s.spec is not None:
+                continue
+            types = [self.returns.get(s.id)] + (overloads.parameter_types(s.signature) or [])
+            if any(t and _core_type(t) == wanted for t in types):
+                out.append(s)
+        return out
 
     def _type_heads(self) -> set[str]:
         """The names of the checkout's classes and aliases without template arguments (`Vectorized` of the

@@ -254,7 +254,7 @@ class Symbols:
             if lo == -1 and hi == -1:
                 lo, hi = arity(signature)
             params = _template_params(more[0] if more else None)
-            owner = owner_specialisation(parts) if kind == "method" else None
+            owner = owner_specialisation(parts) if kind in ("method", "device_function") else None
             if owner is not None and params and split_top_level(owner) == list(params):
                 owner = None  # `template <class T> ... List<T>::vec()`: the primary template's member, defined outside
             sym = Symbol(def_id, node, name, qualified, kind, file, line, end_line, scope, local,

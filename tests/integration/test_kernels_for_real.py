@@ -221,11 +221,13 @@ def test_call_edges_resolve_on_2_6_0(index):
     forwarding templates; then 88.8% once explicit template arguments leave out the non-templates: 1,526
     `t.data_ptr<float>()`-like calls had gone to `void* data_ptr() const` (1,212 of them at the session's
     start), and their specialisations are written through a macro of another file (TensorMethods.cpp's
-    AT_FORALL_SCALAR_TYPES_WITH_COMPLEX(DEFINE_CAST)). The bound guards what is reached; the gap to 90% stays
-    visible."""
+    AT_FORALL_SCALAR_TYPES_WITH_COMPLEX(DEFINE_CAST)). 89.9% in the thirteenth: those lists are expanded from
+    the macros table (shared_macros.py), `data_ptr<float>` picks the specialisation deduced as float, a
+    template no argument deduces is not viable (`c10::load(p)`), and concrete class-template arguments no
+    specialisation names are the primary's. The bound guards what is reached; the gap to 90% stays visible."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 100_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.885
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.897
     assert calls.share(calls.one_definition + calls.named_class + calls.several + calls.per_build) >= 0.950
     assert calls.per_build >= 250
