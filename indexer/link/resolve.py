@@ -1191,8 +1191,6 @@ class Resolver:
                     reach = [s for s in visible if s.spec is None] + [s for s in specs if _count_args(s.spec) == n]
                     if len(reach) == 1:
                         return [Target(reach[0].node, how)]
-                    if len(reach) > OVERLOADS_FOLLOWED:  # one edge that counts them, like _many's
-                        return [Target(None, How.SPECIALISATIONS, str(len(reach)), (), tuple(s.node for s in reach))]
                     if reach:
                         return [Target(s.node, How.SPECIALISATIONS, str(len(reach))) for s in reach]
             else:
