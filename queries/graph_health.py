@@ -18,7 +18,8 @@ NATIVE = "aten/src/ATen/native/"
 
 # The four outcomes doctor reports, by the edges' `how`.
 ONE_DEFINITION = (How.EXACT, How.SAME_FILE, How.INCLUDE, How.SAME_NAMESPACE, How.USING, How.RECEIVER,
-                  How.OVERLOAD, How.UNIQUE, How.REGISTERED, How.TEMPLATE_ARGUMENT, How.ARGUMENT_TYPES, How.LAMBDA)
+                  How.OVERLOAD, How.UNIQUE, How.REGISTERED, How.TEMPLATE_ARGUMENT, How.ARGUMENT_TYPES, How.LAMBDA,
+                  How.ARGUMENT_DEPENDENT)
 NAMED_CLASS = (How.OP, How.TENSOR_METHOD, How.VENDOR, How.STANDARD, How.MACRO, How.TYPE, How.GENERATED)
 SEVERAL = (How.SPECIALISATIONS, How.OVERLOAD_SET)  # one template or overload set; the types pick among them
 UNRESOLVED = (How.AMBIGUOUS, How.NOT_IN_CHECKOUT, How.VIRTUAL)

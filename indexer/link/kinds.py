@@ -65,4 +65,5 @@ class How(StrEnum):
     TEMPLATE_ARGUMENT = "template-argument"  # through a template parameter, to what a call site writes as its argument
     TEMPLATE_PARAMETER = "template-parameter"  # (while linking only) a call through a template parameter, not yet bound
     PER_BUILD = "per-build-configuration"  # one qualified name, each definition under a guard no build holds with the others' (configurations.py)
+    ARGUMENT_DEPENDENT = "argument-dependent"  # an unqualified call that ordinary lookup finds nothing for: the function in the namespace of an argument's type (ADL)
     ARGUMENT_TYPES = "argument-types"  # one overload of an overload set, picked by the argument types written (link/overloads.py; detail: how many)

@@ -66,7 +66,8 @@ from .classify import BUILTIN_TYPES, OpForms, named_class, op_called, template_a
 from . import overloads
 from .configurations import one_per_build
 from .kinds import How
-from .symbols import Symbol, Symbols, _params, is_header, normalise_scope, normalise_type, scope_chain, split_top_level
+from .symbols import (Symbol, Symbols, _params, is_header, normalise_scope, normalise_type, scope_chain,
+                      split_top_level, untemplated)
 
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
 OVERLOADS_FOLLOWED = 12  # and of one overload set (the argument types pick among them)
@@ -103,7 +104,6 @@ _CONSTRUCTED = re.compile(r"(?:[\w:]+::)?([A-Z]\w*)(?:<[^()]*>)?\(")  # `TensorO
 _STD_TYPES = re.compile(r"(?:std::)?(?:vector|string|string_view|array|tuple|pair|optional|unordered_map|map|set|"
                         r"unordered_set|deque|list|unique_ptr|shared_ptr|function|atomic|mutex|thread|ostream|"
                         r"stringstream|ostringstream|istringstream|bitset)\b")
-_ALL_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 
 
 def _undeducible(s: Symbol) -> bool:
@@ -182,16 +182,6 @@ def _instantiated(target: str, written: str) -> str | None:
     return f"{target[:target.index('<')]}<{','.join(args)}>"
 
 
-def _untemplated(qualified: str) -> str:
-    """`at::vec::Vectorized<float>::loadu` -> `at::vec::Vectorized::loadu` (every template argument list)."""
-    while "<" in qualified:
-        stripped = _ALL_TEMPLATE_ARGS.sub("", qualified)
-        if stripped == qualified:
-            break
-        qualified = stripped
-    return qualified
-
-
 def _by_owner(syms: list[Symbol], written: str | None, concrete: Callable[[str], bool] = lambda _: False) \
         -> tuple[list[Symbol], bool]:
     """Members of a class template's specialisations, picked by the class's template arguments as written
@@ -214,6 +204,21 @@ def _by_owner(syms: list[Symbol], written: str | None, concrete: Callable[[str],
     if primary and concrete(args) and all(concrete(s.owner_spec) for s in specs):
         return primary, False
     return syms, True  # default template arguments and partial specialisations: any of them may be meant
+
+
+def _named_arguments(args: str) -> str | None:
+    """calls.arg_types for a call inside a chain, whose arguments are known only as written: each qualified name
+    (`c10::kCPU`) as `decltype(...)`, typed at link time as an argument the extractor wrote so; None when none is."""
+    named = [f"decltype({a})" if "::" in a and _NAME.fullmatch(a) else None
+             for a in map(str.strip, split_top_level(args))]
+    return json.dumps(named, separators=(",", ":")) if any(named) else None
+
+
+def _constructors(syms: list[Symbol], last: str | None = None) -> bool:
+    """Whether every definition is a constructor (a member named as its class), of the class `last` names
+    when given (`complex<double>`)."""
+    return bool(syms) and all(s.scope.rsplit("::", 1)[-1].split("<", 1)[0] == s.name and
+                              (last is None or last.split("<", 1)[0] == s.name) for s in syms)
 
 
 def _fewest(s: Symbol) -> int:
@@ -453,6 +458,8 @@ class Resolver:
         self.op_references: frozenset[str] = frozenset()  # ops whose schema returns a mutable alias (a Tensor&)
         self._category: str | None = None  # the value category of the last call typed (_returned)
         self._heads: set[str] | None = None  # _type_heads
+        # A class's or enum's last name -> (its qualified name, its namespace) of each (stage.class_namespaces)
+        self.class_namespaces: dict[str, tuple[tuple[str, str], ...]] = {}
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                 receiver_type: str | None, arg_types: str | None = None,
@@ -460,6 +467,9 @@ class Resolver:
         """The targets of a call; an overload set the argument types (calls.arg_types) pick one of is that one,
         and a const/non-const pair of one member the object's constness (calls.receiver_const)."""
         got = self._resolve_memo(ctx, callee, callee_name, argc, receiver_type)
+        if got and got[0].how in (How.AMBIGUOUS, How.NOT_IN_CHECKOUT) and arg_types is not None and \
+                callee == callee_name and self.class_namespaces:
+            got = self._argument_dependent(ctx, callee_name, argc, arg_types) or got
         if not got or got[0].how is not How.OVERLOAD_SET:
             return got
         _qualifier, last, receiver = written_parts(callee)
@@ -482,6 +492,50 @@ class Resolver:
                                                          self._one_function(got, picked[0].node)):
                 return picked
         return got
+
+    def _argument_dependent(self, ctx: Context, name: str, argc: int, arg_types: str) -> list[Target] | None:
+        """Argument-dependent lookup ([basic.lookup.argdep]) for an unqualified call that ordinary lookup finds
+        nothing for: the functions of the name in the namespaces of its arguments' types (and of their template
+        arguments). `device(c10::kCPU)` in a method of a class at global scope is c10::device, since kCPU is a
+        c10::DeviceType. None when no argument's type is known or no such namespace has the name."""
+        cands = self.symbols.by_name.get(name)
+        if not cands or self._lookup(ctx, cands, "", None, None) is not None:
+            return None  # ordinary lookup found some: ADL would only add to them
+        typed = self._typed_arguments(ctx, arg_types)
+        spaces: set[str] = set()
+        for written in json.loads(typed) if typed is not None else ():
+            if written is not None:
+                spaces |= self._associated(ctx, written)
+        found = [s for s in cands if s.scope in spaces and self._visible(ctx, s)]
+        return self._choose(ctx, found, How.ARGUMENT_DEPENDENT, name, argc) if found else None
+
+    def _associated(self, ctx: Context, written: str, depth: int = 0) -> set[str]:
+        """The namespaces argument-dependent lookup searches for an argument of this type: the namespace of its
+        class or enum, and those of its template arguments; none for a built-in or unknown type. A type written
+        without its namespace (as argument types are: at:: and c10:: dropped) is the class of the name that the
+        caller's scopes, their using-directives or at and c10 hold, or the only class of the name."""
+        plain = overloads.plain_type(written).rstrip("*").removeprefix("typename ")
+        if not plain or plain.startswith("decltype(") or depth > 2:
+            return set()
+        head, _, rest = plain.partition("<")
+        out: set[str] = set()
+        if rest.endswith(">"):
+            for arg in split_top_level(rest[:-1]):
+                out |= self._associated(ctx, arg, depth + 1)
+        head = head.removeprefix("::")
+        if head.startswith("std::") or head in BUILTIN_TYPES:
+            return out
+        found = self.class_namespaces.get(head.rsplit("::", 1)[-1], ())
+        if "::" in head:
+            found = tuple(c for c in found if any(untemplated(c[0]) == q or untemplated(c[0]).endswith("::" + q)
+                                                  for q in (head, f"at::{head}", f"c10::{head}")))
+        elif len({space for _, space in found}) > 1:
+            near = {*ctx.chain, *ctx.usings, "at", "c10"}
+            found = tuple(c for c in found if c[1] in near)
+        spaces = {space for _, space in found}
+        if len(spaces) == 1 and "" not in spaces:
+            out |= spaces
+        return out
 
     def _symbols_of(self, targets: list[Target]) -> list[Symbol] | None:
         """The definitions of a set's targets, one per edge; None when a target has no definition node."""
@@ -702,6 +756,13 @@ class Resolver:
             qualifier = _unalias(qualifier, aliases, is_scope) if qualifier else qualifier
         if receiver_type and "::" in receiver_type.split("<", 1)[0] and self.qualified_aliases:
             receiver_type = self._qualified_alias(receiver_type)
+        if "::" in qualifier.split("<", 1)[0] and self.qualified_aliases:  # `at::GradMode::is_enabled()`, with
+            qualifier = self._qualified_alias(qualifier)  # `using GradMode = c10::GradMode;` in namespace at
+        if receiver is None and qualifier and self.qualified_aliases and "<" not in last:  # `at::Device(kCUDA)`
+            aliased = self._qualified_alias(f"{qualifier}::{last}").removeprefix("::")
+            if aliased != f"{qualifier}::{last}" and _NAME.fullmatch(aliased) and "::" in aliased:
+                qualifier, _, last = aliased.rpartition("::")
+                callee_name = last
         if receiver_type:
             receiver_type = re.sub(r"^(?:::)?(?:at|c10)::", "", receiver_type)
         if receiver is not None and receiver_type is None:
@@ -726,8 +787,10 @@ class Resolver:
             found = self._lookup(ctx, cands, qualifier, receiver, receiver_type)
             if found is not None:
                 syms, how, *united = found  # united: a scope's own functions and a using-declaration's
-                picked, spread = _by_owner(syms, receiver_type if receiver is not None else qualifier,
-                                           lambda args: self._concrete(ctx, args))
+                owner = receiver_type if receiver is not None else qualifier
+                if receiver is None and _constructors(syms, last):  # `c10::complex<double>(0, 0)`: the class's
+                    owner = f"{qualifier}::{last}" if qualifier else last  # arguments are written on its name
+                picked, spread = _by_owner(syms, owner, lambda args: self._concrete(ctx, args))
                 if not spread and len(picked) < len(syms) and picked[0].owner_spec is not None:
                     picked, spread = self._inherited_too(picked, cands)
                 return self._choose(ctx, picked, how, last, argc, spread, bool(united))
@@ -772,7 +835,7 @@ class Resolver:
                 syms = [s for s in syms if s.kind == "method" or s.scope.rsplit("::", 1)[-1] in self.types]
                 if not syms:
                     return [Target(None, How.NOT_IN_CHECKOUT, "no member function of the name in the checkout")]
-            if len(syms) > 1 and len({_untemplated(s.qualified_name) for s in syms}) == 1:
+            if len(syms) > 1 and len({untemplated(s.qualified_name) for s in syms}) == 1:
                 fits = [s for s in syms if _takes(s, argc)] if receiver is not None or qualifier else []
                 if len(fits) == 1:  # `at::TensorIteratorConfig()`: the one constructor taking no argument
                     return [Target(fits[0].node, How.OVERLOAD)]
@@ -807,7 +870,7 @@ class Resolver:
                 return (got, How.RECEIVER) if got else None
             if receiver_type is None:
                 return None
-            written = _untemplated(receiver_type).rstrip("*& ")
+            written = untemplated(receiver_type).rstrip("*& ")
             if "::" in written:  # a nested class names its outer one: AttentionKernel<...>::Params
                 got = [s for s in cands if s.scope == written or s.scope.endswith("::" + written)]
                 if got:
@@ -845,6 +908,15 @@ class Resolver:
             # No scope of the caller names Q (a namespace it reaches through a using, an alias's class):
             # the definitions under a scope ending in Q.
             got = [s for s in cands if s.scope == q or s.scope.endswith("::" + q)]
+            if not got and op_called(q, cands[0].name, self.ops) is None:
+                # `c10::complex<double>(0, 0)`: the call names a class of Q's, and means its constructors;
+                # `at::Device(kCPU)` names c10's, which at's `using namespace c10;` brings in (not an op's name:
+                # `at::complex(re, im)` is the op, declared in at itself)
+                for space in (q, *sorted(self.scope_usings.get(q, ()))):
+                    made = f"{space}::{cands[0].name}"
+                    got = [s for s in cands if (s.scope == made or s.scope.endswith("::" + made)) and _constructors([s])]
+                    if got:
+                        break
             if len({s.scope for s in got}) > 1:  # several scopes end in Q: the outermost one (a nested class of
                 shortest = min(len(s.scope) for s in got)  # the same name is the less likely meaning)
                 got = [s for s in got if len(s.scope) == shortest]
@@ -899,6 +971,10 @@ class Resolver:
         """The first component of a qualified name when the checkout defines nothing under it (a library's
         namespace: benchmark::, cute::, fe::), else None."""
         first = qualified.split("<", 1)[0].split("::", 1)[0]
+        aliased = self.aliases.get(first)  # `namespace fe = cudnn_frontend;`: the namespace it names
+        if aliased is not None and first not in self.namespaces and _NAME.fullmatch(aliased) and \
+                not aliased.startswith(("std::", "::std::")):
+            first = aliased.removeprefix("::").split("::", 1)[0]
         if "::" not in qualified.split("<", 1)[0] or not first or first in self.namespaces or first in self.types:
             return None
         scopes = self._all_scopes()  # types are written without at:: and c10:: (`impl::GenericList`)
@@ -917,7 +993,7 @@ class Resolver:
         return got
 
     def _walk_bases(self, type_name: str) -> list[set[str]]:
-        seen = {_untemplated(type_name).rsplit("::", 1)[-1]}  # AttentionKernel<...>::Params -> Params
+        seen = {untemplated(type_name).rsplit("::", 1)[-1]}  # AttentionKernel<...>::Params -> Params
         levels = [set(seen)]
         while levels[-1]:
             nxt = {b.split("<", 1)[0].rsplit("::", 1)[-1] for n in levels[-1] for b in self.bases.get(n, ())} - seen
@@ -1007,14 +1083,14 @@ class Resolver:
         """The declared type of a data member of a class (a qualified or last name, template arguments as
         written), found in the class or its nearest base that declares it: the classes of that last name
         that declare it must agree on its type; None when they do not, or the type names no class."""
-        written = _untemplated(type_name.rstrip("*& "))
+        written = untemplated(type_name.rstrip("*& "))
         for level in self._class_levels(written):
             types = set()
             for cls in level:
                 for qualified, members in self.fields.get(cls, ()):
                     if name in members and (cls != written.rsplit("::", 1)[-1] or "::" not in written or
-                                            _untemplated(qualified) == written or
-                                            _untemplated(qualified).endswith("::" + written)):
+                                            untemplated(qualified) == written or
+                                            untemplated(qualified).endswith("::" + written)):
                         types.add(members[name])
             if types:
                 got = types.pop() if len(types) == 1 else None
@@ -1053,7 +1129,8 @@ class Resolver:
             raw = self._returned(self.resolve(ctx, written, name, _count_args(args), None), raw=True)
             if raw is not None and re.fullmatch(r"[A-Z]", raw):
                 return explicit
-        return self._returned(self.resolve(ctx, written, name, _count_args(args), None), raw=raw)
+        return self._returned(self.resolve(ctx, written, name, _count_args(args), None, _named_arguments(args)),
+                              raw=raw)
 
     def _returned(self, targets: list[Target], raw: bool = False, receiver: str | None = None) -> str | None:
         """The return type the targets of a call agree on (one definition, or overloads that return the same);
@@ -1209,7 +1286,7 @@ class Resolver:
         if len(fits) == 1:
             return [Target(fits[0].node, How.OVERLOAD)]
         fits = fits or visible
-        if united or len({_untemplated(s.qualified_name) for s in fits}) == 1:
+        if united or len({untemplated(s.qualified_name) for s in fits}) == 1:
             return self._many(fits, How.OVERLOAD_SET)
         return self._many(fits, How.AMBIGUOUS)
 

@@ -24,7 +24,7 @@ from .nodes import Nodes, make_nodes
 from .resolve import Context, Resolver
 from ..cxx.scopes import split_scope
 from .symbols import (ANONYMOUS, Symbol, Symbols, is_header, normalise_scope, parameter_names, return_types,
-                      scope_chain)
+                      scope_chain, untemplated)
 
 __all__ = ["GRAPH_TABLES", "link_hash", "EdgeKind", "How", "NodeKind", "LinkSummary", "link"]
 
@@ -154,6 +154,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
     resolver.fields = class_fields(conn, tables, inline)
     resolver.constants, resolver.enums = constants(conn, tables, inline)
+    resolver.class_namespaces = class_namespaces(conn, tables, inline)
     resolver.op_references = frozenset(name for name, func in conn.execute("SELECT name, func FROM ops")
                                        if "!)" in func.rpartition(") -> ")[2])  # `-> Tensor(a!)`: returns a Tensor&
     includes = includes or include_graph(conn, tables)
@@ -174,7 +175,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
                                 callable_classes(conn, tables), op_returns,
                                 tensor_methods, declarations.get("", {}), resolver.fields,
                                 sorted((s.qualified_name, s.file, s.signature) for found in resolver.constants.values() for s in found),
-                                resolver.enums, resolver.op_references)
+                                resolver.enums, resolver.op_references, resolver.class_namespaces)
     return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
                     own)
 
@@ -422,6 +423,25 @@ def constants(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]
     enums = {r[0] for r in conn.execute("SELECT DISTINCT name FROM classes WHERE kind = 'enum'")} \
         if "classes" in tables else set()
     return out, enums
+
+
+def class_namespaces(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]
+                     ) -> dict[str, tuple[tuple[str, str], ...]]:
+    """The classes and enums by last name (untemplated): (qualified name, the namespace around it) of each,
+    normalised as scopes are; a nested class's namespace is its outermost class's. What argument-dependent
+    lookup searches for a call whose argument is of that type (resolve.py)."""
+    if "classes" not in tables:
+        return {}
+    rows = [(name.split("<", 1)[0], normalise_scope(split_scope(qualified), inline))
+            for name, qualified in conn.execute("SELECT name, qualified_name FROM classes")]
+    classes = {untemplated(q) for _, q in rows}
+    out: dict[str, set[tuple[str, str]]] = {}
+    for name, qualified in rows:
+        space = untemplated(qualified).rpartition("::")[0]
+        while space and space in classes:
+            space = space.rpartition("::")[0]
+        out.setdefault(name, set()).add((qualified, space))
+    return {name: tuple(sorted(found)) for name, found in out.items()}
 
 
 def callable_classes(conn: sqlite3.Connection, tables: set[str]) -> set[str]:

@@ -225,6 +225,19 @@ def return_types(conn) -> tuple[dict[int, str], dict[str, str], frozenset[str]]:
     return returns, ops, frozenset(methods)
 
 
+_ALL_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
+
+
+def untemplated(qualified: str) -> str:
+    """`at::vec::Vectorized<float>::loadu` -> `at::vec::Vectorized::loadu` (every template argument list)."""
+    while "<" in qualified:
+        stripped = _ALL_TEMPLATE_ARGS.sub("", qualified)
+        if stripped == qualified:
+            break
+        qualified = stripped
+    return qualified
+
+
 def normalise_type(text: str) -> str:
     """Template arguments compared as written, without spaces and without at::/c10:: prefixes."""
     return re.sub(r"\b(?:at|c10|::)::", "", text.replace(" ", "")).removeprefix("::")

@@ -224,10 +224,13 @@ def test_call_edges_resolve_on_2_6_0(index):
     AT_FORALL_SCALAR_TYPES_WITH_COMPLEX(DEFINE_CAST)). 89.9% in the thirteenth: those lists are expanded from
     the macros table (shared_macros.py), `data_ptr<float>` picks the specialisation deduced as float, a
     template no argument deduces is not viable (`c10::load(p)`), and concrete class-template arguments no
-    specialisation names are the primary's. The bound guards what is reached; the gap to 90% stays visible."""
+    specialisation names are the primary's. 90.1% in the fourteenth (106,142 of 117,808): argument-dependent
+    lookup (`device(c10::kCPU)` from a class at global scope), qualifiers that are type aliases
+    (`at::GradMode::is_enabled`), a qualified class name's constructors (`c10::complex<double>(0, 0)`,
+    `at::Device(kCUDA)`) and namespace aliases to a vendor's namespace (`fe::graph::Graph`)."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 100_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.897
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.900
     assert calls.share(calls.one_definition + calls.named_class + calls.several + calls.per_build) >= 0.950
     assert calls.per_build >= 250

@@ -30,12 +30,13 @@ def test_call_edges_resolve_on_1_13_1(index):
     on 1.13.1 at the eleventh session's end (88.7% at its start), 92.7% at the twelfth's. 91.5% in the
     thirteenth, a correction: 1,491 `t.data_ptr<scalar_t>()` calls had gone to the non-template `void*
     data_ptr() const` (TensorBase.h:543), since no specialisation was seen; TensorMethods.cpp:20-21's
-    X-macro lists now write them, and a dependent argument reaches all of them. 2.6.0's share is
-    test_kernels_for_real's."""
+    X-macro lists now write them, and a dependent argument reaches all of them. 91.7% in the fourteenth
+    (83,656 of 91,241), with argument-dependent lookup, aliased qualifiers and qualified constructors.
+    2.6.0's share is test_kernels_for_real's."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 85_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.912
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.916
 
 
 def test_kernels_for_json_runs_for_every_op(real_dbs):
