@@ -914,7 +914,8 @@ class Resolver:
                 # `at::complex(re, im)` is the op, declared in at itself)
                 for space in (q, *sorted(self.scope_usings.get(q, ()))):
                     made = f"{space}::{cands[0].name}"
-                    got = [s for s in cands if (s.scope == made or s.scope.endswith("::" + made)) and _constructors([s])]
+                    got = [s for s in cands
+                           if (s.scope == made or s.scope.endswith("::" + made)) and _constructors([s])]
                     if got:
                         break
             if len({s.scope for s in got}) > 1:  # several scopes end in Q: the outermost one (a nested class of
