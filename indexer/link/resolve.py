@@ -458,7 +458,8 @@ class Resolver:
         self.op_references: frozenset[str] = frozenset()  # ops whose schema returns a mutable alias (a Tensor&)
         self._category: str | None = None  # the value category of the last call typed (_returned)
         self._heads: set[str] | None = None  # _type_heads
-        # A class's or enum's last name -> (its qualified name, its namespace) of each (stage.class_namespaces)
+        # A class's or enum's last name -> (its qualified name untemplated, its namespace) of each
+        # (stage.class_namespaces)
         self.class_namespaces: dict[str, tuple[tuple[str, str], ...]] = {}
 
     def resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
@@ -527,7 +528,7 @@ class Resolver:
             return out
         found = self.class_namespaces.get(head.rsplit("::", 1)[-1], ())
         if "::" in head:
-            found = tuple(c for c in found if any(untemplated(c[0]) == q or untemplated(c[0]).endswith("::" + q)
+            found = tuple(c for c in found if any(c[0] == q or c[0].endswith("::" + q)
                                                   for q in (head, f"at::{head}", f"c10::{head}")))
         elif len({space for _, space in found}) > 1:
             near = {*ctx.chain, *ctx.usings, "at", "c10"}

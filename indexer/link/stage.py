@@ -427,17 +427,17 @@ def constants(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]
 
 def class_namespaces(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]
                      ) -> dict[str, tuple[tuple[str, str], ...]]:
-    """The classes and enums by last name (untemplated): (qualified name, the namespace around it) of each,
-    normalised as scopes are; a nested class's namespace is its outermost class's. What argument-dependent
-    lookup searches for a call whose argument is of that type (resolve.py)."""
+    """The classes and enums by last name: (qualified name, the namespace around it) of each, normalised as
+    scopes are and without template arguments; a nested class's namespace is its outermost class's. What
+    argument-dependent lookup searches for a call whose argument is of that type (resolve.py)."""
     if "classes" not in tables:
         return {}
-    rows = [(name.split("<", 1)[0], normalise_scope(split_scope(qualified), inline))
+    rows = [(name.split("<", 1)[0], untemplated(normalise_scope(split_scope(qualified), inline)))
             for name, qualified in conn.execute("SELECT name, qualified_name FROM classes")]
-    classes = {untemplated(q) for _, q in rows}
+    classes = {q for _, q in rows}
     out: dict[str, set[tuple[str, str]]] = {}
     for name, qualified in rows:
-        space = untemplated(qualified).rpartition("::")[0]
+        space = qualified.rpartition("::")[0]
         while space and space in classes:
             space = space.rpartition("::")[0]
         out.setdefault(name, set()).add((qualified, space))
