@@ -72,7 +72,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
 
 def _parsed(source: bytes, path: str, macros: StubMacros, language: str) -> SourceFile:
     """The prepared source, parsed and queried, with its parse damage."""
-    prepared, spans = prepare(source)
+    prepared, spans = prepare(source, path)
     tree = tools(language)[0].parse(prepared)
     f = SourceFile(prepared, source, path, macros, language, compile_context(path))
     f.spans = spans

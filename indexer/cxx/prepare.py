@@ -10,7 +10,7 @@ offset and line are the same in the file as written:
 - a lambda's qualifier macro (`[&] GPU_LAMBDA (...)`) is blanked;
 - a `/* */` comment in a function-like #define's body is blanked;
 - Objective-C's `for (T* x in y)` becomes a range for, `for (T* x :  y)`;
-- an Objective-C message to a message's result, `[[x alloc] init]`, reads `[(x alloc) init]`, not an attribute;
+- Objective-C++ (messages, `@` literals, blocks, `@autoreleasepool`) is written as C++: objc.py;
 - a raw string whose delimiter has 16 characters, the most C++ allows (`R"PT_METAL_SHADERS(...)PT_METAL_SHADERS"`),
   which tree-sitter-cpp does not end (it reads at most 15), becomes `R"(` and `)"` with its text blanked;
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from .objc import is_objective_c, objective_c
 from .preprocessor import define_spans
 from .scan import Scanner, skip_space
 
@@ -42,9 +43,10 @@ _ATTRIBUTE_MACROS = (  # (bytes that must occur, pattern): literal prefixes keep
 )
 
 
-def prepare(source: bytes) -> tuple[bytes, list[tuple[int, int, int]]]:
-    """(what tree-sitter parses, the function-like #define spans of it: see define_spans)."""
-    source = blank_attributes(comment_out_tables(source))
+def prepare(source: bytes, path: str = "") -> tuple[bytes, list[tuple[int, int, int]]]:
+    """(what tree-sitter parses, the function-like #define spans of it: see define_spans); `path` says whether
+    the source is Objective-C++ (a .mm file: objc.py)."""
+    source = blank_attributes(comment_out_tables(objective_c(source, is_objective_c(path))))
     spans = define_spans(source) if b"define" in source else []
     if spans:
         source = _blank_type_arguments(source, spans)
@@ -54,8 +56,6 @@ def prepare(source: bytes) -> tuple[bytes, list[tuple[int, int, int]]]:
         source = _LAMBDA_QUALIFIERS.sub(_blank_lambda_qualifier, source)
     if b" in " in source and b"for" in source:
         source = _FAST_ENUMERATION.sub(_range_for, source)
-    if b"[[" in source:
-        source = _nested_messages(source)
     if b'R"' in source:
         source = _short_raw_delimiters(source)
     return source, spans
@@ -77,36 +77,6 @@ def _short_raw_delimiters(source: bytes) -> bytes:
         out += [source[done:m.start()], b'R"(', source[m.start() + 3:close - 2].translate(_BLANK), b')"']
         done = close
     return b"".join(out) + source[done:] if out else source
-
-
-def _nested_messages(source: bytes) -> bytes:
-    """Each `[` of a run but the first, with the `]` closing it, becomes `(` `)` (see _NESTED_MESSAGE)."""
-    out = None
-    n = len(source)
-    for m in _NESTED_MESSAGE.finditer(source):
-        for at in range(m.start() + 1, m.end()):
-            depth, i = 1, at + 1
-            while i < n and depth:
-                c = source[i]
-                depth += 1 if c == 0x5B else -1 if c == 0x5D else 0
-                if c in (0x3B, 0x7B, 0x7D):  # ; { }: not one message
-                    break
-                i += 1
-            if depth == 0:
-                out = out if out is not None else bytearray(source)
-                out[at], out[i - 1] = 0x28, 0x29  # the inner message a parenthesised expression
-    return bytes(out) if out is not None else source
-
-
-# An Objective-C message sent to what another message returns, `[[NSNumber alloc] init]` or
-# `[[getMPSShape(t) valueForKey:@"description"] componentsJoinedByString:@","]`, opens with `[[`, which
-# tree-sitter reads as a C++ attribute that never closes: the rest of the file is lost. A receiver (a name,
-# maybe called) and a selector separated by blanks are never an attribute (`[[maybe_unused]]`,
-# `[[buffer(0)]]`): there the inner messages become parenthesised, `[(x alloc) init]`, of the same length.
-# Only right after `(` or `,`: an argument is where tree-sitter does not recover (OperationUtils.mm:302 cost
-# the file six definitions); at the start of a statement it does, and the rewrite there lost more definitions
-# of 2.6.0's .mm files than it found (820 -> 822 with 14 more parse errors, against 826 and 7 fewer).
-_NESTED_MESSAGE = re.compile(rb"(?<=[(,])\[\[+(?=[A-Za-z_][\w:]*(?:\([^()\[\]]*\))?[ \t]+[A-Za-z_]\w*[ \t]*[:\]])")
 
 
 def _blank_define_comments(source: bytes, spans: list[tuple[int, int, int]]) -> bytes:
