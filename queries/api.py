@@ -264,7 +264,7 @@ class Index:
                         else "generated at build time from ufunc_inner_loop")
             return KeyKernel(key, kernel, origin, ns, via, where, None, None, note, chain,
                              wrapper=self._generated_wrapper(op_name, key))
-        below, cuts = linker.chain(found, key, depth)
+        below, cuts = linker.chain(found, key, depth, kernel=True)
         called = linker.ops_called(found)
         steps = called + [s if s.parent is None else replace(s, parent=s.parent + len(called)) for s in below] \
             if called else below  # the steps below keep their parents' indexes when nothing comes before them

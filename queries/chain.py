@@ -6,6 +6,9 @@ The walk is breadth first from the kernel's definition, each function once, to `
 calls. A call is followed when its target leads to device work (nodes.device_path) or when it is
 made inside a functor a helper runs (the loop functions below cpu_kernel_vec's VectorizedLoop2d);
 calls that lead nowhere near device code (checks, sizes, TensorIterator plumbing) are not steps.
+A backend kernel's own body's redispatches are followed into the ops' kernels for the same key; a
+thin kernel (one that reaches device work only through the dispatcher, device_path 3) has the helpers
+it calls that do the same walked as part of its body.
 What a limit keeps the walk from following comes back as Truncation records.
 
 The reverse walk (ops-for) is queries/reverse.py.
@@ -108,6 +111,7 @@ class _Walk:
     composite: bool = False  # a composite key's walk follows redispatches below its kernel's own body
     branch: str | None = None  # the device whose branches the walk follows (device_branches.branch_device)
     dense: bool = False  # the key's tensors are dense (device_branches.dense): layout tests are false
+    thin: bool = False  # the kernel reaches device work only through the dispatcher (its device_path is 3)
     steps: list[Step] = field(default_factory=list)
     marks: dict[tuple, int] = field(default_factory=dict)  # a step's identity -> its index in steps
     visited: set[int] = field(default_factory=set)
@@ -142,6 +146,17 @@ class _Walk:
                                    "not followed", RULE,
                                    tuple(f"{where}: {', '.join(names)}" for where, names in self.off_device.items())))
         return tuple(cuts)
+
+
+def _body(fields: tuple, target: _Node, body: bool) -> bool:
+    """Whether a node the walk goes on in is walked as part of a thin kernel's body (its redispatches followed, its
+    calls of functions that reach device work only through the dispatcher shown): a helper the body calls that is
+    thin too (device_path 3), and a composite kernel that is thin, reached by a redispatch from the body (`at::sort`
+    -> at::native::sort, which redispatches to sort.values_stable). A kernel with device work of its own keeps its
+    helpers' plumbing (resize_output, TensorIterator's cast_outputs) out."""
+    if not body or target.device_path != 3:
+        return False
+    return fields[0] == StepKind.CALL or (fields[0] == StepKind.DEFINITION and fields[3] in _COMPOSITE)
 
 
 def _step(kind: str, name: str, loc: Location | None, depth: int, device: str | None = None,
@@ -216,7 +231,7 @@ class Linker:
         self._places: dict[tuple[str, int], Location] = {}
         # The database does not change: a chain walked once from a node, for a key and a depth, is the same
         # every time (an answer's keys sharing a definition, repeated questions, ops sharing helpers).
-        self._chains: dict[tuple[int, str, int], tuple[list[Step], tuple[Truncation, ...]]] = {}
+        self._chains: dict[tuple[int, str, int, bool], tuple[list[Step], tuple[Truncation, ...]]] = {}
         self._nodes: dict[tuple[str, str, int], int | None] = {}
         self.branches = Branches(conn)
         self._sorted: dict[int, list[tuple]] = {}  # a stub's edges in _stub_edges's order
@@ -307,12 +322,14 @@ class Linker:
 
     # -- the chain ----------------------------------------------------------------------------
 
-    def chain(self, start: Definition, key: str, depth: int) -> tuple[list[Step], tuple[Truncation, ...]]:
-        """The steps below a kernel's definition, breadth first to `depth` levels, and what was cut."""
+    def chain(self, start: Definition, key: str, depth: int,
+              kernel: bool = False) -> tuple[list[Step], tuple[Truncation, ...]]:
+        """The steps below a definition, breadth first to `depth` levels, and what was cut; `kernel`: the
+        definition is the (op, key)'s kernel, which may be thin (_walk)."""
         node = self._node_of(start)
         if node is None:
             return [], ()
-        memo = (node, key, depth)
+        memo = (node, key, depth, kernel)
         if memo not in self._chains:
             if len(self._chains) >= CHAIN_MEMO:
                 del self._chains[next(iter(self._chains))]
@@ -322,43 +339,53 @@ class Linker:
             collecting = gc.isenabled()
             gc.disable()
             try:
-                self._chains[memo] = self._walk(node, key, depth)
+                self._chains[memo] = self._walk(node, key, depth, kernel)
             finally:
                 if collecting:
                     gc.enable()
         steps, cuts = self._chains[memo]
         return list(steps), cuts
 
-    def _walk(self, node: int, key: str, depth: int) -> tuple[list[Step], tuple[Truncation, ...]]:
-        """One breadth-first walk from a node (chain() keeps its answer)."""
+    def _walk(self, node: int, key: str, depth: int, kernel: bool) -> tuple[list[Step], tuple[Truncation, ...]]:
+        """One breadth-first walk from a node (chain() keeps its answer). An op's kernel that reaches device work
+        only through the dispatcher (device_path 3) is thin: see _body."""
         device = device_of(key)
-        walk = _Walk(key, device, key in _COMPOSITE, branch_device(device, key), dense(key))
+        composite = key in _COMPOSITE
+        walk = _Walk(key, device, composite, branch_device(device, key), dense(key),
+                     thin=kernel and not composite and self._device_path(node) == 3)
         walk.visited.add(node)
-        queue: list[tuple[int, int, bool, int | None]] = [(node, 0, False, None)]  # the step that entered it
-        for i, (current, level, in_functor, entered) in enumerate(queue):  # the loop sees what it appends
+        # (node, level, run as a functor, the step that entered it, part of a thin kernel's body)
+        queue: list[tuple[int, int, bool, int | None, bool]] = [(node, 0, False, None, walk.thin)]
+        for i, (current, level, in_functor, entered, body) in enumerate(queue):  # the loop sees what it appends
             if not self._read(current, in_functor):  # every node queued is expanded: their edges in one read
                 self.prefetch((q[0] for q in queue[i:] if not q[2]), False)
                 self.prefetch((q[0] for q in queue[i:] if q[2]), True)
-            for fields, target, functor in self._expand(current, level, in_functor, walk):
+            for fields, target, functor in self._expand(current, level, in_functor, walk, body):
                 at = walk.add(fields, entered)
                 if target is None or target.id in walk.visited:
                     continue
                 if level < depth:
                     walk.visited.add(target.id)
-                    queue.append((target.id, level + 1, functor, at))
+                    queue.append((target.id, level + 1, functor, at, _body(fields, target, body)))
                 else:
                     walk.too_deep[target.name] = None
         return walk.steps, walk.truncations(depth)
 
-    def _expand(self, node: int, level: int, in_functor: bool, walk: _Walk):
-        """(step fields, node to go on with, whether that node is run as a functor) for each edge out of a node."""
+    def _device_path(self, node: int) -> int:
+        row = self.conn.execute("SELECT device_path FROM nodes WHERE id = ?", (node,)).fetchone()
+        return row[0] if row and row[0] is not None else 0
+
+    def _expand(self, node: int, level: int, in_functor: bool, walk: _Walk, body: bool = False):
+        """(step fields, node to go on with, whether that node is run as a functor) for each edge out of a node;
+        `body`: the node is a thin kernel or a helper of its body (_walk), whose calls of functions that reach
+        device work only through the dispatcher are steps, and whose redispatches are followed."""
         edges = self.edges(node, in_functor)
         if node in self._templates:
             edges = _bound_here(edges, walk.sites)
         ambiguous: dict[tuple, list] = {}
-        if level == 0 or walk.composite:  # the redispatches below are followed: their ops' kernels read at once
+        if level == 0 or walk.composite or body:  # the redispatches below are followed: their ops' kernels at once
             self._prefetch_kernels([e[1] for e in edges if e[0] == EdgeKind.REDISPATCHES_TO_OP and e[8] is not None])
-        shown = FUNCTOR_ONLY if in_functor else COMPOSITE_OR_FUNCTOR if walk.composite else ALWAYS
+        shown = FUNCTOR_ONLY if in_functor else COMPOSITE_OR_FUNCTOR if walk.composite or body else ALWAYS
         device = walk.branch
         for kind, _dst, file, line, how, target, detail, loc, dn, need in edges:
             if device is not None and (kind != _CALLS or (dn is not None and need <= shown)) and (
@@ -392,7 +419,7 @@ class Linker:
             elif kind == EdgeKind.CALLS_LIBRARY:
                 yield _step(StepKind.LIBRARY, target, loc, level, detail=detail, how=how), None, False
             elif kind == EdgeKind.REDISPATCHES_TO_OP and dn is not None:
-                yield from self._redispatch(dn, loc, level, detail, walk)
+                yield from self._redispatch(dn, loc, level, detail, walk, body)
         for (_file, _line, target), cands in ambiguous.items():
             if len(cands) > (OVERLOAD_FANOUT if cands[0][1] == How.OVERLOAD_SET else FANOUT):
                 walk.too_many[target] = None
@@ -485,10 +512,11 @@ class Linker:
             got = self._sorted[stub] = sorted(self.edges(stub), key=lambda e: order.get(e[0], 2))
         return got
 
-    def _redispatch(self, op: _Node, loc: Location | None, level: int, detail: str | None, walk: _Walk):
+    def _redispatch(self, op: _Node, loc: Location | None, level: int, detail: str | None, walk: _Walk,
+                    body: bool = False):
         """The op, and its kernel for the walk's key (a composite walk: for CPU and CUDA) to go on in."""
         yield _step(StepKind.REDISPATCH, op.name, loc, level, how=How.OP, detail=detail), None, False
-        if level > 0 and not walk.composite:
+        if level > 0 and not walk.composite and not body:
             return  # a backend kernel's helpers call many small ops; only its own body's redispatches are followed
         for key, dn in self._kernels_of(op.id, walk.key):
             yield _step(StepKind.DEFINITION, dn.name, dn.loc, level, key, detail=f"{op.name} {key}", how=How.YAML,
