@@ -16,6 +16,7 @@ import bisect
 import re
 
 _WS = re.compile(r"\s+")
+_TEMPLATE_KEYWORD = re.compile(r"(\.|->|::)\s*template\b\s*")
 _CONTINUATION = re.compile(r"\\\r?\n")
 _OPEN = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
 _CLOSE = {v: k for k, v in _OPEN.items()}
@@ -29,9 +30,13 @@ def norm(text: str) -> str:
 
 
 def nospace(text: str) -> str:
-    """All whitespace and comments removed (`f(x) // why\n .g()` -> `f(x).g()`); literals kept."""
+    """All whitespace and comments removed (`f(x) // why\n .g()` -> `f(x).g()`); literals kept. The `template`
+    that tells a dependent member template apart (`l.template launch<T, 1>(...)`, `T::template rebind<U>`)
+    goes too: it only guides the parse, and glued to the name it would make another (`l.templatelaunch<T,1>`)."""
     if "/" in text and ("//" in text or "/*" in text):
         text = strip_comments(text)
+    if "template" in text:
+        text = _TEMPLATE_KEYWORD.sub(r"\1", text)
     return _WS.sub("", text) if (" " in text or "\n" in text or "\t" in text or "\r" in text) else text
 
 
