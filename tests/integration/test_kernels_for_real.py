@@ -227,10 +227,12 @@ def test_call_edges_resolve_on_2_6_0(index):
     specialisation names are the primary's. 90.1% in the fourteenth (106,142 of 117,808): argument-dependent
     lookup (`device(c10::kCPU)` from a class at global scope), qualifiers that are type aliases
     (`at::GradMode::is_enabled`), a qualified class name's constructors (`c10::complex<double>(0, 0)`,
-    `at::Device(kCUDA)`) and namespace aliases to a vendor's namespace (`fe::graph::Graph`)."""
+    `at::Device(kCUDA)`) and namespace aliases to a vendor's namespace (`fe::graph::Graph`). 90.3% in the
+    fifteenth (107,751 of 119,320): Objective-C++ read as C++ (cxx/objc.py), so the .mm files' declarations
+    type their receivers (`cachedGraph->graph()`) and 1,512 more call sites are read."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 100_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.900
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.902
     assert calls.share(calls.one_definition + calls.named_class + calls.several + calls.per_build) >= 0.950
     assert calls.per_build >= 250

@@ -32,11 +32,12 @@ def test_call_edges_resolve_on_1_13_1(index):
     data_ptr() const` (TensorBase.h:543), since no specialisation was seen; TensorMethods.cpp:20-21's
     X-macro lists now write them, and a dependent argument reaches all of them. 91.7% in the fourteenth
     (83,656 of 91,241), with argument-dependent lookup, aliased qualifiers and qualified constructors.
+    91.9% in the fifteenth (84,854 of 92,374), with Objective-C++ read as C++ (cxx/objc.py).
     2.6.0's share is test_kernels_for_real's."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 85_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.916
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.918
 
 
 def test_kernels_for_json_runs_for_every_op(real_dbs):
