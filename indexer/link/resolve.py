@@ -100,6 +100,8 @@ class Context(NamedTuple):
     caller: str = ""  # the caller's own scope (normalised) when using-declarations in its body come first, else ""
 
 
+_PUBLIC: set[str] = set()  # _scope_seen: a scope some header defines something in
+
 _CONSTRUCTED = re.compile(r"(?:[\w:]+::)?([A-Z]\w*)(?:<[^()]*>)?\(")  # `TensorOptions().dtype(...)`: a T made in place
 _STD_TYPES = re.compile(r"(?:std::)?(?:vector|string|string_view|array|tuple|pair|optional|unordered_map|map|set|"
                         r"unordered_set|deque|list|unique_ptr|shared_ptr|function|atomic|mutex|thread|ostream|"
@@ -447,6 +449,8 @@ class Resolver:
         self._constructors: dict[str, bool] = {}  # a name -> whether `name(...)` makes an object of a class
         self._arrows: dict[str, list[Symbol]] | None = None  # the classes that define operator->, and those
         self._scope_names: set[str] | None = None  # every namespace and class scope, with its prefixes
+        self._scope_files: dict[str, set[str]] | None = None  # the same -> the files of its local definitions
+        # (_PUBLIC: it has a definition in a header)
         self.guards: dict[int, str] = {}  # definitions.id -> its guard (definitions.guard), for How.PER_BUILD
         self._picked: dict[tuple, list[Target]] = {}  # (an overload set's nodes, argument types) -> the answer
         self._arguments: dict[tuple, str | None] = {}  # (file, scope, an argument's decltype text) -> its type
@@ -815,7 +819,7 @@ class Resolver:
         if receiver is None and not qualifier and ctx.chain[0].rsplit("::", 1)[-1].startswith("structured_") \
                 and ctx.chain[0].rsplit("::", 1)[-1] in self.bases:
             return [Target(None, How.GENERATED, "a member of the class torchgen generates for the structured kernel")]
-        outside = self._outside(qualifier or (receiver_type or ""))
+        outside = self._outside(qualifier or (receiver_type or ""), ctx)
         if outside is not None:
             return [Target(None, How.VENDOR, f"{outside}:: is no namespace or class of the checkout")]
         if not cands and receiver is None and not qualifier:
@@ -969,9 +973,11 @@ class Resolver:
         self._file_used = True
         return s.file != ctx.file and not ctx.includes(s.file)
 
-    def _outside(self, qualified: str) -> str | None:
+    def _outside(self, qualified: str, ctx: Context) -> str | None:
         """The first component of a qualified name when the checkout defines nothing under it (a library's
-        namespace: benchmark::, cute::, fe::), else None."""
+        namespace: benchmark::, cute::, fe::), else None. It is looked up as C++ does: from the caller's scopes
+        (`xnnpack::` inside at::native::xnnpack::internal, `api::` inside at::native::vulkan::api) and the
+        namespaces its using-directives bring in, before it is taken for a library's."""
         first = qualified.split("<", 1)[0].split("::", 1)[0]
         aliased = self.aliases.get(first)  # `namespace fe = cudnn_frontend;`: the namespace it names
         if aliased is not None and first not in self.namespaces and _NAME.fullmatch(aliased) and \
@@ -981,6 +987,9 @@ class Resolver:
             return None
         scopes = self._all_scopes()  # types are written without at:: and c10:: (`impl::GenericList`)
         if f"at::{first}" in scopes or f"c10::{first}" in scopes:
+            return None
+        # a global one was asked of self.namespaces above: one the checkout only adds to (fbgemm) is a library's
+        if any(self._scope_seen(ctx, f"{c}::{first}") for c in (*ctx.chain, *ctx.usings) if c):
             return None
         return first
 
@@ -1219,6 +1228,30 @@ class Resolver:
         """Whether a name, looked up from the caller's scopes, is a namespace or class of the checkout."""
         scopes = self._all_scopes()
         return lambda head: any((f"{c}::{head}" if c else head) in scopes for c in ctx.chain)
+
+    def _scope_seen(self, ctx: Context, scope: str) -> bool:
+        """Whether a namespace or class scope (or a prefix of one) is seen from the caller: one that a header
+        or the caller's include closure defines something in (a .cpp's own `namespace fbgemm` inside at::native,
+        ScatterGatherKernel.cpp's, is not seen from another .cpp)."""
+        if self._scope_files is None:
+            self._scope_files = {}
+            for syms in self.symbols.by_name.values():
+                for sym in syms:
+                    parts = sym.scope.split("::")
+                    for i in range(1, len(parts) + 1):
+                        files = self._scope_files.setdefault("::".join(parts[:i]), set())
+                        if files is not _PUBLIC:
+                            if sym.local:
+                                files.add(sym.file)
+                            else:
+                                self._scope_files["::".join(parts[:i])] = _PUBLIC
+        files = self._scope_files.get(scope)
+        if files is None:
+            return False
+        if files is _PUBLIC:
+            return True
+        self._file_used = True
+        return any(ctx.visible(f) for f in files)
 
     def _all_scopes(self) -> set[str]:
         """Every namespace and class scope of the checkout, with each of its prefixes."""
