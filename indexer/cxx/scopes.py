@@ -29,16 +29,36 @@ def split_scope(qualified: str) -> list[str]:
 
 
 _BRACE_TOKENS = re.compile(rb"\bnamespace\b\s*([A-Za-z_][\w:]*)?\s*\{|[{}]|^[ \t]*#", re.M)
+_CONDITIONAL = re.compile(rb"[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
 
 
 def text_namespaces(scan: Scanner) -> list[tuple[int, int, str]]:
     """(start, end, name) of every namespace block by brace matching, outermost first
-    (braces in literals and on preprocessor lines do not count)."""
+    (braces in literals and on preprocessor lines do not count).
+
+    The braces are those of one configuration, as a compiler sees the file: each branch of an
+    `#if`/`#elif`/`#else` starts from the braces open at the `#if`, and after `#endif` those the first branch
+    left open stay open (`#ifndef V8 f(a, {` / `#else f(b, {` / `#endif` opens one brace, not two: 2.6.0's
+    cudnn/RNN.cpp put its functions in an unnamed namespace that had closed). A namespace a later branch
+    leaves open ends with that branch."""
     src = scan.src
     out: list[tuple[int, int, str]] = []
     stack: list[int | None] = []  # index into out for a namespace brace, None for another brace
+    branches: list[list] = []  # per open #if: [the stack at #if, the stack the first branch left, or None]
     pos = 0
     search = _BRACE_TOKENS.search
+    end_of_file = len(src)
+
+    def close(k: int, at: int) -> None:
+        s, e, name = out[k]
+        if e == end_of_file:
+            out[k] = (s, at, name)
+
+    def leave_branch(base: list[int | None], at: int) -> None:
+        for k in stack:  # the namespaces this branch opened and did not close end with it
+            if k is not None and k not in base:
+                close(k, at)
+
     while True:
         m = search(src, pos)
         if m is None:
@@ -50,18 +70,34 @@ def text_namespaces(scan: Scanner) -> list[tuple[int, int, str]]:
         pos = m.end()
         c = src[m.end() - 1]
         if c == 0x23:  # a preprocessor line
+            d = _CONDITIONAL.match(src, m.end())
+            if d is not None:
+                word = d.group(1)
+                if word.startswith(b"if"):
+                    branches.append([list(stack), None])
+                elif branches and word.startswith(b"el"):  # the next branch starts where the #if was
+                    base, first = branches[-1]
+                    if first is None:
+                        branches[-1][1] = list(stack)
+                    else:
+                        leave_branch(base, m.start())
+                    stack = list(base)
+                elif branches:  # #endif
+                    base, first = branches.pop()
+                    if first is not None:
+                        leave_branch(base, m.start())
+                        stack = first
             pos = logical_line_end(src, m.end())
         elif c == 0x7D:  # }
             if stack:
                 k = stack.pop()
                 if k is not None:
-                    s, _, name = out[k]
-                    out[k] = (s, m.end(), name)
+                    close(k, m.end())
         elif m.group(0) == b"{":
             stack.append(None)
         else:  # namespace ... {
             stack.append(len(out))
-            out.append((m.start(), len(src), dec(m.group(1) or b"")))
+            out.append((m.start(), end_of_file, dec(m.group(1) or b"")))
 
 
 def scope_damage(src: bytes, errors, missing) -> bool:
