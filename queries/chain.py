@@ -8,7 +8,8 @@ made inside a functor a helper runs (the loop functions below cpu_kernel_vec's V
 calls that lead nowhere near device code (checks, sizes, TensorIterator plumbing) are not steps.
 A backend kernel's own body's redispatches are followed into the ops' kernels for the same key; a
 thin kernel (one that reaches device work only through the dispatcher, device_path 3) has the helpers
-it calls that do the same walked as part of its body.
+it calls that do the same, and the thin composite kernels its redispatches reach, walked as part of
+its body (_body).
 What a limit keeps the walk from following comes back as Truncation records.
 
 The reverse walk (ops-for) is queries/reverse.py.
