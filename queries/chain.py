@@ -149,6 +149,36 @@ class _Walk:
         return tuple(cuts)
 
 
+# The macros a placeholder kernel's body is made of (`AT_ERROR("... not compiled with cuDNN")`).
+_RAISES = frozenset(("AT_ERROR", "TORCH_CHECK", "TORCH_CHECK_NOT_IMPLEMENTED", "TORCH_INTERNAL_ASSERT",
+                     "C10_THROW_ERROR", "TORCH_CHECK_VALUE", "TORCH_CHECK_TYPE"))
+
+
+def _plain_guard(guard: str) -> str:
+    """A guard as it reads best: `!((!AT_CUDNN_ENABLED()))`, an #else of `#if (!AT_CUDNN_ENABLED())`, is
+    AT_CUDNN_ENABLED(); parentheses around the whole go, and a negated negation of one term."""
+    while True:
+        guard = guard.strip()
+        if guard.startswith("(") and guard.endswith(")") and _balanced(guard[1:-1]):
+            guard = guard[1:-1]
+        elif guard.startswith("!(") and guard.endswith(")") and _balanced(guard[2:-1]):
+            inner = _plain_guard(guard[2:-1])
+            if not (inner.startswith("!") and "&&" not in inner and "||" not in inner):
+                return guard
+            guard = inner[1:]
+        else:
+            return guard
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += 1 if ch == "(" else -1 if ch == ")" else 0
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _body(fields: tuple, target: _Node, body: bool) -> bool:
     """Whether a node the walk goes on in is walked as part of a thin kernel's body (its redispatches followed, its
     calls of functions that reach device work only through the dispatcher shown): a helper the body calls that is
@@ -312,6 +342,37 @@ class Linker:
             return None, detail or "no definition in the sources", 0
         count = re.match(r"by-key: (\d+)", detail or "")
         return Definition(name, kind, Location(file, line), end, signature), "", int(count.group(1)) if count else 1
+
+    def candidates_note(self, chosen: Definition, count: int) -> str:
+        """Why a kernel had several definitions: each one's #if guard (a CUDA build and a placeholder under
+        `!AT_CUDNN_ENABLED()`), and which of the others only raise (their body calls nothing but AT_ERROR,
+        TORCH_CHECK and the like): `2 definitions of this name; chose by the key: ConvShared.cpp:240 (#if
+        AT_CUDNN_ENABLED()); not ConvPlaceholders.cpp:27 (#if !AT_CUDNN_ENABLED(); only raises: TORCH_CHECK)`."""
+        rows = self.conn.execute(
+            "SELECT file, line, end_line, guard FROM definitions WHERE qualified_name = ? AND kind IN (?, ?) "
+            "ORDER BY file, line", (chosen.qualified_name, DefinitionKind.FUNCTION, DefinitionKind.METHOD)).fetchall()
+        note = f"{count} definitions of this name; chose by the key"
+        if not any(guard for *_rest, guard in rows):
+            return note
+        parts = []
+        for file, line, end_line, guard in rows:
+            where = f"{file.rsplit('/', 1)[-1]}:{line}"
+            said = [f"#if {_plain_guard(guard)}"] if guard else []
+            if (file, line) != (chosen.loc.file, chosen.loc.line):
+                raises = self._only_raises(file, line, end_line)
+                if raises:
+                    said.append(f"only raises: {', '.join(raises)}")
+                where = f"not {where}"
+            parts.append(where + (f" ({'; '.join(said)})" if said else ""))
+        chosen_first = sorted(parts, key=lambda p: p.startswith("not "))
+        return f"{note}: {chosen_first[0]}; {', '.join(chosen_first[1:])}" if len(parts) > 1 else note
+
+    def _only_raises(self, file: str, line: int, end_line: int | None) -> list[str]:
+        """The error macros a definition's body calls when it calls nothing else, else []."""
+        called = [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT callee_name FROM calls WHERE file = ? AND line BETWEEN ? AND ? ORDER BY callee_name",
+            (file, line, end_line if end_line is not None else line))]
+        return called if called and all(c in _RAISES for c in called) else []
 
     def _node_of(self, d: Definition) -> int | None:
         where = (d.qualified_name, d.loc.file, d.loc.line)
