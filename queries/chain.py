@@ -349,16 +349,17 @@ class Linker:
         TORCH_CHECK and the like): `2 definitions of this name; chose by the key: ConvShared.cpp:240 (#if
         AT_CUDNN_ENABLED()); not ConvPlaceholders.cpp:27 (#if !AT_CUDNN_ENABLED(); only raises: TORCH_CHECK)`."""
         rows = self.conn.execute(
-            "SELECT file, line, end_line, guard FROM definitions WHERE qualified_name = ? AND kind IN (?, ?) "
+            "SELECT file, line, name_line, end_line, guard FROM definitions WHERE qualified_name = ? AND kind IN (?, ?) "
             "ORDER BY file, line", (chosen.qualified_name, DefinitionKind.FUNCTION, DefinitionKind.METHOD)).fetchall()
         note = f"{count} definitions of this name; chose by the key"
         if not any(guard for *_rest, guard in rows):
             return note
         parts = []
-        for file, line, end_line, guard in rows:
-            where = f"{file.rsplit('/', 1)[-1]}:{line}"
+        for file, line, name_line, end_line, guard in rows:
+            shown = name_line or line  # where kernels-for points: the line the name is written on
+            where = f"{file.rsplit('/', 1)[-1]}:{shown}"
             said = [f"#if {_plain_guard(guard)}"] if guard else []
-            if (file, line) != (chosen.loc.file, chosen.loc.line):
+            if file != chosen.loc.file or chosen.loc.line not in (line, shown):
                 raises = self._only_raises(file, line, end_line)
                 if raises:
                     said.append(f"only raises: {', '.join(raises)}")

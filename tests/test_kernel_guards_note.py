@@ -29,7 +29,8 @@ Tensor cudnn_thing(const Tensor& self) {
 SHARED = """\
 #if AT_CUDNN_ENABLED()
 namespace at::native {
-Tensor cudnn_thing(const Tensor& self) {
+Tensor
+cudnn_thing(const Tensor& self) {
   auto handle = getCudnnHandle();
   cudnnConvolutionForward(handle);
   return self;
@@ -51,8 +52,9 @@ def test_the_note_names_each_guard_and_the_placeholder(db: Path):
 
     [answer] = Index.open(db).kernels_for("cudnn_thing", ("CUDA",))
     [cuda] = answer.keys
-    assert (cuda.definition.file, cuda.definition.line) == (N + "cudnn/ConvShared.cpp", 3)
-    assert cuda.note == ("2 definitions of this name; chose by the key: ConvShared.cpp:3 (#if AT_CUDNN_ENABLED()); "
+    # ConvShared.cpp's definition starts on line 3 and names the kernel on line 4: both point at line 4
+    assert (cuda.definition.file, cuda.definition.line) == (N + "cudnn/ConvShared.cpp", 4)
+    assert cuda.note == ("2 definitions of this name; chose by the key: ConvShared.cpp:4 (#if AT_CUDNN_ENABLED()); "
                          "not ConvPlaceholders.cpp:3 (#if !AT_CUDNN_ENABLED(); only raises: TORCH_CHECK)")
 
 
