@@ -37,6 +37,7 @@ _NAME = _NAME_START | frozenset(b"0123456789")
 _OPERAND_END = _NAME | frozenset(b")]}>\"'")  # what an operand (a receiver, an argument) can end with
 _EXPRESSION_START = frozenset(b"=(,:[{};?!&|+-*/%<>^~")  # what a message's `[` may follow
 _CLOSE = {0x28: 0x29, 0x5B: 0x5D, 0x7B: 0x7D}
+_BRACKETS = frozenset(b"()[]{}")
 # Selector names that C++ reserves: in the comma expression they would be a parse error of their own.
 _RESERVED = frozenset(b"new delete class struct union enum template typename operator this default case switch "
                       b"for while do if else return goto break continue sizeof throw try catch using namespace "
@@ -83,11 +84,13 @@ def objective_c(source: bytes, objc_file: bool) -> bytes:
     return bytes(out)
 
 
-def _close(src: bytes, i: int, n: int) -> int:
-    """The offset of the bracket closing the one at i (skipping literals and nested brackets), or -1."""
-    stack = [_CLOSE[src[i]]]
-    j = i + 1
-    while j < n:
+def _code(src: bytes, start: int, end: int):
+    """(offset, byte, depth) of each byte of src[start:end] outside comments and literals, depth being the
+    brackets open after it (an opening one counted, a closing one popped). It ends early at a closing bracket
+    that does not match the one open."""
+    stack: list[int] = []
+    j = start
+    while j < end:
         c = src[j]
         if c in (0x2F, 0x22, 0x27):
             k = skip_literal(src, j)
@@ -97,13 +100,16 @@ def _close(src: bytes, i: int, n: int) -> int:
         if c in _CLOSE:
             stack.append(_CLOSE[c])
         elif c in (0x29, 0x5D, 0x7D):
-            if c != stack[-1]:
-                return -1
+            if not stack or c != stack[-1]:
+                return
             stack.pop()
-            if not stack:
-                return j
+        yield j, c, len(stack)
         j += 1
-    return -1
+
+
+def _close(src: bytes, i: int, n: int) -> int:
+    """The offset of the bracket closing the one at i (skipping literals and nested brackets), or -1."""
+    return next((j for j, _c, depth in _code(src, i, n) if depth == 0), -1)
 
 
 def _preceded_by_expression_start(src: bytes, i: int, scanner: Scanner) -> bool:
@@ -131,28 +137,17 @@ def _span_start(spans: list[tuple[int, int]], offset: int) -> int | None:
     return spans[k][0] if k >= 0 and spans[k][0] <= offset < spans[k][1] else None
 
 
-def _keywords(src: bytes, start: int, end: int, first: bool) -> list[tuple[int, int, int]]:
-    """The selector keywords of the message whose content is src[start:end], at its own depth:
-    (the blank run's start, the keyword's start, the colon after it or -1). With `first`, only the first."""
+def _keywords(src: bytes, start: int, end: int) -> list[tuple[int, int, int]]:
+    """The selector keywords of the message whose content is src[start:end] (its brackets matched), at its own
+    depth: (the blank run's start, the keyword's start, the colon after it or -1)."""
     found = []
-    j, depth = start, 0
-    while j < end:
-        c = src[j]
-        if c in (0x2F, 0x22, 0x27):
-            k = skip_literal(src, j)
-            if k != j:
-                j = k
-                continue
-        if c in _CLOSE:
-            depth += 1
-        elif c in (0x29, 0x5D, 0x7D):
-            depth -= 1
-        elif depth == 0 and c in (0x3B, 0x7B, 0x7D) and not found:
-            return []  # a statement or a body before any selector: not a message
-        elif depth == 0 and c == 0x2C and not found:
-            return []  # a capture list, an initializer: not a message
-        elif depth == 0 and j > start and ((c in _SPACE and src[j - 1] in _OPERAND_END) or
-                                           (c in _NAME_START and src[j - 1] in b")]" and found)):
+    for j, c, depth in _code(src, start, end):
+        if depth or c in _BRACKETS:
+            continue
+        if c in (0x3B, 0x2C) and not found:
+            return []  # a statement before any selector, a capture list or an initializer: not a message
+        if j > start and ((c in _SPACE and src[j - 1] in _OPERAND_END) or
+                          (c in _NAME_START and src[j - 1] in b")]" and found)):
             k = j  # a blank after an operand, or a name right after `)` (`axis:((NSUInteger)0)name:nil`)
             while k < end and src[k] in _SPACE:
                 k += 1
@@ -162,17 +157,8 @@ def _keywords(src: bytes, start: int, end: int, first: bool) -> list[tuple[int, 
                     e += 1
                 if e < end and src[e] == 0x3A and (e + 1 >= end or src[e + 1] != 0x3A):
                     found.append((j, k, e))
-                    if first:
-                        return found
-                    j = e + 1
-                    continue
-                if not found and src[e:end].strip(_SPACE) == b"":
+                elif not found and src[e:end].strip(_SPACE) == b"":
                     return [(j, k, -1)]  # a unary message, `[x alloc]`
-                j = e
-                continue
-            j = k
-            continue
-        j += 1
     return found
 
 
@@ -188,7 +174,7 @@ def _messages(src: bytes, scanner: Scanner, out: bytearray) -> int:
         start = i + 1
         while start < close and src[start] in _SPACE:
             start += 1
-        keywords = _keywords(src, start, close, first=False)
+        keywords = _keywords(src, start, close)
         if not keywords:
             continue
         out[i], out[close] = 0x28, 0x29
@@ -254,24 +240,9 @@ def _literals(src: bytes, scanner: Scanner, out: bytearray) -> None:
 
 def _dictionary_colons(src: bytes, start: int, end: int, out: bytearray) -> None:
     """`k : v` pairs of a dictionary literal at its own depth: each colon (not `::`) a comma."""
-    j, depth = start, 0
-    while j < end:
-        c = src[j]
-        if c in (0x2F, 0x22, 0x27):
-            k = skip_literal(src, j)
-            if k != j:
-                j = k
-                continue
-        if c in _CLOSE:
-            depth += 1
-        elif c in (0x29, 0x5D, 0x7D):
-            depth -= 1
-        elif c == 0x3A and depth == 0:
-            if src[j + 1:j + 2] == b":" or src[j - 1:j] == b":":
-                j += 2 if src[j + 1:j + 2] == b":" else 1
-                continue
+    for j, c, depth in _code(src, start, end):
+        if c == 0x3A and not depth and src[j + 1:j + 2] != b":" and src[j - 1:j] != b":":
             out[j] = 0x2C
-        j += 1
 
 
 def _classes(src: bytes, scanner: Scanner, out: bytearray) -> None:
