@@ -57,7 +57,7 @@ known (a field of another file's class, several candidates) leaves the receiver 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, KeysView
 import json
 import re
 from typing import NamedTuple
@@ -448,9 +448,8 @@ class Resolver:
         self._specialised_bases: dict[tuple[str, str], tuple[str, ...]] | None = None  # (class, its arguments) -> bases
         self._constructors: dict[str, bool] = {}  # a name -> whether `name(...)` makes an object of a class
         self._arrows: dict[str, list[Symbol]] | None = None  # the classes that define operator->, and those
-        self._scope_names: set[str] | None = None  # every namespace and class scope, with its prefixes
-        self._scope_files: dict[str, set[str]] | None = None  # the same -> the files of its local definitions
-        # (_PUBLIC: it has a definition in a header)
+        self._scopes: dict[str, set[str]] | None = None  # every namespace and class scope, with its prefixes ->
+        # the files of its local definitions (_PUBLIC: it has a definition in a header): _scope_map
         self.guards: dict[int, str] = {}  # definitions.id -> its guard (definitions.guard), for How.PER_BUILD
         self._picked: dict[tuple, list[Target]] = {}  # (an overload set's nodes, argument types) -> the answer
         self._arguments: dict[tuple, str | None] = {}  # (file, scope, an argument's decltype text) -> its type
@@ -1233,19 +1232,7 @@ class Resolver:
         """Whether a namespace or class scope (or a prefix of one) is seen from the caller: one that a header
         or the caller's include closure defines something in (a .cpp's own `namespace fbgemm` inside at::native,
         ScatterGatherKernel.cpp's, is not seen from another .cpp)."""
-        if self._scope_files is None:
-            self._scope_files = {}
-            for syms in self.symbols.by_name.values():
-                for sym in syms:
-                    parts = sym.scope.split("::")
-                    for i in range(1, len(parts) + 1):
-                        files = self._scope_files.setdefault("::".join(parts[:i]), set())
-                        if files is not _PUBLIC:
-                            if sym.local:
-                                files.add(sym.file)
-                            else:
-                                self._scope_files["::".join(parts[:i])] = _PUBLIC
-        files = self._scope_files.get(scope)
+        files = self._scope_map().get(scope)
         if files is None:
             return False
         if files is _PUBLIC:
@@ -1253,13 +1240,30 @@ class Resolver:
         self._file_used = True
         return any(ctx.visible(f) for f in files)
 
-    def _all_scopes(self) -> set[str]:
+    def _all_scopes(self) -> KeysView[str]:
         """Every namespace and class scope of the checkout, with each of its prefixes."""
-        scopes = self._scope_names
-        if scopes is None:
-            scopes = self._scope_names = {"::".join(p[:i]) for sc in self.symbols.scopes()
-                                          for p in (sc.split("::"),) for i in range(1, len(p) + 1)}
-        return scopes
+        return self._scope_map().keys()
+
+    def _scope_map(self) -> dict[str, set[str]]:
+        """Every namespace and class scope of the checkout, with each of its prefixes -> the files of its local
+        definitions, or _PUBLIC where a header defines something in it."""
+        if self._scopes is None:
+            self._scopes = {}
+            for syms in self.symbols.by_name.values():
+                for sym in syms:
+                    parts = sym.scope.split("::")
+                    for i in range(1, len(parts) + 1):
+                        prefix = "::".join(parts[:i])
+                        files = self._scopes.get(prefix)
+                        if files is _PUBLIC:
+                            continue
+                        if not sym.local:
+                            self._scopes[prefix] = _PUBLIC
+                        elif files is None:
+                            self._scopes[prefix] = {sym.file}
+                        else:
+                            files.add(sym.file)
+        return self._scopes
 
     def _vendor_using(self, ctx: Context) -> str | None:
         """The first namespace the caller's file brings in with `using namespace` that the checkout does not
