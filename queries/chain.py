@@ -360,7 +360,7 @@ class Linker:
             where = f"{file.rsplit('/', 1)[-1]}:{shown}"
             said = [f"#if {_plain_guard(guard)}"] if guard else []
             if file != chosen.loc.file or chosen.loc.line not in (line, shown):
-                raises = self._only_raises(file, line, end_line)
+                raises = self._only_raises(chosen.qualified_name, file, line)
                 if raises:
                     said.append(f"only raises: {', '.join(raises)}")
                 where = f"not {where}"
@@ -368,15 +368,23 @@ class Linker:
         chosen_first = sorted(parts, key=lambda p: p.startswith("not "))
         return f"{note}: {chosen_first[0]}; {', '.join(chosen_first[1:])}" if len(parts) > 1 else note
 
-    def _only_raises(self, file: str, line: int, end_line: int | None) -> list[str]:
-        """The error macros a definition's body calls when it calls nothing else, else []."""
-        called = [r[0] for r in self.conn.execute(
-            "SELECT DISTINCT callee_name FROM calls WHERE file = ? AND line BETWEEN ? AND ? ORDER BY callee_name",
-            (file, line, end_line if end_line is not None else line))]
-        return called if called and all(c in _RAISES for c in called) else []
+    def _only_raises(self, name: str, file: str, line: int) -> list[str]:
+        """The error macros a definition's body calls when it calls nothing else, else []: read from the edges
+        of its node (edges.src has an index; calls has none on file and line, and a scan of it costs most of a
+        second)."""
+        node = self._node_at(name, file, line)
+        if node is None:
+            return []
+        rows = self.conn.execute("SELECT DISTINCT kind, target FROM edges WHERE src = ? ORDER BY target",
+                                 (node,)).fetchall()
+        called = [target for kind, target in rows]
+        return called if rows and all(kind == EdgeKind.CALLS and target in _RAISES for kind, target in rows) else []
 
     def _node_of(self, d: Definition) -> int | None:
-        where = (d.qualified_name, d.loc.file, d.loc.line)
+        return self._node_at(d.qualified_name, d.loc.file, d.loc.line)
+
+    def _node_at(self, name: str, file: str, line: int) -> int | None:
+        where = (name, file, line)
         if where not in self._nodes:
             row = self.conn.execute("SELECT id FROM nodes WHERE name = ? AND file = ? AND line = ? LIMIT 1",
                                     where).fetchone()
