@@ -9,7 +9,7 @@ An argument's type is known when it is
   variable) with a type written out: that type as receivers.py normalises it (no cv, no at::/c10::), with `*`
   for a pointer declarator (`const Tensor& self` -> Tensor, `int64_t* sizes` -> int64_t*).
 - a call or a member chain (`self.dim()`, `t.sizes()`, `at::numel(t)`), or an identifier declared `auto`:
-  `static_cast<T>(...)` and `new T(...)` give T; anything else is written as receivers.py writes an `auto`
+  `static_cast<T>(...)`, `new T(...)` and `T{...}` give T; anything else is written as receivers.py writes an `auto`
   variable's initializer, `decltype(std::declval<Tensor>().dim())` (`&` after it for the variable, an
   lvalue), which the link stage types by return
   types (resolve.py, Resolver._argument_type) before it compares the types with the overloads' parameters.

@@ -74,7 +74,8 @@ def calls(f: SourceFile) -> None:
     argument_types(f, typed, declarations)
 
 
-_EXPRESSIONS = ("call_expression", "field_expression")  # arguments the link stage may type (receivers.py)
+_EXPRESSIONS = ("call_expression", "field_expression", "compound_literal_expression")  # arguments the link
+# stage may type (receivers.py); `Ops<T>{}` is an object of the type it names
 _QUALIFIED_NAME = re.compile(r"(?:::)?\w+(?:::\w+)+")
 
 

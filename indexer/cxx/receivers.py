@@ -9,7 +9,7 @@ The type is the declared one without cv-qualifiers, `&`, `*` and the `at::` / `c
 used (blocks are not tracked). For a chain (`x.options().dtype(...)`) it is the type of x, the
 identifier the receiver starts with; the link stage follows the chain from there by return types.
 
-An `auto` declaration takes its type from the initializer: `new T(...)` and `static_cast<T>(...)`
+An `auto` declaration takes its type from the initializer: `new T(...)`, `T{...}` and `static_cast<T>(...)`
 give T, another variable its type; anything else is written `decltype(<initializer>)`, spaces dropped,
 with a typed variable it starts with written `std::declval<T>()`
 (`auto iter = build_iter(a)` -> "decltype(build_iter(a))", `auto o = self.options()` ->
@@ -271,7 +271,7 @@ class Declarations:
     def _typed(self, value, depth: int) -> str | None:
         """The type an `auto` variable gets from its initializer (see the module docstring)."""
         kind = value.type
-        if kind == "new_expression":
+        if kind in ("new_expression", "compound_literal_expression"):  # `new T(...)`, `T{...}`: T
             t = value.child_by_field_name("type")
             return normalised_type(t.text) if t is not None else None
         if kind == "identifier":
