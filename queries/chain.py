@@ -221,6 +221,12 @@ _KERNELS = ("SELECT hk.src, hk.detail, im.dst, n.kind, n.name, n.file, n.line, n
             f"im.kind = '{EdgeKind.IMPLEMENTS}' ORDER BY hk.src, hk.id, im.id")
 
 
+def _run_as_functor(edges: list, file: str, line: int, dst: int) -> bool:
+    """Whether a runs-functor edge of the same line reaches the node (`K<RNG>()(x)` both runs and calls K's
+    operator(): the functor step shows it)."""
+    return any(e[0] == EdgeKind.RUNS_FUNCTOR and e[1] == dst and e[2] == file and e[3] == line for e in edges)
+
+
 def binding_site(detail: str) -> tuple[str, int] | None:
     """Where a template-argument edge's argument is written: `K = Stub at FILE:LINE` (link/template_args.py)."""
     where = detail.rpartition(" at ")[2]
@@ -467,7 +473,9 @@ class Linker:
                 if dn is None:
                     if how in _SEVERAL and "lead to device" in (detail or ""):
                         walk.too_many[f"{target} ({detail})"] = None
-                elif need <= shown:
+                elif need <= shown or (how == How.TEMPLATE_ARGUMENT and binding_site(detail or "") in walk.sites
+                                       and not _run_as_functor(edges, file, line, _dst)):
+                    # what a call site on this walk hands a template is shown (ArgMaxOps<T>{} -> its reduce), once
                     if how in _SEVERAL:
                         ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
                     else:

@@ -166,6 +166,9 @@ class _Calls:
                 continue
             targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type, arg_types,
                                        receiver_const)
+            param = resolver.through_parameter(ctx, callee, receiver_type)
+            if param is not None:  # bound to what the call sites give the parameter; else the rows below stand
+                yield (EdgeKind.CALLS, src.node, None, file, line, How.TEMPLATE_PARAMETER, callee, param)
             family = library.get((file, line, callee))
             new_library = False
             for t in targets:

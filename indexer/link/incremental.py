@@ -90,7 +90,7 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
         if work is None:
             return None
         new = list(fact_edges(conn, p, jobs, _FILES, call_rows=calls))
-        if template_args.rebinding_needed(conn, new, _FILES, p.symbols):
+        if template_args.rebinding_needed(conn, new, _FILES, p.symbols, p.resolver.types):
             return None  # a template's parameters may be bound otherwise: the bindings are made over the whole graph
         work.add(new)
         device = work.paths()

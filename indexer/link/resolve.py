@@ -430,6 +430,7 @@ class Resolver:
         self.ops = ops
         self.macros = macros
         self.types = types
+        self.classes: frozenset[str] = frozenset()  # the names of the checkout's classes (types without aliases)
         self.bases = bases  # class name -> base class names (last components)
         self._memo: dict[tuple, list[Target]] = {}
         self._shared: dict[tuple, list[Target]] = {}
@@ -696,6 +697,19 @@ class Resolver:
         if by_node is None:
             by_node = self._by_node = {s.node: s for syms in self.symbols.by_name.values() for s in syms}
         return by_node
+
+    def through_parameter(self, ctx: Context, callee: str, receiver_type: str | None) -> str | None:
+        """The caller's type template parameter a member call is made on, when its object is a variable declared
+        with that type (`Launcher l` ... `l.template launch<...>(...)`, `ops_t ops` ... `ops.reduce(a, b)`): the
+        member is that of whatever type the template's call sites give the parameter (template_args.py binds it).
+        None for any other call, and for `->` (the parameter may be a pointer or a class with operator->)."""
+        if not ctx.template_params or not receiver_type:
+            return None
+        receiver = written_parts(callee)[2]
+        if receiver is None or not _PLAIN_RECEIVER.fullmatch(receiver) or not callee[len(receiver):].startswith("."):
+            return None
+        param = overloads.plain_type(receiver_type)
+        return param if ctx.template_params.get(param) == "type" else None
 
     def _resolve_memo(self, ctx: Context, callee: str, callee_name: str, argc: int,
                       receiver_type: str | None) -> list[Target]:

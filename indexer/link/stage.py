@@ -143,12 +143,13 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     symbols = Symbols(((i, nodes.definition[i], *rest) for i, *rest in conn.execute(
         "SELECT id, name, qualified_name, kind, file, line, end_line, qualifiers, signature" + arity +
         " FROM definitions" + (SOME_DEFINITIONS if some else "") + " ORDER BY id")), inline)
-    macros, types, bases = _names(conn, tables)
+    macros, types, bases, classes = _names(conn, tables)
     _structured_bases(conn, bases)
     namespaces = _namespaces(conn, inline)
     ops = _op_forms(conn)
     scope_usings = _scope_usings(conn, tables, inline)
     resolver = Resolver(symbols, ops, macros, types, bases, namespaces, scope_usings)
+    resolver.classes = classes
     resolver.guards = definition_guards(conn, def_columns)  # one definition per build configuration (resolve.py)
     returns, op_returns, tensor_methods = return_types(conn)  # what call chains are typed by (resolve.py)
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
@@ -248,7 +249,8 @@ def link(conn: sqlite3.Connection, jobs: int = 1, includes: IncludeGraph | None 
     def_columns = _columns(conn, "definitions")
     nodes = make_nodes(conn, definition_guards(conn, def_columns), "name_line" in def_columns)
     p = prepare(conn, nodes, tables, def_columns, includes=includes)
-    edge_rows = template_args.bind(list(fact_edges(conn, p, jobs)), p.symbols, p.resolver, p.contexts, p.functors)
+    edge_rows = template_args.bind(list(fact_edges(conn, p, jobs)), p.symbols, p.resolver, p.contexts, p.functors,
+                                   conn)
     _mark_device_paths(nodes.rows, edge_rows)
     count_device_candidates({r[0]: r[8] for r in nodes.rows if r[8]}, edge_rows)
     _write(conn, nodes.rows, edge_rows)
@@ -373,8 +375,9 @@ def _op_forms(conn: sqlite3.Connection) -> OpForms:
     return OpForms(bases, methods, unambiguous, overloads)
 
 
-def _names(conn: sqlite3.Connection, tables: set[str]) -> tuple[set[str], set[str], dict[str, tuple[str, ...]]]:
-    """(function-like and object-like macro names, type names, class -> base classes)."""
+def _names(conn: sqlite3.Connection, tables: set[str]
+           ) -> tuple[set[str], set[str], dict[str, tuple[str, ...]], frozenset[str]]:
+    """(function-like and object-like macro names, type names, class -> base classes, class names)."""
     macros = {r[0] for r in conn.execute("SELECT DISTINCT name FROM macros")} if "macros" in tables else set()
     types: set[str] = set()
     bases: dict[str, tuple[str, ...]] = {}
@@ -384,9 +387,10 @@ def _names(conn: sqlite3.Connection, tables: set[str]) -> tuple[set[str], set[st
             found = tuple(json.loads(written or "[]"))
             if found:
                 bases[name] = bases.get(name, ()) + found
+    classes = frozenset(types)
     if "usings" in tables:
         types |= {r[0] for r in conn.execute("SELECT alias FROM usings WHERE kind = 'alias' AND alias IS NOT NULL")}
-    return macros, types, bases
+    return macros, types, bases, classes
 
 
 def class_fields(conn: sqlite3.Connection, tables: set[str], inline: frozenset[str]
