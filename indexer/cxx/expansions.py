@@ -38,7 +38,8 @@ def macro_definitions(f: SourceFile, extract_snippet, shared: dict[str, Define] 
     Every fact then takes the use's place: scope of the use prepended to
     qualified names and callers, line = the use's line (end_line = where the
     use ends), `macro` = the macro used. Only facts inside an expanded function
-    are kept. extract_snippet(source) extracts the snippet (without expanding it again).
+    are kept, and the DispatchStub sites of the expansion (a definer that registers the kernel it
+    defines: cpu/UnaryOpsKernel.cpp's IMPLEMENT_COMPLEX_KERNEL_WITHOUT_AVX512(sin)). extract_snippet(source) extracts the snippet (without expanding it again).
     """
     definers = _definers(f.local)
     if not definers:
@@ -219,10 +220,16 @@ def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple]) -> CxxFacts:
             out.append(x._replace(**changes) if isinstance(x, tuple) else replace(x, **changes))
         return out
 
+    stubs = []  # a definer that registers what it defines: `REGISTER_DISPATCH(op##_stub, &CPU_CAPABILITY::op##_kernel)`
+    for x in sub.stubs:
+        _, line, _, scope, _macro = use_of(x.line)
+        stubs.append(replace(x, line=line, scope="::".join(scope + ([x.scope] if x.scope else []))))
+
     return CxxFacts(
         f.path,
         f.language,
         definitions=tuple(definitions),
+        stubs=tuple(stubs),
         stub_uses=tuple(moved(sub.stub_uses)),
         calls=tuple(moved(sub.calls)),
         launches=tuple(moved(sub.launches, launch=True)),

@@ -139,6 +139,7 @@ def chevron_launches(f: SourceFile) -> None:
 def _add(f: SourceFile, got: CxxFacts | None) -> None:
     if got is not None:
         f.definitions.extend(got.definitions)
+        f.stubs.extend(got.stubs)
         f.stub_uses.extend(got.stub_uses)
         f.calls.extend(got.calls)
         f.launches.extend(got.launches)
