@@ -468,7 +468,8 @@ TRACES = [
     # var.correction_out CPU: native_functions.yaml:6462 names var_out, which ReduceOps.cpp overloads four times;
     # the (self, dim, correction, keepdim, result) one at :2084 -> std_var_out (static, :1836): the all-reduce
     # std_var_all_cpu or std_var_stub; cpu/ReduceOpsKernel.cpp std_var_kernel_impl -> binary_kernel_reduce
-    # (cpu/Reduce.h) over WelfordOps (SharedReduceOps.h).
+    # (cpu/Reduce.h) over WelfordOps (SharedReduceOps.h:97), deduced from ReduceOpsKernel.cpp:140's argument: its
+    # reduce (:102) at Reduce.h:217 and combine (:117) at Reduce.h:243 are the loop's functions.
     Trace(tree="2.6.0", op="var.correction_out", key="CPU", why="a reduction named by an overloaded kernel",
           steps=(Expect("var_out", N + "ReduceOps.cpp:2084", "kernel"),
                  Expect("std_var_out", N + "ReduceOps.cpp:2087", "call"),
@@ -483,7 +484,8 @@ TRACES = [
                  Expect("AT_DISPATCH_FLOATING_TYPES_AND2", CPU + "ReduceOpsKernel.cpp:139", "dtypes"),
                  Expect("binary_kernel_reduce", CPU + "ReduceOpsKernel.cpp:140", "call"),
                  Expect("binary_kernel_reduce", CPU + "Reduce.h:185", "cpu loop"),
-                 Expect("WelfordOps", N + "SharedReduceOps.h:97", "functor"),
+                 Expect("WelfordOps::reduce", N + "SharedReduceOps.h:102", "loop function"),
+                 Expect("WelfordOps::combine", N + "SharedReduceOps.h:117", "loop function"),
                  Expect("var.correction", DERIV + ":1896", "backward"))),
     # _cdist_forward CUDA: native_functions.yaml:4482; Distance.cpp _cdist_forward -> cdist_impl (static) ->
     # cdist_stub (Distance.h:17, Distance.cpp:45); cuda/DistanceKernel.cu cdist_kernel_impl picks the kernel into
@@ -580,4 +582,58 @@ TRACES = [
                  Expect("LayerNormForwardCUDAKernel", CU + "layer_norm_kernel.cu:697", "launch"),
                  Expect("LayerNormForwardCUDAKernel", CU + "layer_norm_kernel.cu:85", "__global__"),
                  Expect("native_layer_norm", DERIV + ":1156", "backward"))),
+    # kthvalue.values CUDA: native_functions.yaml:3273; cuda/Sorting.cpp kthvalue_out_cuda (:159) ->
+    # kthvalue_out_impl_cuda (:32) -> launch_kthvalue_kernel (Sorting.cu:244), which hands run_launcher
+    # (SortingCommon.cuh:114) a KthValueLauncher(k) (Sorting.cu:254); run_launcher's `l.template launch<...>`
+    # (SortingCommon.cuh:151) is KthValueLauncher::launch (Sorting.cu:176), which launches gatherKthValue (:193, :24).
+    Trace(tree="2.6.0", op="kthvalue.values", key="CUDA", why="a launcher object deduced by a template, whose "
+          "member launches the kernel",
+          steps=(Expect("kthvalue_out_cuda", CU + "Sorting.cpp:159", "kernel"),
+                 Expect("kthvalue_out_impl_cuda", CU + "Sorting.cpp:173", "call"),
+                 Expect("kthvalue_out_impl_cuda", CU + "Sorting.cpp:32", "helper"),
+                 Expect("launch_kthvalue_kernel", CU + "Sorting.cpp:65", "call"),
+                 Expect("launch_kthvalue_kernel", CU + "Sorting.cu:244", "helper"),
+                 Expect("AT_DISPATCH_ALL_TYPES_AND2", CU + "Sorting.cu:247", "dtypes"),
+                 Expect("run_launcher", CU + "Sorting.cu:254", "call"),
+                 Expect("run_launcher", CU + "SortingCommon.cuh:114", "helper"),
+                 Expect("KthValueLauncher::launch", CU + "SortingCommon.cuh:151", "call"),
+                 Expect("KthValueLauncher::launch", CU + "Sorting.cu:176", "helper"),
+                 Expect("gatherKthValue", CU + "Sorting.cu:193", "launch"),
+                 Expect("gatherKthValue", CU + "Sorting.cu:24", "__global__"),
+                 Expect("kthvalue", DERIV + ":918", "backward"))),
+    # argmax.out CPU: native_functions.yaml:825; ReduceOps.cpp TORCH_IMPL_FUNC(argmax_out) (:1761) passes argmax_stub
+    # (ReduceOps.h:28, ReduceOps.cpp:439) to argmax_argmin_impl; cpu/ReduceOpsKernel.cpp registers argmax_kernel_impl
+    # (:440, :380), which calls binary_kernel_reduce (cpu/Reduce.h:185) with ArgMaxOps<scalar_t>{} (:399): its
+    # reduce, combine and project are MinMaxReductionOps's and ArgReductionOps's (SharedReduceOps.h:492 derives from
+    # them), called at Reduce.h:217, :243, :246. No derivatives.yaml entry: argmax is not differentiable.
+    Trace(tree="2.6.0", op="argmax.out", key="CPU", why="a reduction whose loop functions come from the ops "
+          "object its kernel hands the reduce helper",
+          steps=(Expect("argmax_out", N + "ReduceOps.cpp:1761", "kernel"),
+                 Expect("argmax", N + "ReduceOps.cpp:231", "meta"),
+                 Expect("argmax_stub", N + "ReduceOps.h:28", "stub declared"),
+                 Expect("argmax_stub", N + "ReduceOps.cpp:439", "stub defined"),
+                 Expect("argmax_stub", N + "ReduceOps.cpp:1766", "stub called"),
+                 Expect("argmax_kernel_impl", CPU + "ReduceOpsKernel.cpp:440", "registered"),
+                 Expect("argmax_kernel_impl", CPU + "ReduceOpsKernel.cpp:380", "registered function"),
+                 Expect("AT_DISPATCH_ALL_TYPES_AND2", CPU + "ReduceOpsKernel.cpp:381", "dtypes"),
+                 Expect("binary_kernel_reduce", CPU + "ReduceOpsKernel.cpp:397", "call"),
+                 Expect("binary_kernel_reduce", CPU + "Reduce.h:185", "cpu loop"),
+                 Expect("MinMaxReductionOps::reduce", CPU + "Reduce.h:217", "call"),
+                 Expect("MinMaxReductionOps::reduce", N + "SharedReduceOps.h:458", "loop function"),
+                 Expect("MinMaxReductionOps::combine", N + "SharedReduceOps.h:462", "loop function"),
+                 Expect("ArgReductionOps::project", N + "SharedReduceOps.h:484", "loop function"))),
+    # sin.out CPU: native_functions.yaml:5354; UnaryOps.cpp CREATE_UNARY_TORCH_IMPL_FUNC(sin_out, sin_stub) (:349),
+    # its meta (:207), UnaryOps.h:72, UnaryOps.cpp:1028; cpu/UnaryOpsKernel.cpp:839
+    # STATIC_IMPLEMENT_COMPLEX_KERNEL_WITHOUT_AVX512(sin) both defines sin_kernel and registers it (the macro at :805,
+    # REGISTER_DISPATCH at :807), with its AT_DISPATCH set; the loop it runs calls vml::vsin (cpu/vml.h:89).
+    Trace(tree="2.6.0", op="sin.out", key="CPU", why="a kernel a file-local macro defines and registers",
+          steps=(Expect("sin_out", N + "UnaryOps.cpp:349", "kernel"),
+                 Expect("sin", N + "UnaryOps.cpp:207", "meta"),
+                 Expect("sin_stub", N + "UnaryOps.h:72", "stub declared"),
+                 Expect("sin_stub", N + "UnaryOps.cpp:1028", "stub defined"),
+                 Expect("sin_stub", N + "UnaryOps.cpp:349", "stub called"),
+                 Expect("sin_kernel", CPU + "UnaryOpsKernel.cpp:839", "registered"),
+                 Expect("AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2", CPU + "UnaryOpsKernel.cpp:839", "dtypes"),
+                 Expect("vsin", "aten/src/ATen/cpu/vml.h:89", "cpu loop"),
+                 Expect("sin", DERIV + ":1531", "backward"))),
 ]

@@ -11,6 +11,7 @@ OTHER_DEVICE = "the stub's CPU registration, written in this CUDA trace: a chain
 HANDED_ON = 'cpu_serial_kernel(iter, op) calls its overload with a range (Loops.h:374), which hands op on to basic_loop inside a lambda; device_path marks only the function that calls its parameter (basic_loop), not one that passes it on, so the walk does not enter the overload'
 FUNCTOR_LINE = "the functor is shown at its operator() (the next line), not at the struct's line"
 UNDIAGNOSED = 'not reached; the cause was not diagnosed this session'
+VML_LOOP = "called in the loop lambda iter.for_each runs (IMPLEMENT_ITERATOR_LAMBDA, cpu/UnaryOpsKernel.cpp:725): TensorIteratorBase::for_each is not a launch helper, and vml::vsin itself does no device work, so the walk shows no step for it"
 
 GAPS: dict[str, dict[tuple[str, str], str]] = {
     'Y1:mul.out-CUDA': {
@@ -40,13 +41,13 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
     'Y1:nll_loss_forward.output-CUDA': {
         ('aten/src/ATen/native/cuda/Loss.cu:159', 'AT_DISPATCH_NLL_LOSS_INDEX_TYPES'): UNDIAGNOSED,
     },
-    'Y1:var.correction_out-CPU': {
-        ('aten/src/ATen/native/SharedReduceOps.h:97', 'WelfordOps'): UNDIAGNOSED,
-    },
     'Y1:scatter.src_out-CPU': {
         ('aten/src/ATen/native/cpu/ScatterGatherKernel.cpp:314', '_cpu_scatter_gather_dim_loop::operator()'): UNDIAGNOSED,
         ('aten/src/ATen/native/cpu/ScatterGatherKernel.cpp:103', '_cpu_scatter_gather_dim_loop::operator()'): UNDIAGNOSED,
         ('aten/src/ATen/native/cpu/ScatterGatherKernel.cpp:93', 'TensorAssign::operator()'): UNDIAGNOSED,
+    },
+    'Y1:sin.out-CPU': {
+        ('aten/src/ATen/cpu/vml.h:89', 'vsin'): VML_LOOP,
     },
     'Y1:sum.IntList_out-CUDA-1.13.1': {
         ('tools/autograd/derivatives.yaml:1544', 'sum.dim_IntList'): UNDIAGNOSED,
