@@ -16,6 +16,10 @@ _HELPER = re.compile(
     r"vectorized_elementwise_kernel|unrolled_elementwise_kernel|elementwise_kernel)"
 )
 
+# TensorIterator's own loop runners, called on an iterator: `iter.for_each(loop, grain_size)` runs the loop (a
+# lambda or a functor, its first argument) over the iterator's chunks; std::for_each is not one (no receiver).
+_MEMBER_HELPERS = frozenset(("for_each", "serial_for_each"))
+
 # A first argument that names a device: a stub called by a name that does not say so.
 # calls.scm's #match? predicate is the cheap filter in front of it.
 DEVICE_ARG = re.compile(
@@ -76,7 +80,9 @@ def _callee_facts(callee: str, language: str) -> tuple[str, bool, str | None]:
                 if rx.search(plain) or (fam == "cublas" and language == "cuda" and plain.startswith("blas::")):
                     family = fam
                     break
-        got = (last, _HELPER.fullmatch(last) is not None, family)
+        helper = _HELPER.fullmatch(last) is not None or (
+            last in _MEMBER_HELPERS and _without_template_args(callee).endswith((f".{last}", f"->{last}")))
+        got = (last, helper, family)
         if len(_CALLEE_FACTS) > 200_000:
             _CALLEE_FACTS.clear()
         _CALLEE_FACTS[key] = got

@@ -152,8 +152,9 @@ def _special_call(f: SourceFile, fn, info: tuple, caller: str | None, line: int,
         f.stub_uses.append(StubUseFact(last, caller, line, StubUseHow.CALL))
     if helper:
         args_node = node.child_by_field_name("arguments")
-        if args_node is not None:
-            f.launches.append(helper_launch(f, fn, last, args_node, caller, line))
+        launch = helper_launch(f, fn, last, args_node, caller, line) if args_node is not None else None
+        if launch is not None and (fn_type != "field_expression" or launch.kernel or launch.lambda_line):
+            f.launches.append(launch)  # `iter.for_each(...)` only with the lambda or functor it runs named
     if family is not None:
         f.libcalls.append(LibraryCallFact(family, callee, caller, line))
 

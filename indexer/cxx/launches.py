@@ -135,8 +135,9 @@ def helper_launch(f: SourceFile, fn, helper: str, args_node, caller: str | None,
             if name[:1].isupper() or "functor" in name.lower() or "Functor" in name:
                 kernel = nospace(f.text(c))
                 break
-    if kernel is None:
-        idents = [a for a in args[1:] if a.type in ("identifier", "qualified_identifier", "template_function")]
+    if kernel is None:  # the helper's last named argument; a member helper's (`iter.for_each(loop, grain)`) first
+        named = args[:1] if fn.type == "field_expression" else args[1:]
+        idents = [a for a in named if a.type in ("identifier", "qualified_identifier", "template_function")]
         if idents:
             held = _local_lambda(f, idents[-1]) if idents[-1].type == "identifier" else None
             if held is not None:  # `auto loop = [&](...) {...}; cpu_kernel(iter, loop);`: that lambda runs

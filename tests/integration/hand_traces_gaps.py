@@ -8,7 +8,7 @@ from __future__ import annotations
 
 AT_USE = "written in a file-local #define (RUN_T, RUN_MB): the walk reaches it at the use that expands it (RUN_T(uint32_t), TensorTopK.cu:897 and :899), where the expansion's calls and dtype set are placed (body_macros.py)"
 OTHER_DEVICE = "the stub's CPU registration, written in this CUDA trace: a chain shows the registrations for its key's device only"
-HANDED_ON = 'cpu_serial_kernel(iter, op) calls its overload with a range (Loops.h:374), which hands op on to basic_loop inside a lambda; device_path marks only the function that calls its parameter (basic_loop), not one that passes it on, so the walk does not enter the overload'
+HANDED_ON = 'cpu_serial_kernel(iter, op) calls its overload with a range (Loops.h:374), whose lambda iter.serial_for_each runs (:366, a step) calls basic_loop (:367); basic_loop hands op on to execute_op, and device_path marks a function that calls its parameter, not one that passes it on, so basic_loop is not a step'
 FUNCTOR_LINE = "the functor is shown at its operator() (the next line), not at the struct's line"
 UNDIAGNOSED = 'not reached; the cause was not diagnosed this session'
 VML_LOOP = "called in the loop lambda iter.for_each runs (IMPLEMENT_ITERATOR_LAMBDA, cpu/UnaryOpsKernel.cpp:725): TensorIteratorBase::for_each is not a launch helper, and vml::vsin itself does no device work, so the walk shows no step for it"
@@ -96,7 +96,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/cpu/DistributionKernels.cpp:239', 'bernoulli_scalar_kernel'): OTHER_DEVICE,
     },
     'Y2:native_dropout-CPU': {
-        ('aten/src/ATen/native/cpu/Loops.h:358', 'cpu_serial_kernel'): HANDED_ON,
         ('aten/src/ATen/native/cpu/Loops.h:367', 'basic_loop'): HANDED_ON,
     },
     'Y2:copy_-CompositeExplicitAutograd': {
