@@ -632,8 +632,8 @@ TRACES = [
                  Expect("sin_stub", N + "UnaryOps.h:72", "stub declared"),
                  Expect("sin_stub", N + "UnaryOps.cpp:1028", "stub defined"),
                  Expect("sin_stub", N + "UnaryOps.cpp:349", "stub called"),
-                 Expect("sin_kernel", CPU + "UnaryOpsKernel.cpp:839", "registered"),
-                 Expect("AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2", CPU + "UnaryOpsKernel.cpp:839", "dtypes"),
-                 Expect("vsin", "aten/src/ATen/cpu/vml.h:89", "cpu loop"),
+                 Expect("sin", CPU + "UnaryOpsKernel.cpp:839", "registered: CPU_CAPABILITY::sin_kernel"),
+                 Expect("sin", CPU + "UnaryOpsKernel.cpp:839", "dtypes: sin_vml_cpu"),
+                 Expect("sin", "aten/src/ATen/cpu/vml.h:89", "cpu loop: vml::vsin, IMPLEMENT_VML(sin)"),
                  Expect("sin", DERIV + ":1531", "backward"))),
 ]
