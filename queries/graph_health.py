@@ -5,13 +5,15 @@ A call site is one written call (a file, a line, a callee as written, in one fun
 reaching several specialisations, or an ambiguous one with an edge per candidate, is still one site.
 The outcomes: one definition, a named class, one template or overload set, one definition per build
 configuration (a definition under each of guards no build holds together, configurations.py), unresolved.
+An operator expression on an operand of a class (`a * b` on Tensors calls at::operator*) is an implicit call:
+its sites are counted apart, not in the shares of the calls written.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-from ..indexer.link.kinds import EdgeKind, How
+from ..indexer.link.kinds import OPERATOR_CALLS, EdgeKind, How
 from .results import CallShares
 
 NATIVE = "aten/src/ATen/native/"
@@ -28,9 +30,15 @@ _CALL_KINDS = (EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP, EdgeKind.CALLS_LIBRA
 
 
 def call_shares(conn: sqlite3.Connection, folder: str = NATIVE, show: int = 20) -> CallShares:
-    sites = ("SELECT DISTINCT src, file, line, target, how FROM edges WHERE kind IN (?, ?, ?, ?) "
+    """The shares of the calls written under the folder; the operator expressions on class operands (their edges'
+    target is the operator function's name, `operator*`: cxx/calls.py) are counted apart, by how."""
+    operators = ", ".join(f"'{name}'" for name in sorted(OPERATOR_CALLS))
+    every = ("SELECT DISTINCT src, file, line, target, how FROM edges WHERE kind IN (?, ?, ?, ?) "
              "AND substr(file, 1, ?) = ?")
+    sites = f"{every} AND target NOT IN ({operators})"
     args = (*_CALL_KINDS, len(folder), folder)
+    by_operator = conn.execute(f"SELECT how, count(*) FROM ({every} AND target IN ({operators})) GROUP BY how "
+                               "ORDER BY 2 DESC, 1", args).fetchall()
     by_how = conn.execute(f"SELECT how, count(*) FROM ({sites}) GROUP BY how ORDER BY 2 DESC, 1", args).fetchall()
     counts = dict(by_how)
     top = conn.execute(
@@ -42,4 +50,4 @@ def call_shares(conn: sqlite3.Connection, folder: str = NATIVE, show: int = 20) 
         return sum(counts.get(h, 0) for h in hows)
 
     return CallShares(folder, total, tuple(by_how), part(ONE_DEFINITION), part(NAMED_CLASS), part(SEVERAL),
-                      part(UNRESOLVED), tuple(top), part(PER_BUILD))
+                      part(UNRESOLVED), tuple(top), part(PER_BUILD), tuple(by_operator))

@@ -371,6 +371,10 @@ def _call_share_lines(c: CallShares, show: int) -> list[str]:
            f"  unresolved                      {c.unresolved:7} {pct(c.unresolved):>6}   (ambiguous, not in the checkout, "
            "through a parameter)",
            "  by how: " + ", ".join(f"{h} {n}" for h, n in c.by_how)]
+    if c.operators:
+        out.append(f"operator expressions on class operands under {c.folder} (implicit calls, not counted above): "
+                   f"{sum(n for _h, n in c.operators)} sites")
+        out.append("  by how: " + ", ".join(f"{h} {n}" for h, n in c.operators))
     if c.top_unresolved:
         out.append(f"  most frequent unresolved (of {c.unresolved}):")
         out.extend(f"    {how:<16} {n:6}  {target}" for how, target, n in c.top_unresolved[:show])
@@ -387,7 +391,8 @@ def doctor_data(health: Health) -> dict[str, Any]:
                          "one_definition": c.one_definition, "named_class": c.named_class, "several": c.several,
                          "unresolved": c.unresolved, "per_build": c.per_build,
                          "resolved_share": round(c.share(c.one_definition + c.named_class), 4),
-                         "top_unresolved": [{"how": h, "target": t, "sites": n} for h, t, n in c.top_unresolved]}
+                         "top_unresolved": [{"how": h, "target": t, "sites": n} for h, t, n in c.top_unresolved],
+                         "operators": dict(c.operators)}
     return data
 
 

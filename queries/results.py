@@ -371,6 +371,7 @@ class CallShares(Answer):
     unresolved: int
     top_unresolved: tuple[tuple[str, str, int], ...]  # (how, callee as written, sites), most first
     per_build: int = 0  # one definition per build configuration (How.PER_BUILD)
+    operators: tuple[tuple[str, int], ...] = ()  # the operator expressions on class operands: (how, sites), apart
 
     def share(self, count: int) -> float:
         return count / self.sites if self.sites else 0.0

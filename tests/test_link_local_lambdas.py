@@ -47,7 +47,8 @@ def edges(tmp_path_factory: pytest.TempPathFactory) -> set[tuple]:
 
 def test_a_call_of_a_local_lambda_names_its_line():
     f = cxx.extract(COUNT_CPP.encode(), N + "Count.cpp")
-    assert [(c.callee, c.line, c.lambda_line) for c in f.calls] == [
+    # `slice(n) + twice(n) + helper(n)` is also two operator+ rows (operands the link stage types: calls.py)
+    assert [(c.callee, c.line, c.lambda_line) for c in f.calls if not c.callee.startswith("operator")] == [
         ("helper", 5, None), ("slice", 8, 4), ("twice", 8, 7), ("helper", 8, None)]
 
 

@@ -206,7 +206,7 @@ def test_receivers_are_recorded_for_chains_auto_variables_fields_and_elements():
         (15, "g->graph", "decltype(make_graph<Graph>(1))"),
     ]
     header = cxx.extract(CHAINS_H.encode(), N + "Chains.h")
-    assert [(c.callee, c.receiver_type) for c in header.calls] == [
+    assert [(c.callee, c.receiver_type) for c in header.calls if not c.callee.startswith("operator")] == [
         ("TensorOptions", None), ("Iter", None), ("TensorOptions", None),
         ("weight_.dim", "Tensor"), ("this->weight_.dim", "Tensor")]  # fields of the class around the call
     assert [(d.name, d.returns) for d in header.definitions] == [

@@ -8,6 +8,7 @@ stub uses are recorded only inside function bodies.
 
 from __future__ import annotations
 
+import json
 import re
 
 from ..vocab import StubUseHow
@@ -69,9 +70,12 @@ def calls(f: SourceFile) -> None:
             _special_call(f, fn, info, caller, line, wrappers)
     _vexing_calls(f)
     _block_definition_calls(f)
+    operators = _operator_calls(f, typed)
     declarations = receiver_types(f, pending)
     declarations = local_lambdas(f, plain, declarations)
     argument_types(f, typed, declarations)
+    if operators:
+        _keep_class_operands(f, operators)
 
 
 _EXPRESSIONS = ("call_expression", "field_expression", "compound_literal_expression")  # arguments the link
@@ -82,8 +86,13 @@ _QUALIFIED_NAME = re.compile(r"(?:::)?\w+(?:::\w+)+")
 def _argument_types(args, index: int, typed: list) -> None:
     """Note the call's literal arguments' types, its identifiers, to be typed by their declarations, and its
     calls and member chains (`self.dim()`, `static_cast<int64_t>(n)`), to be written out for the link stage."""
+    _operand_types(uncommented(args), index, typed)
+
+
+def _operand_types(nodes: list, index: int, typed: list) -> None:
+    """_argument_types of a list of argument nodes (a call's arguments, an operator expression's operands)."""
     types, names, expressions = [], [], []
-    for i, a in enumerate(uncommented(args)):
+    for i, a in enumerate(nodes):
         kind = a.type
         if kind == "identifier":
             names.append((i, dec(a.text), a.start_byte))
@@ -97,6 +106,67 @@ def _argument_types(args, index: int, typed: list) -> None:
             types.append(literal_type(a))
     if names or expressions or any(t is not None for t in types):
         typed.append((index, types, names, expressions))
+
+
+# What an operand whose type is one of these cannot call: the built-in operator applies (the fixed-width and
+# size types are typedefs of them). A type the extractor does not know, or one of a class, may call a function.
+_BUILT_IN = frozenset(("bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned",
+                       "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float", "double",
+                       "long double", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
+                       "uint64_t", "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "std::nullptr_t",
+                       "const char*", "char*", "auto"))
+
+
+def _operator_calls(f: SourceFile, typed: list) -> list[int]:
+    """An operator expression in a function body whose operands are not all literals, as the call of the operator
+    function it names (`a * b` -> `operator*` with the two operands as arguments, `a += b` -> `operator+=`, `-a`
+    -> `operator-` with one): C++ calls such a function when an operand is of a class type ([over.match.oper]),
+    which only the operands' types tell. Their types are noted as a call's arguments' are (_argument_types);
+    _keep_class_operands drops those whose operands all have built-in types. Gives their indexes in f.calls."""
+    out: list[int] = []
+    caller_at, calls = f.caller_at, f.calls
+    for sign in f.get("call.operator"):
+        node = sign.parent
+        if node is None:
+            continue
+        caller = caller_at(node.start_byte)
+        if caller is None:
+            continue
+        if node.type == "unary_expression":
+            operands = [node.child_by_field_name("argument")]
+        else:
+            operands = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+        if any(o is None for o in operands):
+            continue
+        operands = [_unparenthesized(o) for o in operands]
+        if all(literal_type(o) is not None for o in operands):
+            continue
+        name = "operator" + dec(sign.text)
+        calls.append(CallFact(caller, name, name, node.start_point[0] + 1, len(operands)))
+        out.append(len(calls) - 1)
+        _operand_types(operands, len(calls) - 1, typed)
+    return out
+
+
+def _unparenthesized(node):
+    """The expression inside parentheses (`(x.sum())` -> `x.sum()`)."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
+
+
+def _keep_class_operands(f: SourceFile, operators: list[int]) -> None:
+    """Drop the operator calls (_operator_calls) none of whose operands may be of a class type: each one's type is
+    known and built in (a literal, `int64_t n`, `double scale`), or none is known (`(a + b) * 2`, a field of another
+    file's class: nothing says a function is called)."""
+    drop = set()
+    for index in operators:
+        types = f.calls[index].arg_types
+        known = json.loads(types) if types is not None else []
+        if not any(t is not None and t.rstrip("&") not in _BUILT_IN for t in known):
+            drop.add(index)
+    if drop:
+        f.calls[:] = [c for i, c in enumerate(f.calls) if i not in drop]
 
 
 _DECLARATORS = ("function_declarator", "identifier", "call_expression")

@@ -39,6 +39,7 @@ class Callers:
             for s in syms:
                 self._by.setdefault((file, s.qualified_name), []).append(s)
         self._starts = {k: [s.line for s in v] for k, v in self._by.items()}
+        self._siblings: dict[int, tuple[int, ...]] = {}
 
     def at(self, file: str, caller: str | None, line: int) -> Symbol | None:
         if caller is None:
@@ -52,6 +53,16 @@ class Callers:
                 return syms[i]
             i -= 1
         return None
+
+    def siblings(self, s: Symbol) -> tuple[int, ...]:
+        """The nodes of the definitions of s's qualified name that start on s's line of its file, when there are
+        several (a macro use that defines overloads: `DEFINE_OPERATOR(!=, ...)` writes three at::operator!= on one
+        line): facts can tell their bodies apart by line only, so each holds what that line writes. Else ()."""
+        got = self._siblings.get(s.node)
+        if got is None:
+            same = [t.node for t in self._by.get((s.file, s.qualified_name), ()) if t.line == s.line]
+            got = self._siblings[s.node] = tuple(same) if len(same) > 1 else ()
+        return got
 
 
 def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, callers: Callers,
@@ -132,63 +143,74 @@ class _Calls:
     def edges(self, rows: list[tuple]) -> Iterator[Edge]:
         """The edges of these calls. A vendor entry point that has no node yet gets (family, callee) for
         its dst: call_edges numbers it, in order, since nodes made in a worker would not reach the build."""
-        nodes, resolver, callers, contexts, functors = self.nodes, self.resolver, self.callers, self.contexts, self.functors
-        library, aliases = self.library, self.aliases
-        stub_names = nodes.stub_names
-        stub_bare = stub_names.bare if stub_names is not None else frozenset()
+        callers, contexts = self.callers, self.contexts
         last_src = ctx = None
         for row in rows:
-            file, caller, callee, name, line = row[:5]
-            argc = row[5] if len(row) > 5 else -1
-            receiver_type = row[6] if len(row) > 6 else None
-            arg_types = row[7] if len(row) > 7 else None
-            receiver_const = row[8] if len(row) > 8 else None
-            lambda_line = row[9] if len(row) > 9 else None
+            file, caller, line = row[0], row[1], row[4]
             src = last_src if last_src is not None and last_src.qualified_name == caller and last_src.file == file \
                 and last_src.line <= line <= last_src.end_line else callers.at(file, caller, line)
             if src is None:
                 continue
             if src is not last_src:
                 last_src, ctx = src, contexts(file, src)
-            if name.endswith("}") and "{" in name:  # `sum_functor<scalar_t>{}(iter)`: the object made by braces
-                name, callee = name[:name.index("{")], callee[:callee.rindex("{")]
-            if callee == name and name in stub_bare and stub_names.called(
-                    name, ctx.chain, ctx.usings, hiding_functions(resolver.symbols, ctx)) is not None:
-                continue  # a stub called: its uses-stub edge (stub_uses) says so
-            if lambda_line is not None:  # a local lambda: its body's calls are the caller's own
-                yield (EdgeKind.CALLS, src.node, None, file, line, How.LAMBDA, callee, f"a lambda at line {lambda_line}")
-                continue
-            held = aliases.get((file, caller, name)) if aliases and callee == name else None
-            if held:  # a variable holding functions or kernels: each it may hold
-                for target in dict.fromkeys(held):
-                    for t in resolver.resolve(ctx, target, target.rsplit("::", 1)[-1], -1, None):
-                        yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, target, f"through {name}")
-                continue
-            targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type, arg_types,
-                                       receiver_const)
-            param = resolver.through_parameter(ctx, callee, receiver_type)
-            if param is not None:  # bound to what the call sites give the parameter; else the rows below stand
-                yield (EdgeKind.CALLS, src.node, None, file, line, How.TEMPLATE_PARAMETER, callee, param)
-            family = library.get((file, line, callee))
-            new_library = False
-            for t in targets:
-                if t.how is How.TYPE and functors is not None:
-                    for op_node in functors(ctx, callee, name):
-                        yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, callee, "constructed")
-                if t.how is How.VENDOR and family is None and t.detail is None and \
-                        vendor_family(callee) in COMPUTE_FAMILIES:
-                    family = vendor_family(callee)
-                    new_library = (family, callee) not in nodes.library
-                if family is not None and t.node is None and not is_service_call(callee):
-                    dst = (family, callee) if new_library else nodes.library.get((family, callee))
-                    yield (EdgeKind.CALLS_LIBRARY, src.node, dst, file, line, How.VENDOR, callee, family)
-                elif t.how is How.OP:
-                    for op_node in (nodes.op[o] for o in t.op):
-                        yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, callee, t.detail)
-                elif t.candidates:
-                    yield (EdgeKind.CALLS, src.node, None, file, line, t.how, callee, t.detail, t.candidates)
-                else:
-                    yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, callee, t.detail)
+            siblings = callers.siblings(src)
+            if siblings:  # a macro use defining several overloads on one line: each holds the line's calls
+                for edge in self._row(row, src, ctx):
+                    for node in siblings:
+                        yield (edge[0], node, *edge[2:])
+            else:
+                yield from self._row(row, src, ctx)
+
+    def _row(self, row: tuple, src: Symbol, ctx) -> Iterator[Edge]:
+        """The edges of one call row, from its caller's definition `src`."""
+        nodes, resolver, functors, library, aliases = self.nodes, self.resolver, self.functors, self.library, self.aliases
+        stub_names = nodes.stub_names
+        stub_bare = stub_names.bare if stub_names is not None else frozenset()
+        file, caller, callee, name, line = row[:5]
+        argc = row[5] if len(row) > 5 else -1
+        receiver_type = row[6] if len(row) > 6 else None
+        arg_types = row[7] if len(row) > 7 else None
+        receiver_const = row[8] if len(row) > 8 else None
+        lambda_line = row[9] if len(row) > 9 else None
+        if name.endswith("}") and "{" in name:  # `sum_functor<scalar_t>{}(iter)`: the object made by braces
+            name, callee = name[:name.index("{")], callee[:callee.rindex("{")]
+        if callee == name and name in stub_bare and stub_names.called(
+                name, ctx.chain, ctx.usings, hiding_functions(resolver.symbols, ctx)) is not None:
+            return  # a stub called: its uses-stub edge (stub_uses) says so
+        if lambda_line is not None:  # a local lambda: its body's calls are the caller's own
+            yield (EdgeKind.CALLS, src.node, None, file, line, How.LAMBDA, callee, f"a lambda at line {lambda_line}")
+            return
+        held = aliases.get((file, caller, name)) if aliases and callee == name else None
+        if held:  # a variable holding functions or kernels: each it may hold
+            for target in dict.fromkeys(held):
+                for t in resolver.resolve(ctx, target, target.rsplit("::", 1)[-1], -1, None):
+                    yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, target, f"through {name}")
+            return
+        targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type, arg_types,
+                                   receiver_const)
+        param = resolver.through_parameter(ctx, callee, receiver_type)
+        if param is not None:  # bound to what the call sites give the parameter; else the rows below stand
+            yield (EdgeKind.CALLS, src.node, None, file, line, How.TEMPLATE_PARAMETER, callee, param)
+        family = library.get((file, line, callee))
+        new_library = False
+        for t in targets:
+            if t.how is How.TYPE and functors is not None:
+                for op_node in functors(ctx, callee, name):
+                    yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, callee, "constructed")
+            if t.how is How.VENDOR and family is None and t.detail is None and \
+                    vendor_family(callee) in COMPUTE_FAMILIES:
+                family = vendor_family(callee)
+                new_library = (family, callee) not in nodes.library
+            if family is not None and t.node is None and not is_service_call(callee):
+                dst = (family, callee) if new_library else nodes.library.get((family, callee))
+                yield (EdgeKind.CALLS_LIBRARY, src.node, dst, file, line, How.VENDOR, callee, family)
+            elif t.how is How.OP:
+                for op_node in (nodes.op[o] for o in t.op):
+                    yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, callee, t.detail)
+            elif t.candidates:
+                yield (EdgeKind.CALLS, src.node, None, file, line, t.how, callee, t.detail, t.candidates)
+            else:
+                yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, callee, t.detail)
 
 
 def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,

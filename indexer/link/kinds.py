@@ -67,3 +67,9 @@ class How(StrEnum):
     PER_BUILD = "per-build-configuration"  # one qualified name, each definition under a guard no build holds with the others' (configurations.py)
     ARGUMENT_DEPENDENT = "argument-dependent"  # an unqualified call that ordinary lookup finds nothing for: the function in the namespace of an argument's type (ADL)
     ARGUMENT_TYPES = "argument-types"  # one overload of an overload set, picked by the argument types written (link/overloads.py; detail: how many)
+
+
+# The operator functions an operator expression calls (cxx/calls.py writes `a * b` as a call of `operator*`)
+OPERATOR_CALLS = frozenset("operator" + sign for sign in (
+    "+", "-", "*", "/", "%", "&", "|", "^", "<", "<=", ">", ">=", "==", "!=",
+    "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="))

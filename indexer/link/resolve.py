@@ -65,13 +65,14 @@ from typing import NamedTuple
 from .classify import BUILTIN_TYPES, OpForms, named_class, op_called, template_args, written_parts
 from . import overloads
 from .configurations import one_per_build
-from .kinds import How
+from .kinds import OPERATOR_CALLS, How
 from .symbols import (Symbol, Symbols, _params, is_header, normalise_scope, normalise_type, scope_chain,
                       split_top_level, untemplated)
 
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
 OVERLOADS_FOLLOWED = 12  # and of one overload set (the argument types pick among them)
 _TENSOR_TYPES = frozenset(("Tensor", "TensorBase", "const Tensor", "Tensor&"))
+
 
 
 class Target(NamedTuple):
@@ -406,6 +407,11 @@ def _bound(returned: str | None, s: Symbol, given: str | None) -> str | None:
     return re.sub(r"\b(" + "|".join(map(re.escape, params)) + r")\b", lambda m: by_name[m.group(1)], returned)
 
 
+def _readable(syms: list[Symbol], n: int) -> list[Symbol]:
+    """The operator functions whose signature names at least n parameters (overloads.pick can compare them)."""
+    return [s for s in syms if (params := overloads.parameter_types(s.signature)) is not None and len(params) >= n]
+
+
 def _within(scope: str, outer: str) -> bool:
     """Whether a namespace is OUTER or inside it ("" holds every one)."""
     return not outer or scope == outer or scope.startswith(outer + "::")
@@ -462,6 +468,11 @@ class Resolver:
         self.op_references: frozenset[str] = frozenset()  # ops whose schema returns a mutable alias (a Tensor&)
         self._category: str | None = None  # the value category of the last call typed (_returned)
         self._heads: set[str] | None = None  # _type_heads
+        self._operators: dict[tuple, list[Target]] = {}  # operator_call's answers by scope and operand types
+        # name -> (its members, the others, the others by scope)
+        self._operator_candidates: dict[str, tuple[list[Symbol], list[Symbol], dict[str, list[Symbol]]]] = {}
+        self._operator_lookups: dict[tuple, tuple | None] = {}  # ordinary lookup of an operator, by scope
+        self._operand_classes: dict[tuple, str | None] = {}  # _operand_class's answers
         # A class's or enum's last name -> (its qualified name untemplated, its namespace) of each
         # (stage.class_namespaces)
         self.class_namespaces: dict[str, tuple[tuple[str, str], ...]] = {}
@@ -471,6 +482,8 @@ class Resolver:
                 receiver_const: int | None = None) -> list[Target]:
         """The targets of a call; an overload set the argument types (calls.arg_types) pick one of is that one,
         and a const/non-const pair of one member the object's constness (calls.receiver_const)."""
+        if callee_name in OPERATOR_CALLS and callee == callee_name:
+            return self.operator_call(ctx, callee_name, argc, arg_types)
         got = self._resolve_memo(ctx, callee, callee_name, argc, receiver_type)
         if got and got[0].how in (How.AMBIGUOUS, How.NOT_IN_CHECKOUT) and arg_types is not None and \
                 callee == callee_name and self.class_namespaces:
@@ -497,6 +510,100 @@ class Resolver:
                                                          self._one_function(got, picked[0].node)):
                 return picked
         return got
+
+    def operator_call(self, ctx: Context, name: str, argc: int, arg_types: str | None) -> list[Target]:
+        """An operator expression (cxx/calls.py writes `a * b` as a call of `operator*` with the operands as its
+        arguments) as C++ resolves it ([over.match.oper]): when an operand is of a class of the checkout (not an
+        enum), the candidates are the first operand's class's member operators of the name (and its bases'), taking
+        one argument fewer, with the non-member ones that unqualified lookup from the caller finds and those in the
+        namespaces of the operands' types (argument-dependent lookup); the operand types pick among them (overloads.py).
+        None left: the built-in operator applies (both operands built in, or a class converted to one), which is
+        no call: no target. Several that the types do not tell apart: one target without a node, counting them."""
+        typed = self._typed_arguments(ctx, arg_types) if arg_types else None
+        args: list[str | None] = json.loads(typed) if typed else []
+        owners = [self._operand_class(ctx, a) for a in args]
+        if len(args) != argc or not any(owners):
+            return []
+        declared = ctx.declared.get((ctx.caller, name)) if ctx.declared and ctx.caller else None
+        key = (ctx.file, ctx.chain[0], ctx.usings, id(ctx.declared) if ctx.declared else 0, declared, name,
+               tuple(args), tuple(owners))
+        got = self._operators.get(key)
+        if got is None:
+            got = self._operators[key] = self._operator_targets(ctx, name, argc, args, owners)
+        return got
+
+    def _operator_targets(self, ctx: Context, name: str, argc: int, args: list[str | None],
+                          owners: list[str | None]) -> list[Target]:
+        split = self._operator_candidates.get(name)
+        if split is None:
+            cands = self.symbols.by_name.get(name, ())
+            by_scope: dict[str, list[Symbol]] = {}
+            for s in cands:
+                if s.kind != "method":
+                    by_scope.setdefault(s.scope, []).append(s)
+            split = self._operator_candidates[name] = ([s for s in cands if s.kind == "method"],
+                                                       [s for s in cands if s.kind != "method"], by_scope)
+        methods, free, by_scope = split
+        members: list[Symbol] = []
+        if owners[0] is not None and methods:
+            found = self._lookup(ctx, methods, "", "lhs", owners[0])
+            members = [s for s in found[0] if _takes(s, argc - 1)] if found else []
+        # ordinary lookup does not depend on the operands: once per scope
+        scope_key = (ctx.file, ctx.chain[0], ctx.usings, id(ctx.declared) if ctx.declared else 0,
+                     ctx.declared.get((ctx.caller, name)) if ctx.declared and ctx.caller else None, name)
+        ordinary = self._operator_lookups.get(scope_key, False)
+        if ordinary is False:
+            ordinary = self._operator_lookups[scope_key] = self._lookup(ctx, free, "", None, None) if free else None
+        pool = [s for s in ordinary[0] if _takes(s, argc)] if ordinary else []
+        how = ordinary[1] if ordinary and pool else How.ARGUMENT_DEPENDENT
+        spaces = set().union(*(self._associated(ctx, a) for a in args if a is not None))
+        held = {s.node for s in pool}
+        pool += [s for space in sorted(spaces) for s in by_scope.get(space, ())
+                 if s.node not in held and _takes(s, argc) and self._visible(ctx, s)]
+        if not members and not pool:
+            return []
+        members, pool = _readable(members, argc - 1), _readable(pool, argc)
+        if not members and not pool:
+            return []
+        if len(members) + len(pool) == 1:
+            return [Target((members or pool)[0].node, How.RECEIVER if members else how)]
+        chosen = [c for c in (overloads.pick(members, json.dumps(args[1:])) if members else None,
+                              overloads.pick(pool, json.dumps(args)) if pool else None) if c is not None]
+        if len(chosen) == 1:
+            return [Target(chosen[0].node, How.ARGUMENT_TYPES, str(len(members) + len(pool)))]
+        fits = members + pool
+        how = How.OVERLOAD_SET if len({untemplated(s.qualified_name) for s in fits}) == 1 else How.AMBIGUOUS
+        got = self._many(fits, how)
+        if got[0].how is How.PER_BUILD:
+            return got
+        # not told apart: one edge that names them all (an edge each would show namesakes the operands rule out)
+        return [Target(None, how, str(len(fits)), (), tuple(s.node for s in fits))]
+
+    def _operand_class(self, ctx: Context, written: str | None) -> str | None:
+        """The class of the checkout an operand's type names (without cv, reference, or at:: and c10::), through
+        the caller's and the checkout's type aliases; None for a built-in type, an enum, a pointer, a template
+        parameter, a standard library type or one the checkout does not define."""
+        if written is None or written.startswith("decltype("):
+            return None
+        key = (written, ctx.chain[0], id(ctx.template_params) if ctx.template_params else 0,
+               id(ctx.aliases) if ctx.aliases else 0)
+        got = self._operand_classes.get(key, False)
+        if got is False:
+            got = self._operand_classes[key] = self._class_named(ctx, written)
+        return got
+
+    def _class_named(self, ctx: Context, written: str) -> str | None:
+        plain = overloads.plain_type(written)
+        if not plain or plain.endswith("*") or plain in overloads.ARITHMETIC:
+            return None
+        if self.aliases or ctx.aliases:
+            plain = _unalias(plain, (ctx.aliases, self.aliases), self._scope_test(ctx))
+        plain = re.sub(r"^(?:::)?(?:at|c10)::", "", plain)
+        head = untemplated(plain).rsplit("::", 1)[-1]
+        if (ctx.template_params and head in ctx.template_params) or head in self.enums or \
+                head not in self.classes or plain.startswith("std::"):
+            return None
+        return plain
 
     def _argument_dependent(self, ctx: Context, name: str, argc: int, arg_types: str) -> list[Target] | None:
         """Argument-dependent lookup ([basic.lookup.argdep]) for an unqualified call that ordinary lookup finds
@@ -537,6 +644,10 @@ class Resolver:
         elif len({space for _, space in found}) > 1:
             near = {*ctx.chain, *ctx.usings, "at", "c10"}
             found = tuple(c for c in found if c[1] in near)
+            if len({space for _, space in found}) > 1:  # the class the name means where the caller writes it:
+                order = [*ctx.chain, *ctx.usings, "at", "c10"]  # its innermost scope's (`Tensor` in at::native:
+                first = min(order.index(space) for _, space in found)  # at::Tensor, not a global Tensor)
+                found = tuple(c for c in found if c[1] == order[first])
         spaces = {space for _, space in found}
         if len(spaces) == 1 and "" not in spaces:
             out |= spaces

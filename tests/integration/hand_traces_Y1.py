@@ -636,4 +636,20 @@ TRACES = [
                  Expect("sin", CPU + "UnaryOpsKernel.cpp:839", "dtypes: sin_vml_cpu"),
                  Expect("sin", "aten/src/ATen/cpu/vml.h:89", "cpu loop: vml::vsin, IMPLEMENT_VML(sin)"),
                  Expect("sin", DERIV + ":1531", "backward"))),
+    # isnan CPU: native_functions.yaml:3189; the kernel (TensorCompare.cpp:361) is `return self != self;` (:362), an
+    # operator expression on Tensors: at::operator!= of TensorOperators.h:47 (AT_FORALL_BINARY_OPS(DEFINE_OPERATOR),
+    # whose `_(!=, x.ne(y), y.ne(x))` is :43) calls x.ne(y), the op ne.Tensor; its structured kernel
+    # (BinaryOps.cpp:1466 CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(ne)) calls ne_stub (BinaryOps.h:79, :398),
+    # registered at cpu/BinaryOpsKernel.cpp:1390 to ne_kernel (:619), whose bool branch dispatches ne_cpu (:622) into
+    # cpu_kernel (:623).
+    Trace(tree="2.6.0", op="isnan", key="CPU", why="a composite body of one operator expression on Tensors",
+          steps=(Expect("isnan", N + "TensorCompare.cpp:361", "kernel"),
+                 Expect("!=", N + "TensorCompare.cpp:362", "operator!= called: self != self"),
+                 Expect("ne", N + "BinaryOps.cpp:1466", "ne.Tensor's CPU kernel"),
+                 Expect("ne_stub", N + "BinaryOps.h:79", "stub declared"),
+                 Expect("ne_stub", N + "BinaryOps.cpp:398", "stub defined"),
+                 Expect("ne_kernel", CPU + "BinaryOpsKernel.cpp:1390", "registered"),
+                 Expect("ne_kernel", CPU + "BinaryOpsKernel.cpp:619", "registered function"),
+                 Expect("ne_cpu", CPU + "BinaryOpsKernel.cpp:622", "dtypes"),
+                 Expect("cpu_kernel", CPU + "BinaryOpsKernel.cpp:623", "cpu loop"))),
 ]

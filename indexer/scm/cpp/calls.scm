@@ -23,3 +23,12 @@
 (declaration
   type: [(template_type) (qualified_identifier)]
   declarator: (parenthesized_declarator) @call.vexing)
+
+; An operator expression that calls an operator function when an operand is of a class type (`a + b`, `a += b`,
+; `-a`, `a != b` on Tensors): the operator token, whose parent is the expression. calls.py keeps those with an
+; operand whose type may be a class, as calls of `operator+` and so on, the operands as their arguments.
+(binary_expression
+  operator: ["+" "-" "*" "/" "%" "&" "|" "^" "<" "<=" ">" ">=" "==" "!="] @call.operator)
+(assignment_expression
+  operator: ["+=" "-=" "*=" "/=" "%=" "&=" "|=" "^="] @call.operator)
+(unary_expression operator: ["-" "~"] @call.operator)
