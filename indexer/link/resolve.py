@@ -1323,15 +1323,22 @@ class Resolver:
     def _pointee(self, type_name: str) -> str:
         """What `x->` reaches when x's type is a class with an operator-> (MaybeOwned<Tensor>, intrusive_ptr<T>,
         TensorArg): for a class template, its first template argument; for a class, what its operator->
-        returns; else the type itself."""
+        returns; else the type itself. A type alias of the checkout is what it names first (`SymNode`, an
+        intrusive_ptr<SymNodeImpl>, reaches a SymNodeImpl)."""
         if type_name.endswith("*"):
             return type_name.rstrip("*")
-        head = type_name.split("<", 1)[0].rsplit("::", 1)[-1]
         arrows = self._arrows
         if arrows is None:
             arrows = self._arrows = {}
             for s in self.symbols.by_name.get("operator->", ()):
                 arrows.setdefault(s.scope.rsplit("::", 1)[-1], []).append(s)
+        aliased = self.aliases.get(type_name)
+        if aliased is not None and "<" in aliased:  # only an alias of a class template with an operator->
+            aliased = re.sub(r"^(?:::)?(?:at|c10)::", "", aliased)
+            if aliased.split("<", 1)[0].rsplit("::", 1)[-1] in arrows or \
+                    _standard_member(aliased, "operator->") is not None:
+                type_name = aliased
+        head = type_name.split("<", 1)[0].rsplit("::", 1)[-1]
         held = _standard_member(type_name, "operator->")  # std::shared_ptr<Buf>: a Buf
         if held is not None:
             return held

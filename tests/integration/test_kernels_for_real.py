@@ -236,3 +236,15 @@ def test_call_edges_resolve_on_2_6_0(index):
     assert calls.share(calls.one_definition + calls.named_class) >= 0.902
     assert calls.share(calls.one_definition + calls.named_class + calls.several + calls.per_build) >= 0.950
     assert calls.per_build >= 250
+
+
+def test_a_member_through_an_aliased_smart_pointer_on_2_6_0(index):
+    """c10/core/SymInt.cpp:64 `DEFINE_BINARY(operator+, std::plus<>(), add, SymInt)` writes
+    `b->wrap_int(*ma)->add(b)` with `auto b = sci.toSymNode();` (SymInt.h:118 `SymNode toSymNode() const;`), and
+    SymNodeImpl.h:17 `using SymNode = c10::intrusive_ptr<SymNodeImpl>;`: `->` through the alias reaches
+    SymNodeImpl, whose add (SymNodeImpl.h:45) the call is. Before, the alias was not seen through, the receiver
+    was untyped and the call was taken for a Tensor method, a redispatch to add.Tensor."""
+    rows = index.sql("SELECT e.kind, e.how, d.name FROM edges e JOIN nodes s ON s.id = e.src "
+                     "LEFT JOIN nodes d ON d.id = e.dst WHERE s.name = 'c10::SymInt::operator+' "
+                     "AND e.target = 'b->wrap_int(*ma)->add'")[1]
+    assert rows and set(rows) == {("calls", "receiver-type", "c10::SymNodeImpl::add")}, rows
