@@ -182,12 +182,13 @@ def _balanced(text: str) -> bool:
 def _body(fields: tuple, target: _Node, body: bool) -> bool:
     """Whether a node the walk goes on in is walked as part of a thin kernel's body (its redispatches followed, its
     calls of functions that reach device work only through the dispatcher shown): a helper the body calls that is
-    thin too (device_path 3), and a composite kernel that is thin, reached by a redispatch from the body (`at::sort`
-    -> at::native::sort, which redispatches to sort.values_stable). A kernel with device work of its own keeps its
-    helpers' plumbing (resize_output, TensorIterator's cast_outputs) out."""
+    thin too (device_path 3), and a kernel that is thin, reached by a redispatch from the body: a composite one
+    (`at::sort` -> at::native::sort, which redispatches to sort.values_stable) or one of the walk's key (hardtanh ->
+    `at::hardtanh_out` -> the CUDA kernel hardtanh_out, which redispatches to clamp.out). A kernel with device work
+    of its own keeps its helpers' plumbing (resize_output, TensorIterator's cast_outputs) out."""
     if not body or target.device_path != 3:
         return False
-    return fields[0] == StepKind.CALL or (fields[0] == StepKind.DEFINITION and fields[3] in _COMPOSITE)
+    return fields[0] == StepKind.CALL or (fields[0] == StepKind.DEFINITION and fields[7] == How.YAML)
 
 
 def _step(kind: str, name: str, loc: Location | None, depth: int, device: str | None = None,

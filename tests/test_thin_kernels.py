@@ -26,6 +26,14 @@ YAML = """\
 - func: fat(Tensor self) -> Tensor
   dispatch:
     CUDA: fat_cuda
+
+- func: clampish(Tensor self) -> Tensor
+  dispatch:
+    CUDA: clampish_cuda
+
+- func: clampish_out(Tensor self) -> Tensor
+  dispatch:
+    CUDA: clampish_out_cuda
 """
 
 NORM_CU = """\
@@ -47,6 +55,12 @@ static Tensor helper(const Tensor& self) {
 Tensor fat_cuda(const Tensor& self) {
   vnorm_kernel<<<1, 1>>>(nullptr);
   return helper(self);
+}
+Tensor clampish_cuda(const Tensor& self) {
+  return at::clampish_out(self);
+}
+Tensor clampish_out_cuda(const Tensor& self) {
+  return at::vnorm(self);
 }
 }
 """
@@ -92,4 +106,19 @@ def test_a_kernel_with_its_own_device_work_keeps_its_helpers_redispatches_out(db
     assert chain(db, "fat") == [
         ("launch", "vnorm_kernel", f"{N}cuda/Norm.cu:17", 0),
         ("global_kernel", "at::native::vnorm_kernel", f"{N}cuda/Norm.cu:2", 0),
+    ]
+
+
+def test_a_thin_kernel_reached_by_a_redispatch_is_walked_as_the_body(db: Path):
+    # 2.6.0's hardtanh (Activation.cpp:433) redispatches to hardtanh.out, whose CUDA kernel hardtanh_out (:438) only
+    # redispatches to clamp.out (:454). Here clampish_cuda (Norm.cu:20) -> at::clampish_out (:21) -> its CUDA kernel
+    # clampish_out_cuda (:23), thin too -> at::vnorm (:24) -> vnorm_cuda (:3), which launches vnorm_kernel (:4)
+    where = f"{N}cuda/Norm.cu"
+    assert chain(db, "clampish") == [
+        ("redispatch", "clampish_out", f"{where}:21", 0),
+        ("definition", "at::native::clampish_out_cuda", f"{where}:23", 0),
+        ("redispatch", "vnorm", f"{where}:24", 1),
+        ("definition", "at::native::vnorm_cuda", f"{where}:3", 1),
+        ("launch", "vnorm_kernel", f"{where}:4", 2),
+        ("global_kernel", "at::native::vnorm_kernel", f"{where}:2", 2),
     ]
