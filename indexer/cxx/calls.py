@@ -156,9 +156,10 @@ def _unparenthesized(node):
 
 
 def _keep_class_operands(f: SourceFile, operators: list[int]) -> None:
-    """Drop the operator calls (_operator_calls) none of whose operands may be of a class type: each one's type is
-    known and built in (a literal, `int64_t n`, `double scale`), or none is known (`(a + b) * 2`, a field of another
-    file's class: nothing says a function is called)."""
+    """Drop the operator calls (_operator_calls) none of whose operands may be of a class type: the type of each is
+    built in (a literal, `int64_t n`, `double scale`) or not written at all (`(a + b) * 2`: an operator expression's
+    type is nothing the extractor reads), so nothing says a function is called. An operand that is a call, a member
+    chain or a name the caller does not declare (`decltype(...)`) keeps the row: the link stage types it."""
     drop = set()
     for index in operators:
         types = f.calls[index].arg_types
