@@ -524,16 +524,17 @@ class Resolver:
         owners = [self._operand_class(ctx, a) for a in args]
         if len(args) != argc or not any(owners):
             return []
-        declared = ctx.declared.get((ctx.caller, name)) if ctx.declared and ctx.caller else None
-        key = (ctx.file, ctx.chain[0], ctx.usings, id(ctx.declared) if ctx.declared else 0, declared, name,
-               tuple(args), tuple(owners))
+        # what ordinary lookup of the name depends on: the caller's file, scopes and using-declarations
+        scope = (ctx.file, ctx.chain[0], ctx.usings, id(ctx.declared) if ctx.declared else 0,
+                 ctx.declared.get((ctx.caller, name)) if ctx.declared and ctx.caller else None, name)
+        key = (scope, tuple(args), tuple(owners))
         got = self._operators.get(key)
         if got is None:
-            got = self._operators[key] = self._operator_targets(ctx, name, argc, args, owners)
+            got = self._operators[key] = self._operator_targets(ctx, name, argc, args, owners, scope)
         return got
 
     def _operator_targets(self, ctx: Context, name: str, argc: int, args: list[str | None],
-                          owners: list[str | None]) -> list[Target]:
+                          owners: list[str | None], scope: tuple) -> list[Target]:
         split = self._operator_candidates.get(name)
         if split is None:
             cands = self.symbols.by_name.get(name, ())
@@ -548,20 +549,15 @@ class Resolver:
         if owners[0] is not None and methods:
             found = self._lookup(ctx, methods, "", "lhs", owners[0])
             members = [s for s in found[0] if _takes(s, argc - 1)] if found else []
-        # ordinary lookup does not depend on the operands: once per scope
-        scope_key = (ctx.file, ctx.chain[0], ctx.usings, id(ctx.declared) if ctx.declared else 0,
-                     ctx.declared.get((ctx.caller, name)) if ctx.declared and ctx.caller else None, name)
-        ordinary = self._operator_lookups.get(scope_key, False)
+        ordinary = self._operator_lookups.get(scope, False)  # it does not depend on the operands: once per scope
         if ordinary is False:
-            ordinary = self._operator_lookups[scope_key] = self._lookup(ctx, free, "", None, None) if free else None
+            ordinary = self._operator_lookups[scope] = self._lookup(ctx, free, "", None, None) if free else None
         pool = [s for s in ordinary[0] if _takes(s, argc)] if ordinary else []
         how = ordinary[1] if ordinary and pool else How.ARGUMENT_DEPENDENT
         spaces = set().union(*(self._associated(ctx, a) for a in args if a is not None))
         held = {s.node for s in pool}
         pool += [s for space in sorted(spaces) for s in by_scope.get(space, ())
                  if s.node not in held and _takes(s, argc) and self._visible(ctx, s)]
-        if not members and not pool:
-            return []
         members, pool = _readable(members, argc - 1), _readable(pool, argc)
         if not members and not pool:
             return []
