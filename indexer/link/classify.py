@@ -8,9 +8,11 @@ written and from facts of the whole checkout: the macro table, the op names, the
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from .. import naming
 from .kinds import How
+from .overloads import ARITHMETIC
 
 # C++ and CUDA built-ins: casts and operators that look like calls, and the CUDA intrinsics.
 LANGUAGE = frozenset("""static_cast reinterpret_cast const_cast dynamic_cast bit_cast sizeof alignof alignas decltype
@@ -162,7 +164,8 @@ def op_called(qualifier: str, name: str, ops: "OpForms") -> str | None:
     """The op base a call names through the dispatcher: at::add, at::_ops::add_Tensor::call,
     at::cpu::add_out; an unqualified name counts (the caller is inside namespace at)."""
     if qualifier.startswith(("at::_ops::", "::at::_ops::")):
-        return ops.unambiguous.get(qualifier.split("::_ops::", 1)[1].split("::")[0])
+        op = ops.struct_op(qualifier)
+        return op.split(".", 1)[0] if op is not None else None
     if qualifier and qualifier not in _OP_QUALIFIERS:
         return None
     return ops(name)
@@ -175,16 +178,74 @@ def schema_arity(func: str) -> tuple[int, int]:
     return len([a for a in args if "=" not in a]), len(args)
 
 
+# What the C++ type of a schema argument takes, by the class of the argument passed: a Tensor ("t"), a built-in
+# arithmetic value ("n"), a Scalar ("s"), a Dimname ("d"). Tensor, Tensor?, Tensor[] (an ArrayRef takes one
+# element) take a Tensor only; Dimname and Dimname[] a Dimname only; Scalar a number or a Scalar; int, SymInt,
+# float, bool and their lists and optionals a number (Scalar has no conversion to them); the enums, strings,
+# Generator, Device ... none of the four.
+_TAKES = {"T": frozenset("t"), "D": frozenset("d"), "S": frozenset("ns"), "N": frozenset("n"), "O": frozenset()}
+_NUMBER_TYPES = re.compile(r"(?:int|SymInt|float|bool)(?:\[\d*\])?\??")
+
+
+def _schema_kind(written: str) -> str:
+    """The class letter (_TAKES) of a schema argument's type: `Tensor(a!)` -> T, `int[2]?` -> N, `Scalar?` -> S."""
+    t = re.sub(r"\([^()]*\)", "", written)
+    if t.startswith("Tensor"):
+        return "T"
+    if t.startswith("Dimname"):
+        return "D"
+    if t in ("Scalar", "Scalar?", "Scalar[]"):
+        return "S"
+    return "N" if _NUMBER_TYPES.fullmatch(t) else "O"
+
+
+class SchemaParameter(NamedTuple):
+    kind: str  # _schema_kind's letter
+    name: str
+    out: bool  # an out= argument (keyword-only and written to): the first ones of `at::foo_out`
+
+
+def schema_parameters(func: str) -> tuple[SchemaParameter, ...]:
+    """The arguments of an op's schema in its order, each as its C++ type's class (_TAKES), name and out-ness."""
+    inner = func[func.find("(") + 1:func.rfind(") ->")]
+    got, keyword = [], False
+    for a in inner.split(", "):
+        if a == "*":
+            keyword = True
+        elif a:
+            written, _, name = a.split("=", 1)[0].rpartition(" ")
+            got.append(SchemaParameter(_schema_kind(written), name, keyword and "!" in written))
+    return tuple(got)
+
+
+def argument_class(plain: str | None) -> str | None:
+    """The class letter (_TAKES) of an argument's plain type (overloads.plain_type); None when it says nothing
+    (unknown, a TensorBase, an optional, a SymInt, a class of the checkout)."""
+    if plain is None:
+        return None
+    if plain == "Tensor":
+        return "t"
+    if plain == "Dimname":
+        return "d"
+    if plain == "Scalar":
+        return "s"
+    return "n" if plain in ARITHMETIC else None
+
+
+
 class OpForms:
     """The op base a C++ function name stands for (add, add_out, add_outf, add_symint -> add)."""
 
     def __init__(self, bases: set[str], method_bases: set[str], unambiguous: dict[str, str],
-                 overloads: dict[str, list[tuple[str, str, int, int]]]):
+                 overloads: dict[str, list[tuple[str, str, int, int]]],
+                 parameters: dict[str, tuple[SchemaParameter, ...]] | None = None):
         self.bases = bases | {b.rstrip("_") for b in bases}
-        self.unambiguous = unambiguous  # add_Tensor -> add (the at::_ops:: struct names)
+        self.unambiguous = unambiguous  # add_Tensor -> add.Tensor (the at::_ops:: struct names)
         self.by_base = overloads  # base -> [(op name, kind, fewest args, most args)] in yaml order
         self.methods = method_bases
+        self.parameters = parameters or {}  # op name -> its schema's arguments (schema_parameters)
         self._memo: dict[str, str | None] = {}
+        self._kept: dict[tuple, tuple[str, ...]] = {}  # by_argument_types's answers
 
     def __call__(self, name: str) -> str | None:
         got = self._memo.get(name, "")
@@ -203,6 +264,35 @@ class OpForms:
         n = argc + 1 if method else argc
         fits = [o[0] for o in same if o[2] <= n <= o[3]]
         return fits or [o[0] for o in same]
+
+    def struct_op(self, qualifier: str) -> str | None:
+        """The op an `at::_ops::<struct>` qualifier names (each op has its struct: add_Tensor is add.Tensor)."""
+        return self.unambiguous.get(qualifier.split("::_ops::", 1)[1].split("::")[0])
+
+    def by_argument_types(self, written: str, ops: tuple[str, ...], method: bool,
+                          classes: tuple[str | None, ...]) -> tuple[str, ...]:
+        """The ops whose C++ parameters can take the arguments' classes (argument_class), in the order torchgen's
+        C++ API writes them: a method without `self`, `at::foo_out` with its out= arguments first, `at::foo_outf`
+        and the others in the schema's order (a factory's form with one TensorOptions for dtype, layout, device
+        and pin_memory shifts what follows them, an argument of no class here). All of them when none or every
+        one is ruled out."""
+        key = (written, ops, method, classes)
+        got = self._kept.get(key)
+        if got is None:
+            out_first = written.endswith("_out")
+            kept = tuple(o for o in ops if self._takes(o, method, out_first, classes))
+            got = self._kept[key] = kept or ops
+        return got
+
+    def _takes(self, op: str, method: bool, out_first: bool, classes: tuple[str | None, ...]) -> bool:
+        params = self.parameters.get(op)
+        if params is None:
+            return True
+        if method:
+            params = tuple(p for p in params if p.name != "self")
+        if out_first:
+            params = tuple(p for p in params if p.out) + tuple(p for p in params if not p.out)
+        return all(c is None or c in _TAKES[p.kind] for p, c in zip(params, classes))
 
     def method(self, name: str) -> str | None:
         """The op base of a Tensor method name (`self.add_(...)`)."""

@@ -62,7 +62,8 @@ import json
 import re
 from typing import NamedTuple
 
-from .classify import BUILTIN_TYPES, OpForms, named_class, op_called, template_args, written_parts
+from .classify import (BUILTIN_TYPES, OpForms, argument_class, named_class, op_called, template_args,
+                       written_parts)
 from . import overloads
 from .configurations import one_per_build
 from .kinds import OPERATOR_CALLS, How
@@ -488,6 +489,8 @@ class Resolver:
         if got and got[0].how in (How.AMBIGUOUS, How.NOT_IN_CHECKOUT) and arg_types is not None and \
                 callee == callee_name and self.class_namespaces:
             got = self._argument_dependent(ctx, callee_name, argc, arg_types) or got
+        if len(got) == 1 and got[0].how is How.OP and len(got[0].op) > 1 and arg_types is not None:
+            return [self._ops_by_argument_types(ctx, callee, got[0], arg_types)]
         if not got or got[0].how is not How.OVERLOAD_SET:
             return got
         _qualifier, last, receiver = written_parts(callee)
@@ -510,6 +513,27 @@ class Resolver:
                                                          self._one_function(got, picked[0].node)):
                 return picked
         return got
+
+    def _ops_by_argument_types(self, ctx: Context, callee: str, target: Target, arg_types: str) -> Target:
+        """A call through the dispatcher that several overloads fit by count (`at::sort_outf`, `t.gather(dim, i)`),
+        narrowed to those whose C++ parameters can take the arguments (classify.OpForms.by_argument_types): an int
+        is no Dimname, a Tensor no Scalar. `at::redispatch::` calls (a DispatchKeySet first) are left."""
+        qualifier, last, receiver = written_parts(callee)
+        if qualifier.removeprefix("::").startswith("at::redispatch"):
+            return target
+        typed = self._typed_arguments(ctx, arg_types)
+        if typed is None:
+            return target
+        classes = tuple(argument_class(overloads.plain_type(a)) if a is not None else None for a in json.loads(typed))
+        if not any(classes):
+            return target
+        kept = self.ops.by_argument_types(last.split("<", 1)[0], target.op, receiver is not None, classes)
+        if len(kept) == len(target.op):
+            return target
+        picked = f"the argument types keep {len(kept)} of {len(target.op)} overloads"
+        detail = picked if target.detail is None or target.detail.endswith("overloads fit") else \
+            f"{target.detail}; {picked}"
+        return target._replace(detail=detail, op=kept)
 
     def operator_call(self, ctx: Context, name: str, argc: int, arg_types: str | None) -> list[Target]:
         """An operator expression (cxx/calls.py writes `a * b` as a call of `operator*` with the operands as its
@@ -930,6 +954,8 @@ class Resolver:
                 return [Target(None, How.TENSOR_METHOD)]
         else:
             base = op_called(qualifier, callee_name, self.ops)
+            if base is not None and qualifier.startswith("at::_ops::"):  # at::_ops::add_Tensor::call: add.Tensor
+                return [Target(None, How.OP, None, (self.ops.struct_op(qualifier),))]
             if base is not None:
                 ops = self.ops.overloads(callee_name, base, argc, False)
                 return [Target(None, How.OP, f"{len(ops)} overloads fit" if len(ops) > 1 else None, tuple(ops))]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import naming
-from .classify import OpForms, schema_arity
+from .classify import OpForms, schema_arity, schema_parameters
 from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, optional_call_columns, stub_edges
 from .includes import IncludeGraph
 from .kinds import EdgeKind, How, NodeKind
@@ -235,7 +235,7 @@ def _canonical(value) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(_canonical(v) for v in value) + "]"
     if isinstance(value, OpForms):
-        return _canonical([value.bases, value.methods, value.unambiguous, value.by_base])
+        return _canonical([value.bases, value.methods, value.unambiguous, value.by_base, value.parameters])
     if value is None or isinstance(value, (str, int, float)):
         return repr(value)
     raise TypeError(f"no canonical text for {type(value).__name__}")
@@ -364,15 +364,16 @@ def count_device_candidates(device: dict[int, int], edge_rows: list) -> None:
 
 
 def _op_forms(conn: sqlite3.Connection) -> OpForms:
-    bases, methods, unambiguous, overloads = set(), set(), {}, {}
+    bases, methods, unambiguous, overloads, parameters = set(), set(), {}, {}, {}
     for name, base, overload, variants, kind, func in conn.execute(
             "SELECT name, base, overload, variants, kind, func FROM ops ORDER BY id"):
         bases.add(base)
         if "method" in json.loads(variants):
             methods.add(base)
-        unambiguous[naming.unambiguous_name(base, overload)] = base
+        unambiguous[naming.unambiguous_name(base, overload)] = name
         overloads.setdefault(base, []).append((name, kind, *schema_arity(func)))
-    return OpForms(bases, methods, unambiguous, overloads)
+        parameters[name] = schema_parameters(func)
+    return OpForms(bases, methods, unambiguous, overloads, parameters)
 
 
 def _names(conn: sqlite3.Connection, tables: set[str]
