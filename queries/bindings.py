@@ -140,7 +140,7 @@ class Bindings:
         definition = self._definition(file, function)
         if definition is not None:
             return Binding(python, table, Location(file, line), function, wrappers, definition, False, (),
-                           self.ops_called(definition, function))
+                           self.ops_called(definition, function, namespace))
         base = generated_bindings.generated_name(function)
         slot = self._slot(file)
         ops = generated_bindings.generated_ops(self.conn, namespace, base) if base and slot else ()
@@ -158,9 +158,11 @@ class Bindings:
                                 "ORDER BY line LIMIT 1", (file,)).fetchone()
         return Location(file, row[0]) if row else None
 
-    def ops_called(self, definition: Location, function: str) -> tuple[tuple[str, Location], ...]:
+    def ops_called(self, definition: Location, function: str, namespace: str) -> tuple[tuple[str, Location], ...]:
         """The ops a hand-written function calls through the dispatcher (the graph's redispatches-to-op
-        edges), in its body and in the functions it calls (CALL_LEVELS), each with the call's file:line."""
+        edges), in its body and in the functions it calls (CALL_LEVELS), each with the call's file:line; a call of
+        a function tools/autograd generates for the namespace (`return THPVariable_eq(self_, args, kwargs);` at the
+        end of the hand-written THPVariable___eq__) gives the ops that function dispatches over."""
         short = function.rpartition("::")[2]
         frontier = [r[0] for r in self.conn.execute(
             "SELECT id FROM nodes WHERE kind = 'function' AND file = ? AND (name = ? OR name LIKE ?) ORDER BY id",
@@ -170,10 +172,16 @@ class Bindings:
         for level in range(CALL_LEVELS):
             following = []
             for node in frontier:
-                for kind, dst, file, line, name, dst_kind in self.conn.execute(
-                        "SELECT e.kind, e.dst, e.file, e.line, n.name, n.kind FROM edges e JOIN nodes n ON n.id = e.dst "
-                        "WHERE e.src = ? AND e.kind IN ('redispatches-to-op', 'calls') ORDER BY e.line, e.id", (node,)):
-                    if kind == "redispatches-to-op":
+                for kind, dst, file, line, name, dst_kind, target in self.conn.execute(
+                        "SELECT e.kind, e.dst, e.file, e.line, n.name, n.kind, e.target FROM edges e "
+                        "LEFT JOIN nodes n ON n.id = e.dst WHERE e.src = ? AND e.kind IN ('redispatches-to-op', 'calls') "
+                        "ORDER BY e.line, e.id", (node,)):
+                    if dst is None:
+                        base = generated_bindings.generated_name((target or "").rpartition("::")[2])
+                        for op in generated_bindings.generated_ops(self.conn, namespace, base) if base and namespace \
+                                else ():
+                            found.setdefault(op, Location(file, line))
+                    elif kind == "redispatches-to-op":
                         found.setdefault(name, Location(file, line))
                     elif dst_kind == "function" and dst not in seen and level + 1 < CALL_LEVELS:
                         seen.add(dst)

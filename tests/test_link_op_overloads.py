@@ -2,7 +2,8 @@
 argument count: `indices.gather(dim, sorted)` with `int64_t dim` is gather, not gather.dimname (2.6.0
 native/cuda/TensorTopK.cpp:90); `at::mul(self, 2)` is mul.Scalar; `at::_ops::add_Tensor::call` names add.Tensor
 alone. The C++ order of the arguments is torchgen's: a method without self, `at::foo_out` with its out= arguments
-first, `at::foo_outf` in the schema's order. The fixture is written here; its line numbers are the expected ones."""
+first, `at::foo_outf` in the schema's order. Of the overloads left, the one whose conversions C++ ranks best wins
+(an int64_t binds int64_t exactly, an IntArrayRef through its constructor). The fixture is written here; its line numbers are the expected ones."""
 
 from __future__ import annotations
 
@@ -24,9 +25,15 @@ Tensor& top(const Tensor& values, Tensor& indices, int64_t dim, Tensor& sorted) 
   at::mul_out(sorted, values, 2);
   at::mul_outf(values, 2, sorted);
   Tensor unknown = at::mul(values, mystery());
-  Tensor made = at::mul(values, values.options());
+  Tensor made = at::mul(values, values.sizes());
   Dimname name = Dimname::wildcard();
   Tensor named = values.gather(name, sorted);
+  indices.squeeze_(dim);
+  Tensor once = at::repeat_like(values, 2);
+  Tensor sym = at::repeat_like_symint(values, 2);
+  at::TensorOptions opts = values.options();
+  Tensor moved = values.to(opts, false, false);
+  Tensor cast = values.to(at::kFloat, false, false);
   return indices;
 }
 }
@@ -47,6 +54,18 @@ YAML = """\
   variants: function, method
 - func: mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 - func: mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+- func: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+  variants: method
+- func: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+  variants: method
+- func: repeat_like.n(Tensor self, SymInt n) -> Tensor
+- func: repeat_like.sizes(Tensor self, int[] sizes) -> Tensor
+- func: to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, \
+bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
+  variants: method
+- func: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, \
+MemoryFormat? memory_format=None) -> Tensor(a)
+  variants: method
 - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
   variants: function, method
 - func: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -92,5 +111,24 @@ def test_out_arguments_come_first_in_foo_out_and_last_in_foo_outf(db: Path) -> N
 
 def test_an_unknown_argument_rules_out_nothing(db: Path) -> None:
     assert _ops(db, 9, "at::mul") == [("mul.Scalar", "2 overloads fit"), ("mul.Tensor", "2 overloads fit")]
-    assert [o for o, _ in _ops(db, 10, "at::mul")] == ["mul.Scalar", "mul.Tensor"]  # a TensorOptions: no class
+    assert [o for o, _ in _ops(db, 10, "at::mul")] == ["mul.Scalar", "mul.Tensor"]  # an IntArrayRef: no class
 
+
+
+def test_a_standard_conversion_beats_a_constructor(db: Path) -> None:
+    assert _ops(db, 13, "indices.squeeze_") == [("squeeze_.dim", "Tensor method; the argument types keep 1 of 2 overloads")]
+    assert [o for o, _ in _ops(db, 14, "at::repeat_like")] == ["repeat_like.n"]
+
+
+def test_a_symint_function_takes_a_symint_by_its_constructor(db: Path) -> None:
+    """at::repeat_like_symint(x, 2): 2 becomes a c10::SymInt through a constructor, as it becomes an IntArrayRef
+    for the other overload; neither is better (a real call would not compile), and both stay."""
+    assert [o for o, _ in _ops(db, 15, "at::repeat_like_symint")] == ["repeat_like.n", "repeat_like.sizes"]
+
+
+def test_a_factory_takes_its_tensor_options_as_one_argument_too(db: Path) -> None:
+    """torchgen writes to.dtype_layout's method twice: to(dtype, layout, device, pin_memory, non_blocking, copy, ...)
+    and to(TensorOptions options, non_blocking, copy, ...). A TensorOptions binds the second only; a ScalarType
+    (of no class here) with two bools fits to.dtype and the second form of to.dtype_layout, and both stay."""
+    assert [o for o, _ in _ops(db, 17, "values.to")] == ["to.dtype_layout"]
+    assert [o for o, _ in _ops(db, 18, "values.to")] == ["to.dtype", "to.dtype_layout"]

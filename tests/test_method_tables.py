@@ -45,7 +45,8 @@ def test_a_template_table_its_wrappers_and_slots():
         (t, 25, "__mul__", "THPVariable_mul", CXX, KW, 28),
         (t, 25, "__invert__", "THPVariable_invert", (), "METH_NOARGS", 29),
         (t, 25, "size", "THPVariable_size", ("castPyCFunctionWithKeywords",), KW, 30),
-        (t, 25, None, None, (), "${py_method_defs}", 31)]  # the {nullptr} sentinel is no entry
+        (t, 25, "__eq__", "THPVariable___eq__", ("castPyCFunctionWithKeywords",), KW, 31),
+        (t, 25, None, None, (), "${py_method_defs}", 32)]  # the {nullptr} sentinel is no entry
     assert installs == []
 
 
@@ -144,6 +145,15 @@ def test_hand_written_bindings_and_the_ops_their_cxx_calls(ix: Index):
     assert [h[:3] for h in hops(ix, "x[i] = v")] == [
         (0, "operator", "torch.Tensor.__setitem__"), (1, "binding", "torch._C.TensorBase.__setitem__")]
     assert ix.trace("x[i] = v").hops[0].note == f"C++ method table THPVariable_as_mapping ({PV}:14)"
+
+
+def test_a_hand_written_binding_that_calls_a_generated_one(ix: Index):
+    """THPVariable___eq__ (41) returns THPVariable_add(...) at 43: the function tools/autograd generates into the
+    ${py_methods} slot, not in the checkout; its ops are the hand-written one's."""
+    assert hops(ix, "x == y")[1:] == [
+        (1, "binding", "torch._C.TensorBase.__eq__", "cxx", "THPVariable___eq__", f"{VM}:31", f"{VM}:41"),
+        (2, "op", "add", "cxx", "THPVariable___eq__", f"{VM}:43", None)]
+    assert [(o.op, [a.op for a in o.overloads]) for o in ix.trace("x == y").ops] == [("add", ["add.Tensor"])]
 
 
 def test_torch_c_names_through_the_installs(ix: Index):

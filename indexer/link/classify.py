@@ -179,11 +179,12 @@ def schema_arity(func: str) -> tuple[int, int]:
 
 
 # What the C++ type of a schema argument takes, by the class of the argument passed: a Tensor ("t"), a built-in
-# arithmetic value ("n"), a Scalar ("s"), a Dimname ("d"). Tensor, Tensor?, Tensor[] (an ArrayRef takes one
+# arithmetic value ("n"), a Scalar ("s"), a Dimname ("d") (and a TensorOptions, "o": P below). Tensor, Tensor?, Tensor[] (an ArrayRef takes one
 # element) take a Tensor only; Dimname and Dimname[] a Dimname only; Scalar a number or a Scalar; int, SymInt,
 # float, bool and their lists and optionals a number (Scalar has no conversion to them); the enums, strings,
 # Generator, Device ... none of the four.
-_TAKES = {"T": frozenset("t"), "D": frozenset("d"), "S": frozenset("ns"), "N": frozenset("n"), "O": frozenset()}
+_TAKES = {"T": frozenset("t"), "D": frozenset("d"), "S": frozenset("ns"), "N": frozenset("n"), "O": frozenset(),
+          "P": frozenset("o")}  # P: a factory's TensorOptions (OpForms._forms), which takes a TensorOptions ("o")
 _NUMBER_TYPES = re.compile(r"(?:int|SymInt|float|bool)(?:\[\d*\])?\??")
 
 
@@ -203,6 +204,17 @@ class SchemaParameter(NamedTuple):
     kind: str  # _schema_kind's letter
     name: str
     out: bool  # an out= argument (keyword-only and written to): the first ones of `at::foo_out`
+    exact: str  # the argument classes it takes by a standard conversion (no constructor of a class): _exact
+    symint: bool  # a SymInt: int64_t in the C++ API, a c10::SymInt in its `_symint` functions
+
+
+def _exact(written: str) -> str:
+    """The argument classes a schema type's C++ parameter takes without a user-defined conversion: a Tensor for
+    `Tensor` (not `Tensor?`, an optional, or `Tensor[]`, an ArrayRef), a Dimname for `Dimname`, a Scalar for
+    `Scalar`, a number for `int`, `SymInt` (int64_t in the C++ API; a `_symint` function's c10::SymInt is a class),
+    `float` and `bool`; none for a list or an optional."""
+    t = re.sub(r"\([^()]*\)", "", written)
+    return {"Tensor": "t", "Dimname": "d", "Scalar": "s", "int": "n", "SymInt": "n", "float": "n", "bool": "n"}.get(t, "")
 
 
 def schema_parameters(func: str) -> tuple[SchemaParameter, ...]:
@@ -214,7 +226,8 @@ def schema_parameters(func: str) -> tuple[SchemaParameter, ...]:
             keyword = True
         elif a:
             written, _, name = a.split("=", 1)[0].rpartition(" ")
-            got.append(SchemaParameter(_schema_kind(written), name, keyword and "!" in written))
+            got.append(SchemaParameter(_schema_kind(written), name, keyword and "!" in written, _exact(written),
+                                       written == "SymInt"))
     return tuple(got)
 
 
@@ -229,8 +242,15 @@ def argument_class(plain: str | None) -> str | None:
         return "d"
     if plain == "Scalar":
         return "s"
+    if plain == "TensorOptions":
+        return "o"
     return "n" if plain in ARITHMETIC else None
 
+
+
+def _better(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    """Whether conversions ranked a are better than b ([over.match.best]): none worse, one better."""
+    return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
 
 
 class OpForms:
@@ -272,27 +292,49 @@ class OpForms:
     def by_argument_types(self, written: str, ops: tuple[str, ...], method: bool,
                           classes: tuple[str | None, ...]) -> tuple[str, ...]:
         """The ops whose C++ parameters can take the arguments' classes (argument_class), in the order torchgen's
-        C++ API writes them: a method without `self`, `at::foo_out` with its out= arguments first, `at::foo_outf`
-        and the others in the schema's order (a factory's form with one TensorOptions for dtype, layout, device
-        and pin_memory shifts what follows them, an argument of no class here). All of them when none or every
-        one is ruled out."""
+        C++ API writes them (_forms). Of those, the one C++ overload resolution prefers when the known arguments
+        decide it: a form of it binds each of them by a conversion no worse than any form of another op and one
+        better (a standard conversion beats a constructor: `squeeze_(int64_t)` is squeeze_.dim, not squeeze_.dims
+        and its IntArrayRef). All of them when none or every one is ruled out."""
         key = (written, ops, method, classes)
         got = self._kept.get(key)
         if got is None:
-            out_first = written.endswith("_out")
-            kept = tuple(o for o in ops if self._takes(o, method, out_first, classes))
-            got = self._kept[key] = kept or ops
+            out_first, symint = written.endswith("_out"), written.endswith(("_symint", "_symint_out", "_symint_outf"))
+            ranks: dict[str, list[tuple[int, ...]] | None] = {}
+            for o in ops:
+                forms = self._forms(o, method, out_first)
+                if forms is None:
+                    ranks[o] = None
+                    continue
+                viable = [ps for ps in forms if len(classes) <= len(ps) and
+                          all(c is None or c in _TAKES[p.kind] for p, c in zip(ps, classes))]
+                if viable:
+                    ranks[o] = [tuple(0 if c in p.exact and not (symint and p.symint) else 1
+                                      for p, c in zip(ps, classes) if c is not None) for ps in viable]
+            if len(ranks) > 1 and None not in ranks.values():
+                best = [o for o in ranks if any(all(_better(r, other) for x in ranks if x != o for other in ranks[x])
+                                                for r in ranks[o])]
+                ranks = dict.fromkeys(best) if len(best) == 1 else ranks
+            got = self._kept[key] = tuple(ranks) or ops
         return got
 
-    def _takes(self, op: str, method: bool, out_first: bool, classes: tuple[str | None, ...]) -> bool:
+    def _forms(self, op: str, method: bool, out_first: bool) -> tuple[tuple[SchemaParameter, ...], ...] | None:
+        """The C++ parameter lists torchgen writes for an op: a method's without `self`, `at::foo_out`'s with the
+        out= arguments first (`at::foo_outf` and the others in the schema's order); a factory's twice, with dtype,
+        layout, device and pin_memory apart and as one TensorOptions in dtype's place (`at::empty(size, options)`,
+        `t.to(options, non_blocking, copy)`), which takes a TensorOptions only. None when the op is not known."""
         params = self.parameters.get(op)
         if params is None:
-            return True
+            return None
         if method:
             params = tuple(p for p in params if p.name != "self")
         if out_first:
             params = tuple(p for p in params if p.out) + tuple(p for p in params if not p.out)
-        return all(c is None or c in _TAKES[p.kind] for p, c in zip(params, classes))
+        names = [p.name for p in params]
+        at = names.index("dtype") if "dtype" in names else -1
+        if at < 0 or names[at:at + 4] != ["dtype", "layout", "device", "pin_memory"]:
+            return (params,)
+        return params, params[:at] + (SchemaParameter("P", "options", False, "o", False),) + params[at + 4:]
 
     def method(self, name: str) -> str | None:
         """The op base of a Tensor method name (`self.add_(...)`)."""

@@ -83,8 +83,10 @@ def test_comparison_and_modulo(ix: Index):
 
 
 def test_hand_written_equality(ix: Index):
-    # VM:1260 __eq__ -> THPVariable___eq__ (VM:1094), whose body returns self.eq(other) at VM:1115;
-    # torch/csrc/utils/tensor_numpy.cpp:262 at::lift_fresh(...) in a function it calls
+    # VM:1260 __eq__ -> THPVariable___eq__ (VM:1094), whose numpy branch returns self.eq(other) at VM:1115 (other
+    # a const at::Tensor&, VM:1113: eq.Tensor) and whose end returns THPVariable_eq(self_, args, kwargs) at VM:1124,
+    # the binding tools/autograd generates (eq.Scalar, eq.Tensor); torch/csrc/utils/tensor_numpy.cpp:262
+    # at::lift_fresh(...) in a function it calls
     assert hops(ix, "x == y") == [
         (1, "binding", "torch._C.TensorBase.__eq__", "THPVariable___eq__", f"{VM}:1260", f"{VM}:1094"),
         (2, "op", "eq", "THPVariable___eq__", f"{VM}:1115", None),
