@@ -34,6 +34,8 @@ Tensor& top(const Tensor& values, Tensor& indices, int64_t dim, Tensor& sorted) 
   at::TensorOptions opts = values.options();
   Tensor moved = values.to(opts, false, false);
   Tensor cast = values.to(at::kFloat, false, false);
+  ScalarType half = ScalarType::Half;
+  Tensor halved = values.to(half);
   return indices;
 }
 }
@@ -132,3 +134,9 @@ def test_a_factory_takes_its_tensor_options_as_one_argument_too(db: Path) -> Non
     (of no class here) with two bools fits to.dtype and the second form of to.dtype_layout, and both stay."""
     assert [o for o, _ in _ops(db, 17, "values.to")] == ["to.dtype_layout"]
     assert [o for o, _ in _ops(db, 18, "values.to")] == ["to.dtype", "to.dtype_layout"]
+
+
+def test_a_scalar_type_binds_a_scalar_type_before_the_tensor_options_made_of_it(db: Path) -> None:
+    """values.to(half), half a ScalarType: to.dtype takes it as it is, to.dtype_layout through an optional or a
+    TensorOptions constructor."""
+    assert [o for o, _ in _ops(db, 20, "values.to")] == ["to.dtype"]

@@ -178,18 +178,25 @@ def schema_arity(func: str) -> tuple[int, int]:
     return len([a for a in args if "=" not in a]), len(args)
 
 
-# What the C++ type of a schema argument takes, by the class of the argument passed: a Tensor ("t"), a built-in
-# arithmetic value ("n"), a Scalar ("s"), a Dimname ("d") (and a TensorOptions, "o": P below). Tensor, Tensor?, Tensor[] (an ArrayRef takes one
-# element) take a Tensor only; Dimname and Dimname[] a Dimname only; Scalar a number or a Scalar; int, SymInt,
-# float, bool and their lists and optionals a number (Scalar has no conversion to them); the enums, strings,
-# Generator, Device ... none of the four.
+# What the C++ type of a schema argument takes, by the class of the argument passed (argument_class): a Tensor
+# ("t"), a built-in arithmetic value ("n"), a Scalar ("s"), a Dimname ("d"), a TensorOptions ("o"), or one of the
+# enums and classes a factory's options are made of (ScalarType, Layout, MemoryFormat, Device, DeviceType).
+# Tensor, Tensor?, Tensor[] (an ArrayRef takes one element) take a Tensor only; Dimname and Dimname[] a Dimname
+# only; Scalar a number or a Scalar; int, SymInt, float, bool and their lists and optionals a number (Scalar has
+# no conversion to them); ScalarType, Layout and MemoryFormat themselves; Device a Device or a DeviceType (its
+# constructor); a factory's TensorOptions (P, OpForms._forms) any of the options' parts (its constructors);
+# strings, Generator, Stream ... none of them.
+_OPTION_PARTS = frozenset(("ScalarType", "Layout", "MemoryFormat", "Device", "DeviceType"))
 _TAKES = {"T": frozenset("t"), "D": frozenset("d"), "S": frozenset("ns"), "N": frozenset("n"), "O": frozenset(),
-          "P": frozenset("o")}  # P: a factory's TensorOptions (OpForms._forms), which takes a TensorOptions ("o")
+          "ScalarType": frozenset(("ScalarType",)), "Layout": frozenset(("Layout",)),
+          "MemoryFormat": frozenset(("MemoryFormat",)), "Device": frozenset(("Device", "DeviceType")),
+          "P": frozenset(("o",)) | _OPTION_PARTS}
 _NUMBER_TYPES = re.compile(r"(?:int|SymInt|float|bool)(?:\[\d*\])?\??")
 
 
 def _schema_kind(written: str) -> str:
-    """The class letter (_TAKES) of a schema argument's type: `Tensor(a!)` -> T, `int[2]?` -> N, `Scalar?` -> S."""
+    """The key (_TAKES) of a schema argument's type: `Tensor(a!)` -> T, `int[2]?` -> N, `Scalar?` -> S, `Layout?`
+    -> Layout."""
     t = re.sub(r"\([^()]*\)", "", written)
     if t.startswith("Tensor"):
         return "T"
@@ -197,24 +204,31 @@ def _schema_kind(written: str) -> str:
         return "D"
     if t in ("Scalar", "Scalar?", "Scalar[]"):
         return "S"
+    if t.rstrip("?") in _TAKES:
+        return t.rstrip("?")
     return "N" if _NUMBER_TYPES.fullmatch(t) else "O"
 
 
 class SchemaParameter(NamedTuple):
-    kind: str  # _schema_kind's letter
+    kind: str  # _schema_kind's key
     name: str
     out: bool  # an out= argument (keyword-only and written to): the first ones of `at::foo_out`
-    exact: str  # the argument classes it takes by a standard conversion (no constructor of a class): _exact
+    exact: frozenset[str]  # the argument classes it takes by a standard conversion (no constructor of a class)
     symint: bool  # a SymInt: int64_t in the C++ API, a c10::SymInt in its `_symint` functions
 
 
-def _exact(written: str) -> str:
+_EXACT = {"Tensor": "t", "Dimname": "d", "Scalar": "s", "int": "n", "SymInt": "n", "float": "n", "bool": "n",
+          "ScalarType": "ScalarType", "Layout": "Layout", "MemoryFormat": "MemoryFormat", "Device": "Device"}
+
+
+def _exact(written: str) -> frozenset[str]:
     """The argument classes a schema type's C++ parameter takes without a user-defined conversion: a Tensor for
     `Tensor` (not `Tensor?`, an optional, or `Tensor[]`, an ArrayRef), a Dimname for `Dimname`, a Scalar for
     `Scalar`, a number for `int`, `SymInt` (int64_t in the C++ API; a `_symint` function's c10::SymInt is a class),
-    `float` and `bool`; none for a list or an optional."""
-    t = re.sub(r"\([^()]*\)", "", written)
-    return {"Tensor": "t", "Dimname": "d", "Scalar": "s", "int": "n", "SymInt": "n", "float": "n", "bool": "n"}.get(t, "")
+    `float` and `bool`, the enum or class itself for ScalarType, Layout, MemoryFormat and Device; none for a list
+    or an optional."""
+    got = _EXACT.get(re.sub(r"\([^()]*\)", "", written))
+    return frozenset((got,)) if got else frozenset()
 
 
 def schema_parameters(func: str) -> tuple[SchemaParameter, ...]:
@@ -232,8 +246,8 @@ def schema_parameters(func: str) -> tuple[SchemaParameter, ...]:
 
 
 def argument_class(plain: str | None) -> str | None:
-    """The class letter (_TAKES) of an argument's plain type (overloads.plain_type); None when it says nothing
-    (unknown, a TensorBase, an optional, a SymInt, a class of the checkout)."""
+    """The class (_TAKES) of an argument's plain type (overloads.plain_type); None when it says nothing (unknown,
+    a TensorBase, an optional, a SymInt, another class of the checkout)."""
     if plain is None:
         return None
     if plain == "Tensor":
@@ -244,6 +258,8 @@ def argument_class(plain: str | None) -> str | None:
         return "s"
     if plain == "TensorOptions":
         return "o"
+    if plain in _OPTION_PARTS:
+        return plain
     return "n" if plain in ARITHMETIC else None
 
 
@@ -334,7 +350,7 @@ class OpForms:
         at = names.index("dtype") if "dtype" in names else -1
         if at < 0 or names[at:at + 4] != ["dtype", "layout", "device", "pin_memory"]:
             return (params,)
-        return params, params[:at] + (SchemaParameter("P", "options", False, "o", False),) + params[at + 4:]
+        return params, params[:at] + (SchemaParameter("P", "options", False, frozenset("o"), False),) + params[at + 4:]
 
     def method(self, name: str) -> str | None:
         """The op base of a Tensor method name (`self.add_(...)`)."""
