@@ -185,8 +185,14 @@ def _body(fields: tuple, target: _Node, body: bool) -> bool:
     thin too (device_path 3), and a kernel that is thin, reached by a redispatch from the body: a composite one
     (`at::sort` -> at::native::sort, which redispatches to sort.values_stable) or one of the walk's key (hardtanh ->
     `at::hardtanh_out` -> the CUDA kernel hardtanh_out, which redispatches to clamp.out). A kernel with device work
-    of its own keeps its helpers' plumbing (resize_output, TensorIterator's cast_outputs) out."""
-    if not body or target.device_path != 3:
+    of its own keeps its helpers' plumbing (resize_output, TensorIterator's cast_outputs) out, except a composite
+    kernel reached by a redispatch from the body: its work is mostly the ops it redispatches to (1.13.1's div.Scalar
+    kernel fills a 0-dim tensor and redispatches to div.Tensor, BinaryOps.cpp:754-755), which are followed."""
+    if not body:
+        return False
+    if fields[0] == StepKind.DEFINITION and fields[7] == How.YAML and fields[3] in _COMPOSITE:
+        return True
+    if target.device_path != 3:
         return False
     return fields[0] == StepKind.CALL or (fields[0] == StepKind.DEFINITION and fields[7] == How.YAML)
 

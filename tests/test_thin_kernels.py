@@ -34,6 +34,14 @@ YAML = """\
 - func: clampish_out(Tensor self) -> Tensor
   dispatch:
     CUDA: clampish_out_cuda
+
+- func: divish(Tensor self) -> Tensor
+  dispatch:
+    CUDA: divish_cuda
+
+- func: divish_scalar(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: divish_scalar
 """
 
 NORM_CU = """\
@@ -62,6 +70,9 @@ Tensor clampish_cuda(const Tensor& self) {
 Tensor clampish_out_cuda(const Tensor& self) {
   return at::vnorm(self);
 }
+Tensor divish_cuda(const Tensor& self) {
+  return at::divish_scalar(self);
+}
 }
 """
 
@@ -74,10 +85,21 @@ Tensor vnorm_cpu(const Tensor& self) {
 """
 
 
+COMPOSITE_CPP = """\
+namespace at::native {
+Tensor divish_scalar(const Tensor& self) {
+  AT_DISPATCH_FLOATING_TYPES(self.scalar_type(), "divish_scalar", [&] {});
+  return at::vnorm(self);
+}
+}
+"""
+
+
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built_tree(tmp_path_factory.mktemp("thin"), {
-        N + "native_functions.yaml": YAML, N + "cuda/Norm.cu": NORM_CU, N + "VNorm.cpp": VNORM_CPP})
+        N + "native_functions.yaml": YAML, N + "cuda/Norm.cu": NORM_CU, N + "VNorm.cpp": VNORM_CPP,
+        N + "Composite.cpp": COMPOSITE_CPP})
 
 
 def chain(db: Path, op: str) -> list[tuple]:
@@ -119,6 +141,23 @@ def test_a_thin_kernel_reached_by_a_redispatch_is_walked_as_the_body(db: Path):
         ("definition", "at::native::clampish_out_cuda", f"{where}:23", 0),
         ("redispatch", "vnorm", f"{where}:24", 1),
         ("definition", "at::native::vnorm_cuda", f"{where}:3", 1),
+        ("launch", "vnorm_kernel", f"{where}:4", 2),
+        ("global_kernel", "at::native::vnorm_kernel", f"{where}:2", 2),
+    ]
+
+
+def test_a_composite_kernel_with_device_work_reached_by_a_redispatch_has_its_redispatches_followed(db: Path):
+    # 1.13.1's _foreach_div.Scalar CPU kernel (ForeachOpsKernels.cpp:157) calls t.div(scalar), div.Scalar, whose
+    # CompositeExplicitAutograd kernel div (BinaryOps.cpp:754) fills a 0-dim tensor (an AT_DISPATCH) and
+    # redispatches to div.Tensor (:755). Here divish_cuda (Norm.cu:26) -> at::divish_scalar (:27) -> the composite
+    # divish_scalar (Composite.cpp:2), with its own AT_DISPATCH (:3) -> at::vnorm (:4) -> vnorm_cuda (Norm.cu:3)
+    where, composite = f"{N}cuda/Norm.cu", f"{N}Composite.cpp"
+    assert chain(db, "divish") == [
+        ("redispatch", "divish_scalar", f"{where}:27", 0),
+        ("definition", "at::native::divish_scalar", f"{composite}:2", 0),
+        ("redispatch", "vnorm", f"{composite}:4", 1),
+        ("definition", "at::native::vnorm_cuda", f"{where}:3", 1),
+        ("dtypes", "divish_scalar", f"{composite}:3", 1),
         ("launch", "vnorm_kernel", f"{where}:4", 2),
         ("global_kernel", "at::native::vnorm_kernel", f"{where}:2", 2),
     ]
