@@ -178,8 +178,7 @@ class Bindings:
                         "ORDER BY e.line, e.id", (node,)):
                     if dst is None:
                         base = generated_bindings.generated_name((target or "").rpartition("::")[2])
-                        for op in generated_bindings.generated_ops(self.conn, namespace, base) if base and namespace \
-                                else ():
+                        for op in generated_bindings.generated_ops(self.conn, namespace, base) if base else ():
                             found.setdefault(op, Location(file, line))
                     elif kind == "redispatches-to-op":
                         found.setdefault(name, Location(file, line))

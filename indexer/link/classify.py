@@ -263,7 +263,6 @@ def argument_class(plain: str | None) -> str | None:
     return "n" if plain in ARITHMETIC else None
 
 
-
 def _better(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
     """Whether conversions ranked a are better than b ([over.match.best]): none worse, one better."""
     return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
