@@ -169,9 +169,7 @@ def _api(db: Path) -> None:
     """kernels_for('add.out') through the API. The per-answer figure is the first answer of a fresh Index (what
     one tg-query process, or one MCP call on a new connection, waits for); the repeat on the same Index is what
     a long-lived server sees once its Linker has walked these chains; with its JSON as --json writes it."""
-    import json
-
-    from tg_index.queries import render
+    from tg_index.queries import json_text, render
     from tg_index.queries.api import Index
 
     Index.open(db).kernels_for("add.out")  # the file's pages in the OS cache, as for any query after the first
@@ -187,7 +185,7 @@ def _api(db: Path) -> None:
         start = time.perf_counter()
         answers = ix.kernels_for("add.out")
         repeats.append(time.perf_counter() - start)
-        json.dumps(render.one_or_many_data([render.kernels_for_data(a) for a in answers]), indent=2)
+        json_text.indented(render.one_or_many_data([render.kernels_for_data(a) for a in answers]))  # as render writes it
         with_json.append(time.perf_counter() - start)
     rows = [("API kernels_for('add.out'), first answer of a fresh Index, median of 21", firsts, " ms",
              "   (target <= 5 ms)"),
