@@ -190,11 +190,10 @@ def _body(fields: tuple, target: _Node, body: bool) -> bool:
     kernel fills a 0-dim tensor and redispatches to div.Tensor, BinaryOps.cpp:754-755), which are followed."""
     if not body:
         return False
-    if fields[0] == StepKind.DEFINITION and fields[7] == How.YAML and fields[3] in _COMPOSITE:
+    redispatched = fields[0] == StepKind.DEFINITION and fields[7] == How.YAML  # an op's kernel a redispatch runs
+    if redispatched and fields[3] in _COMPOSITE:
         return True
-    if target.device_path != 3:
-        return False
-    return fields[0] == StepKind.CALL or (fields[0] == StepKind.DEFINITION and fields[7] == How.YAML)
+    return target.device_path == 3 and (fields[0] == StepKind.CALL or redispatched)
 
 
 def _step(kind: str, name: str, loc: Location | None, depth: int, device: str | None = None,

@@ -194,10 +194,9 @@ _TAKES = {"T": frozenset("t"), "D": frozenset("d"), "S": frozenset("ns"), "N": f
 _NUMBER_TYPES = re.compile(r"(?:int|SymInt|float|bool)(?:\[\d*\])?\??")
 
 
-def _schema_kind(written: str) -> str:
-    """The key (_TAKES) of a schema argument's type: `Tensor(a!)` -> T, `int[2]?` -> N, `Scalar?` -> S, `Layout?`
-    -> Layout."""
-    t = re.sub(r"\([^()]*\)", "", written)
+def _schema_kind(t: str) -> str:
+    """The key (_TAKES) of a schema argument's type without its alias annotation: `Tensor` -> T, `int[2]?` -> N,
+    `Scalar?` -> S, `Layout?` -> Layout."""
     if t.startswith("Tensor"):
         return "T"
     if t.startswith("Dimname"):
@@ -221,13 +220,13 @@ _EXACT = {"Tensor": "t", "Dimname": "d", "Scalar": "s", "int": "n", "SymInt": "n
           "ScalarType": "ScalarType", "Layout": "Layout", "MemoryFormat": "MemoryFormat", "Device": "Device"}
 
 
-def _exact(written: str) -> frozenset[str]:
+def _exact(t: str) -> frozenset[str]:
     """The argument classes a schema type's C++ parameter takes without a user-defined conversion: a Tensor for
     `Tensor` (not `Tensor?`, an optional, or `Tensor[]`, an ArrayRef), a Dimname for `Dimname`, a Scalar for
     `Scalar`, a number for `int`, `SymInt` (int64_t in the C++ API; a `_symint` function's c10::SymInt is a class),
     `float` and `bool`, the enum or class itself for ScalarType, Layout, MemoryFormat and Device; none for a list
     or an optional."""
-    got = _EXACT.get(re.sub(r"\([^()]*\)", "", written))
+    got = _EXACT.get(t)
     return frozenset((got,)) if got else frozenset()
 
 
@@ -240,8 +239,8 @@ def schema_parameters(func: str) -> tuple[SchemaParameter, ...]:
             keyword = True
         elif a:
             written, _, name = a.split("=", 1)[0].rpartition(" ")
-            got.append(SchemaParameter(_schema_kind(written), name, keyword and "!" in written, _exact(written),
-                                       written == "SymInt"))
+            t = re.sub(r"\([^()]*\)", "", written)  # `Tensor(a!)` -> Tensor
+            got.append(SchemaParameter(_schema_kind(t), name, keyword and "!" in written, _exact(t), t == "SymInt"))
     return tuple(got)
 
 
@@ -273,12 +272,12 @@ class OpForms:
 
     def __init__(self, bases: set[str], method_bases: set[str], unambiguous: dict[str, str],
                  overloads: dict[str, list[tuple[str, str, int, int]]],
-                 parameters: dict[str, tuple[SchemaParameter, ...]] | None = None):
+                 parameters: dict[str, tuple[SchemaParameter, ...]]):
         self.bases = bases | {b.rstrip("_") for b in bases}
         self.unambiguous = unambiguous  # add_Tensor -> add.Tensor (the at::_ops:: struct names)
         self.by_base = overloads  # base -> [(op name, kind, fewest args, most args)] in yaml order
         self.methods = method_bases
-        self.parameters = parameters or {}  # op name -> its schema's arguments (schema_parameters)
+        self.parameters = parameters  # op name -> its schema's arguments (schema_parameters)
         self._memo: dict[str, str | None] = {}
         self._kept: dict[tuple, tuple[str, ...]] = {}  # by_argument_types's answers
 
