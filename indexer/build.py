@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..schema import views_sql
 from ..schema.version import SCHEMA_VERSION, TABLES
-from . import codegen, derivatives, discover, index_file, native_yaml, python_api, workers
+from . import code_hash, codegen, derivatives, discover, index_file, native_yaml, python_api, workers
 from .errors import TgIndexError
 from .plan import Found, Plan, plan
 from .rows import FILES_COLUMNS, OP_TAGS_COLUMNS, RowBatch, file_rows, py_tables, yaml_tables
@@ -228,12 +228,15 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
            max_file_size: int, codegen_timeout: float | None) -> BuildSummary:
     start = time.perf_counter()
     root = discover.check_checkout(checkout)
-    target = index_file.check(db)  # before anything is read: never write over a file that is not ours
+    # Before anything is read: never write over a file that is not ours. The existing index's quick_check
+    # runs while the checkout is read.
+    checked = index_file.begin_check(db)
+    progress("yaml", 0, 3)
+    ck = _read_checkout(root, excludes, max_file_size)
+    target = checked()
     db = target.path
     if target.state is index_file.State.CORRUPTED:
         print(target.notice, file=sys.stderr)
-    progress("yaml", 0, 3)
-    ck = _read_checkout(root, excludes, max_file_size)
     generated = _codegen(ck, db, codegen_timeout, progress)
     header = ck.header
     py_key = _py_extractor_hash()
@@ -688,18 +691,13 @@ def _previous(db: Path, root: Path) -> dict[str, str] | None:
 
 def _extractor_hash() -> str:
     """Hash of the C++ extractor package and its patterns: facts cached in an index are only
-    reused when the code that made them is the same."""
-    from . import cxx
-
-    return cxx.extractor_hash()
+    reused when the code that made them is the same (cxx.extractor_hash, read without importing cxx)."""
+    return code_hash.cxx_extractor()
 
 
 def _link_hash() -> str:
     """Hash of the link stage's code: a graph made by other code is made again (from the same facts)."""
-    from . import link
-    from .dispatcher import stage
-
-    return link.link_hash() + stage.stage_hash()  # the dispatcher stage runs with the link stage
+    return code_hash.link_stage() + code_hash.dispatcher_stage()  # the dispatcher stage runs with the link stage
 
 
 def _py_extractor_hash() -> str:

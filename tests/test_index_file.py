@@ -245,3 +245,52 @@ def test_two_checkouts_named_alike_keep_two_indexes(tmp_path: Path, monkeypatch:
     meta = json.loads(info.stdout)
     monkeypatch.setenv("TILEGYM_SKILL_CACHE_DIR", str(cache))
     assert (meta["checkout"], meta["db"]) == (str(cache / "pytorch-source"), str(paths.index_for(cache / "pytorch-source")))
+
+
+def test_the_deep_check_is_the_second_half(mini_db: Path, tmp_path: Path):
+    """begin_check refuses a file that is not ours at once (before a build reads the checkout); the quick_check
+    of an index of ours answers through the function it returns."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me")
+    with pytest.raises(TgIndexError, match=NOT_OURS):
+        index_file.begin_check(notes)
+    db = tmp_path / "ix.db"
+    shutil.copy(mini_db, db)
+    _damage(db, 4096 * 3, b"\xff" * 4096 * 5)
+    pending = index_file.begin_check(db)
+    assert pending() == index_file.IndexFile(db, State.CORRUPTED, "database disk image is malformed")
+    assert index_file.begin_check(mini_db)() == index_file.IndexFile(mini_db, State.INDEX)
+
+
+def test_an_unreadable_old_index_is_refused_from_the_second_half(mini_db: Path, tmp_path: Path):
+    """A file without our id whose schema reads as ours but whose pages do not: the refusal comes once the
+    quick_check has run, still before anything is written."""
+    db = tmp_path / "ix.db"
+    shutil.copy(mini_db, db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA application_id = 0")
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'dispatch'").fetchone()[0]
+    _damage(db, 4096 * (root - 1), b"\xff" * 4096)  # a table the schema test does not read
+    pending = index_file.begin_check(db)
+    with pytest.raises(TgIndexError) as err:
+        pending()
+    assert str(err.value) == (f"--db {db} is a SQLite file that tg-index cannot read as its own "
+                              "(database disk image is malformed); delete it or choose another path")
+
+
+def test_nothing_changed_is_decided_without_the_extractor_and_link_code(mini: Path, tmp_path: Path):
+    """An index that is up to date is found so from the code hashes (code_hash.py), which read the packages'
+    files: neither the C++ extractor nor the link stage is imported (their imports are a tenth of a second)."""
+    db = tmp_path / "ix.db"
+    build(mini, db)
+    probe = ("import sys; from pathlib import Path; from tg_index.indexer.build import build; "
+             f"build(Path({str(mini)!r}), Path({str(db)!r})); "
+             "print(sorted(m for m in sys.modules if m.startswith(('tg_index.indexer.cxx', 'tg_index.indexer.link', "
+             "'tree_sitter', 'sqlalchemy'))))")
+    result = subprocess.run([str(BIN / "python"), "-c", probe], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+    (mini / NATIVE).write_text((mini / NATIVE).read_text() + "\n")
+    result = subprocess.run([str(BIN / "python"), "-c", probe], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "'tg_index.indexer.link'" in result.stdout  # a change: the build goes on and links

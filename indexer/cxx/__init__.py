@@ -36,9 +36,7 @@ cached in an index are reused only when the code that made them is the same.
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
+from .. import code_hash
 from .extract import extract
 from .facts import (
     CallFact,
@@ -104,9 +102,4 @@ __all__ = [
 
 def extractor_hash() -> str:
     """Hash of every .py file of this package and every .scm pattern it reads (16 hex digits)."""
-    here = Path(__file__).parent
-    parts = sorted(here.rglob("*.py")) + sorted(SCM.rglob("*.scm"))
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p.relative_to(p.parent.parent).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
+    return code_hash.cxx_extractor()

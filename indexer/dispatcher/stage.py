@@ -10,12 +10,11 @@ files `import torch` runs and the py_decomps facts (python_regs.py). The table i
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 import sqlite3
 from pathlib import Path
 
-from .. import codegen, derivatives, native_yaml
+from .. import code_hash, codegen, derivatives, native_yaml
 from ..errors import TgIndexError
 from . import generated_registrations, parse_version
 from .handwritten import WrittenRegistration, handwritten_row
@@ -28,10 +27,7 @@ NEWEST = (99, 0)
 
 def stage_hash() -> str:
     """Hash of this package's code (16 hex digits): an index whose registrations other code made is made again."""
-    h = hashlib.sha256()
-    for p in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
+    return code_hash.dispatcher_stage()
 
 
 def generated_rows(texts: dict[str, str], version: str) -> list[DispatcherRow]:

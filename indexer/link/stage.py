@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import naming
+from .. import code_hash, naming
 from .classify import OpForms, schema_arity, schema_parameters
 from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, optional_call_columns, stub_edges
 from .includes import IncludeGraph
@@ -51,10 +51,7 @@ class LinkSummary:
 
 def link_hash() -> str:
     """Hash of this package's code (16 hex digits): an index linked by other code is linked again."""
-    h = hashlib.sha256()
-    for p in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
+    return code_hash.link_stage()
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
