@@ -8,6 +8,7 @@ written and from facts of the whole checkout: the macro table, the op names, the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from .. import naming
@@ -179,32 +180,54 @@ def schema_arity(func: str) -> tuple[int, int]:
 
 
 # What the C++ type of a schema argument takes, by the class of the argument passed (argument_class): a Tensor
-# ("t"), a built-in arithmetic value ("n"), a Scalar ("s"), a Dimname ("d"), a TensorOptions ("o"), or one of the
-# enums and classes a factory's options are made of (ScalarType, Layout, MemoryFormat, Device, DeviceType).
-# Tensor, Tensor?, Tensor[] (an ArrayRef takes one element) take a Tensor only; Dimname and Dimname[] a Dimname
-# only; Scalar a number or a Scalar; int, SymInt, float, bool and their lists and optionals a number (Scalar has
-# no conversion to them); ScalarType, Layout and MemoryFormat themselves; Device a Device or a DeviceType (its
-# constructor); a factory's TensorOptions (P, OpForms._forms) any of the options' parts (its constructors);
-# strings, Generator, Stream ... none of them.
+# ("t"), a list of Tensors ("tl": ArrayRef, vector, IListRef of Tensor), a built-in arithmetic value ("n"), a
+# c10::SymInt ("symint"), a list of integers ("l": IntArrayRef, SymIntArrayRef, a vector, SmallVector, array or
+# braced list of them), a Scalar ("s"), a Dimname ("d"), a TensorOptions ("o"), a `char*` ("c"), a std::string
+# ("str"), a string_view ("sv"), a Storage, a caffe2::TypeMeta, or one of the enums and classes a factory's options
+# are made of (ScalarType, Layout, MemoryFormat, Device, DeviceType).
+# - Tensor and Tensor? take a Tensor; Tensor[] and Tensor?[] (ArrayRef, ITensorListRef, c10::List) a Tensor list
+#   and a Tensor (an ArrayRef's one-element constructor).
+# - Dimname and Dimname[] take a Dimname only.
+# - Scalar takes a number, a SymInt (its constructor) or a Scalar.
+# - int, SymInt, float, bool and float or bool lists take a number or a SymInt, and a `char*` (a pointer converts
+#   to bool); int[] and SymInt[] (IntArrayRef, OptionalIntArrayRef) take a number, a SymInt or an integer list.
+#   Scalar has no conversion to any of them.
+# - ScalarType, Layout and MemoryFormat take themselves; Device a Device, a DeviceType or a std::string (its
+#   constructors; a `char*` would need two conversions). A ScalarType also takes a caffe2::TypeMeta as if exactly:
+#   TensorBody.h writes `to(caffe2::TypeMeta, ...)` and `to(Device, caffe2::TypeMeta, ...)` beside the generated
+#   methods, which call the ScalarType forms (2.6.0 aten/src/ATen/templates/TensorBody.h:540-545).
+# - str (a string_view) takes a `char*`, a std::string or a string_view; Storage a Storage.
+# - A factory's TensorOptions (P, OpForms._forms) takes any of the options' parts, a TypeMeta, and a `char*` or a
+#   std::string (its template constructor makes a Device of them).
+# - Generator, Stream, Layout lists ... (O) take none of them.
+# An optional parameter (`T?`, not `Tensor?[]`) also takes a std::optional of what its type takes ("?" and the
+# class: "?t", "?ScalarType", "?l" for an OptionalIntArrayRef) and a nullopt ("?"); no other parameter does.
 _OPTION_PARTS = frozenset(("ScalarType", "Layout", "MemoryFormat", "Device", "DeviceType"))
-_TAKES = {"T": frozenset("t"), "D": frozenset("d"), "S": frozenset("ns"), "N": frozenset("n"), "O": frozenset(),
-          "ScalarType": frozenset(("ScalarType",)), "Layout": frozenset(("Layout",)),
-          "MemoryFormat": frozenset(("MemoryFormat",)), "Device": frozenset(("Device", "DeviceType")),
-          "P": frozenset(("o",)) | _OPTION_PARTS}
+_TAKES = {"T": frozenset("t"), "TL": frozenset(("t", "tl")), "D": frozenset("d"), "S": frozenset(("n", "s", "symint")),
+          "N": frozenset(("n", "symint", "c")), "NL": frozenset(("n", "symint", "l")), "O": frozenset(),
+          "STR": frozenset(("c", "str", "sv")), "Storage": frozenset(("Storage",)),
+          "ScalarType": frozenset(("ScalarType", "TypeMeta")), "Layout": frozenset(("Layout",)),
+          "MemoryFormat": frozenset(("MemoryFormat",)), "Device": frozenset(("Device", "DeviceType", "str")),
+          "P": frozenset(("o", "TypeMeta", "c", "str")) | _OPTION_PARTS}
 _NUMBER_TYPES = re.compile(r"(?:int|SymInt|float|bool)(?:\[\d*\])?\??")
+_INTEGER_LISTS = re.compile(r"(?:int|SymInt)\[\d*\]\??")
 
 
 def _schema_kind(t: str) -> str:
-    """The key (_TAKES) of a schema argument's type without its alias annotation: `Tensor` -> T, `int[2]?` -> N,
-    `Scalar?` -> S, `Layout?` -> Layout."""
+    """The key (_TAKES) of a schema argument's type without its alias annotation: `Tensor` -> T, `Tensor?[]` -> TL,
+    `int[2]?` -> NL, `float` -> N, `Scalar?` -> S, `Layout?` -> Layout, `str` -> STR."""
     if t.startswith("Tensor"):
-        return "T"
+        return "TL" if t.endswith("]") else "T"
     if t.startswith("Dimname"):
         return "D"
     if t in ("Scalar", "Scalar?", "Scalar[]"):
         return "S"
+    if t in ("str", "str?"):
+        return "STR"
     if t.rstrip("?") in _TAKES:
         return t.rstrip("?")
+    if _INTEGER_LISTS.fullmatch(t):
+        return "NL"
     return "N" if _NUMBER_TYPES.fullmatch(t) else "O"
 
 
@@ -214,20 +237,31 @@ class SchemaParameter(NamedTuple):
     out: bool  # an out= argument (keyword-only and written to): the first ones of `at::foo_out`
     exact: frozenset[str]  # the argument classes it takes by a standard conversion (no constructor of a class)
     symint: bool  # a SymInt: int64_t in the C++ API, a c10::SymInt in its `_symint` functions
+    optional: bool  # `T?`: a std::optional (or OptionalArrayRef) in C++, which also takes an optional and nullopt
+
+    def takes(self, argument: str) -> bool:
+        """Whether the parameter's C++ type can take an argument of the class (argument_class)."""
+        if argument.startswith("?"):
+            return self.optional and (argument == "?" or argument[1:] in _TAKES[self.kind])
+        return argument in _TAKES[self.kind]
 
 
 _EXACT = {"Tensor": "t", "Dimname": "d", "Scalar": "s", "int": "n", "SymInt": "n", "float": "n", "bool": "n",
-          "ScalarType": "ScalarType", "Layout": "Layout", "MemoryFormat": "MemoryFormat", "Device": "Device"}
+          "ScalarType": "ScalarType TypeMeta", "Layout": "Layout", "MemoryFormat": "MemoryFormat", "Device": "Device",
+          "Storage": "Storage"}
 
 
 def _exact(t: str) -> frozenset[str]:
     """The argument classes a schema type's C++ parameter takes without a user-defined conversion: a Tensor for
     `Tensor` (not `Tensor?`, an optional, or `Tensor[]`, an ArrayRef), a Dimname for `Dimname`, a Scalar for
     `Scalar`, a number for `int`, `SymInt` (int64_t in the C++ API; a `_symint` function's c10::SymInt is a class),
-    `float` and `bool`, the enum or class itself for ScalarType, Layout, MemoryFormat and Device; none for a list
+    `float` and `bool`, the enum or class itself for ScalarType (and a TypeMeta: TensorBody.h's `to` overloads),
+    Layout, MemoryFormat, Device and Storage; an integer list for `int[]` (an IntArrayRef); none for another list
     or an optional."""
     got = _EXACT.get(t)
-    return frozenset((got,)) if got else frozenset()
+    if got:
+        return frozenset(got.split())
+    return frozenset(("l",)) if _INTEGER_LISTS.fullmatch(t) and not t.endswith("?") else frozenset()
 
 
 def schema_parameters(func: str) -> tuple[SchemaParameter, ...]:
@@ -240,26 +274,58 @@ def schema_parameters(func: str) -> tuple[SchemaParameter, ...]:
         elif a:
             written, _, name = a.split("=", 1)[0].rpartition(" ")
             t = re.sub(r"\([^()]*\)", "", written)  # `Tensor(a!)` -> Tensor
-            got.append(SchemaParameter(_schema_kind(t), name, keyword and "!" in written, _exact(t), t == "SymInt"))
+            got.append(SchemaParameter(_schema_kind(t), name, keyword and "!" in written, _exact(t), t == "SymInt",
+                                       t.endswith("?")))
     return tuple(got)
 
 
-def argument_class(plain: str | None) -> str | None:
-    """The class (_TAKES) of an argument's plain type (overloads.plain_type); None when it says nothing (unknown,
-    a TensorBase, an optional, a SymInt, another class of the checkout)."""
-    if plain is None:
-        return None
-    if plain == "Tensor":
-        return "t"
-    if plain == "Dimname":
-        return "d"
-    if plain == "Scalar":
-        return "s"
-    if plain == "TensorOptions":
-        return "o"
+_OPTIONAL = re.compile(r"(?:std::)?optional<(.+)>")
+_SEQUENCE = re.compile(r"(?:std::)?(vector|array|initializer_list|SmallVector|ArrayRef|OptionalArrayRef|IListRef|List)"
+                       r"<([^<>,]+(?:<[^<>]*>)?)(?:,[^<>]+)?>")
+_INTEGERS = frozenset(("int", "long", "long long", "int64_t", "int32_t", "unsigned", "unsigned long", "size_t",
+                       "SymInt"))
+_STRINGS = {"char*": "c", "std::string": "str", "string": "str", "std::string_view": "sv", "string_view": "sv",
+            "basic_string_view<char>": "sv"}
+_CLASSES = {"Tensor": "t", "Dimname": "d", "Scalar": "s", "TensorOptions": "o", "SymInt": "symint",
+            "Storage": "Storage", "caffe2::TypeMeta": "TypeMeta", "TypeMeta": "TypeMeta", "nullopt_t": "?",
+            "std::nullopt_t": "?"}
+
+
+def argument_class(plain: str | None, through: Callable[[str], str] | None = None) -> str | None:
+    """The class (_TAKES) of an argument's plain type (overloads.plain_type); "?" and the class for an optional of
+    one; None when it says nothing (unknown, a TensorBase, a template parameter, another class of the checkout).
+    through: a plain type read through the type aliases (`IntArrayRef` -> `ArrayRef<int64_t>`), tried on the type,
+    and on an optional's or a list's element, when they name no class as written."""
+    return _argument_class(plain, through, 3) if plain is not None else None
+
+
+def _argument_class(plain: str, through: Callable[[str], str] | None, depth: int) -> str | None:
+    got = _CLASSES.get(plain) or _STRINGS.get(plain)
+    if got:
+        return got
     if plain in _OPTION_PARTS:
         return plain
-    return "n" if plain in ARITHMETIC else None
+    if plain in ARITHMETIC:
+        return "n"
+    optional = _OPTIONAL.fullmatch(plain)
+    if optional:
+        inner = _argument_class(optional.group(1), through, depth)
+        return "?" + inner if inner and not inner.startswith("?") else None
+    sequence = _SEQUENCE.fullmatch(plain)
+    if sequence:
+        of, element = sequence.groups()
+        if element not in _INTEGERS and through is not None and depth:
+            element = through(element)
+        if element in _INTEGERS:
+            return "?l" if of == "OptionalArrayRef" else "l"
+        if of != "OptionalArrayRef" and _argument_class(element, through, depth) in ("t", "?t"):
+            return "tl"
+        return None
+    if through is not None and depth:
+        unaliased = through(plain)
+        if unaliased != plain:
+            return _argument_class(unaliased, through, depth - 1)
+    return None
 
 
 def _better(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
@@ -309,21 +375,26 @@ class OpForms:
         C++ API writes them (_forms). Of those, the one C++ overload resolution prefers when the known arguments
         decide it: a form of it binds each of them by a conversion no worse than any form of another op and one
         better (a standard conversion beats a constructor: `squeeze_(int64_t)` is squeeze_.dim, not squeeze_.dims
-        and its IntArrayRef). All of them when none or every one is ruled out."""
+        and its IntArrayRef). An argument whose class no form of any of the ops takes at its place says nothing (its
+        type was read wrong, or the call is another function's); all of them when none or every one is ruled out."""
         key = (written, ops, method, classes)
         got = self._kept.get(key)
         if got is None:
             out_first, symint = written.endswith("_out"), written.endswith(("_symint", "_symint_out", "_symint_outf"))
+            forms = {o: self._forms(o, method, out_first) for o in ops}
+            known = [ps for f in forms.values() if f is not None for ps in f]
+            classes = tuple(c if c is None or any(i < len(ps) and ps[i].takes(c) for ps in known) else None
+                            for i, c in enumerate(classes))
             ranks: dict[str, list[tuple[int, ...]] | None] = {}
             for o in ops:
-                forms = self._forms(o, method, out_first)
-                if forms is None:
+                if forms[o] is None:
                     ranks[o] = None
                     continue
-                viable = [ps for ps in forms if len(classes) <= len(ps) and
-                          all(c is None or c in _TAKES[p.kind] for p, c in zip(ps, classes))]
+                viable = [ps for ps in forms[o] if len(classes) <= len(ps) and
+                          all(c is None or p.takes(c) for p, c in zip(ps, classes))]
                 if viable:
-                    ranks[o] = [tuple(0 if c in p.exact and not (symint and p.symint) else 1
+                    ranks[o] = [tuple(0 if (c in p.exact and not (symint and p.symint)) or
+                                      (c == "symint" and symint and p.symint) else 1
                                       for p, c in zip(ps, classes) if c is not None) for ps in viable]
             if len(ranks) > 1 and None not in ranks.values():
                 best = [o for o in ranks if any(all(_better(r, other) for x in ranks if x != o for other in ranks[x])
@@ -348,7 +419,7 @@ class OpForms:
         at = names.index("dtype") if "dtype" in names else -1
         if at < 0 or names[at:at + 4] != ["dtype", "layout", "device", "pin_memory"]:
             return (params,)
-        return params, params[:at] + (SchemaParameter("P", "options", False, frozenset("o"), False),) + params[at + 4:]
+        return params, params[:at] + (SchemaParameter("P", "options", False, frozenset("o"), False, False),) + params[at + 4:]
 
     def method(self, name: str) -> str | None:
         """The op base of a Tensor method name (`self.add_(...)`)."""

@@ -474,6 +474,7 @@ class Resolver:
         self._operator_candidates: dict[str, tuple[list[Symbol], list[Symbol], dict[str, list[Symbol]]]] = {}
         self._operator_lookups: dict[tuple, tuple | None] = {}  # ordinary lookup of an operator, by scope
         self._operand_classes: dict[tuple, str | None] = {}  # _operand_class's answers
+        self._argument_classes: dict[tuple, str | None] = {}  # _argument_class's answers through aliases
         # A class's or enum's last name -> (its qualified name untemplated, its namespace) of each
         # (stage.class_namespaces)
         self.class_namespaces: dict[str, tuple[tuple[str, str], ...]] = {}
@@ -524,7 +525,7 @@ class Resolver:
         typed = self._typed_arguments(ctx, arg_types)
         if typed is None:
             return target
-        classes = tuple(argument_class(overloads.plain_type(a)) if a is not None else None for a in json.loads(typed))
+        classes = tuple(self._argument_class(ctx, a) for a in json.loads(typed))
         if not any(classes):
             return target
         kept = self.ops.by_argument_types(last.split("<", 1)[0], target.op, receiver is not None, classes)
@@ -534,6 +535,23 @@ class Resolver:
         detail = picked if target.detail is None or target.detail.endswith("overloads fit") else \
             f"{target.detail}; {picked}"
         return target._replace(detail=detail, op=kept)
+
+    def _argument_class(self, ctx: Context, written: str | None) -> str | None:
+        """classify.argument_class of an argument's type, read through the caller's and the checkout's type aliases
+        where it names none of the classes as written (`IntArrayRef` is `ArrayRef<int64_t>`, `DimVector` a
+        SmallVector of int64_t, `std::optional<IntArrayRef>` an optional integer list)."""
+        if written is None:
+            return None
+        plain = overloads.plain_type(written)
+        if not (self.aliases or ctx.aliases):
+            return argument_class(plain)
+        key = (plain, id(ctx.aliases) if ctx.aliases else 0, ctx.chain[0])
+        got = self._argument_classes.get(key, "")
+        if got == "":
+            aliases, is_scope = (ctx.aliases, self.aliases), self._scope_test(ctx)
+            got = self._argument_classes[key] = argument_class(
+                plain, lambda t: overloads.plain_type(_unalias(t, aliases, is_scope)))
+        return got
 
     def operator_call(self, ctx: Context, name: str, argc: int, arg_types: str | None) -> list[Target]:
         """An operator expression (cxx/calls.py writes `a * b` as a call of `operator*` with the operands as its
