@@ -353,9 +353,10 @@ class OpForms:
             got = self._memo[name] = next((c for c in naming.cpp_function_forms(name) if c in self.bases), None)
         return got
 
-    def overloads(self, written: str, base: str, argc: int, method: bool) -> list[str]:
+    def overloads(self, written: str, base: str, argc: int, method: bool, fitting: bool = False) -> list[str]:
         """The ops of a base a C++ call can mean: out= overloads for at::foo_out / foo_outf, the
-        others for at::foo; those whose argument count fits (a method's self is not counted)."""
+        others for at::foo; those whose argument count fits (a method's self is not counted). When none fits:
+        all of them, or none with `fitting`."""
         out_form = written != base and written.endswith(("_out", "_outf"))
         ops = self.by_base.get(base) or self.by_base.get(base + "_") or []
         same = [o for o in ops if (o[1] == "out") == out_form] or ops
@@ -363,7 +364,7 @@ class OpForms:
             return [o[0] for o in same]
         n = argc + 1 if method else argc
         fits = [o[0] for o in same if o[2] <= n <= o[3]]
-        return fits or [o[0] for o in same]
+        return fits or ([] if fitting else [o[0] for o in same])
 
     def struct_op(self, qualifier: str) -> str | None:
         """The op an `at::_ops::<struct>` qualifier names (each op has its struct: add_Tensor is add.Tensor)."""

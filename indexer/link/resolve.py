@@ -964,8 +964,11 @@ class Resolver:
         if receiver is not None:
             if receiver_type in _TENSOR_TYPES or receiver_type is None:
                 base = self.ops.method(callee_name)
-                if base is not None:
-                    ops = self.ops.overloads(callee_name, base, argc, True)
+                # a receiver of no known type is taken for a Tensor only when an overload's count fits (`v.size()`
+                # is no size.int: that takes a dim)
+                ops = self.ops.overloads(callee_name, base, argc, True, fitting=receiver_type is None) \
+                    if base is not None else []
+                if ops:
                     return [Target(None, How.OP, "Tensor method" if receiver_type else "method of an op's name",
                                    tuple(ops))]
             if receiver_type in _TENSOR_TYPES:
