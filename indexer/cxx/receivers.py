@@ -9,6 +9,9 @@ The type is the declared one without cv-qualifiers, `&`, `*` and the `at::` / `c
 used (blocks are not tracked). For a chain (`x.options().dtype(...)`) it is the type of x, the
 identifier the receiver starts with; the link stage follows the chain from there by return types.
 
+A structured binding's name is the element of its place in the initializer's type, written
+`decltype(std::get<N>(...))` (`auto [a0, a1] = convert_to_float<T>(a)` -> a1 is
+"decltype(std::get<1>(convert_to_float<T>(a)))"); the link stage reads a tuple's, a pair's or an array's element.
 An `auto` declaration takes its type from the initializer: `new T(...)`, `T{...}` and `static_cast<T>(...)`
 give T, another variable its type; anything else is written `decltype(<initializer>)`, spaces dropped,
 with a typed variable it starts with written `std::declval<T>()`
@@ -261,7 +264,12 @@ class Declarations:
             return f"decltype({whole[9:-1]}[_])" if whole.startswith("decltype(") else \
                 f"decltype(std::declval<{whole}>()[_])"
         value = _initializer(decl, at)
-        return self._typed(value, depth) if value is not None else None
+        whole = self._typed(value, depth) if value is not None else None
+        place = _binding_place(decl, at)
+        if place is None or whole is None:
+            return whole
+        inner = whole[9:-1] if whole.startswith("decltype(") else f"std::declval<{whole}>()"
+        return f"decltype(std::get<{place}>({inner}))"
 
     def expression(self, node) -> str | None:
         """An argument that is a call or a member chain, as an `auto` variable's initializer is written
@@ -325,6 +333,21 @@ def _long_call(value) -> str | None:
         return None
     count = sum(c.type != "comment" for c in args.named_children)
     return f"decltype({nospace(dec(fn.text))}({','.join('_' * count)}))"
+
+
+def _binding_place(decl, at: int) -> int | None:
+    """The place of the name at offset `at` among a structured binding's names (`auto [a0, a1] = ...`: a1 is 1), or
+    None when the name is not declared by one."""
+    for c in decl.children_by_field_name("declarator"):
+        if c.start_byte <= at < c.end_byte and c.type == "init_declarator":
+            binding = c.child_by_field_name("declarator")
+            if binding is not None and binding.type == "reference_declarator":
+                binding = next((n for n in binding.named_children if n.type == "structured_binding_declarator"), None)
+            if binding is None or binding.type != "structured_binding_declarator":
+                return None
+            names = [n.start_byte for n in binding.named_children if n.type == "identifier"]
+            return names.index(at) if at in names else None
+    return None
 
 
 def _initializer(decl, at: int):

@@ -344,6 +344,7 @@ _FUNCTIONAL_CAST = [Target(None, How.TYPE)]  # `float(x)`: a built-in type (clas
 _STD_FACTORIES = {"std::make_unique": "unique_ptr", "make_unique": "unique_ptr", "std::make_shared": "shared_ptr",
                   "make_shared": "shared_ptr"}
 _STD_FACTORIES_PREFIXES = tuple(f"{n}<" for n in _STD_FACTORIES)
+_STD_GET = re.compile(r"(?:::)?(?:std::)?get<(\d+)>")  # std::get<N>(e): the N-th element of a tuple, pair or array
 # Members of standard class templates that give what they hold: (class, member) -> "held" (T) or "pointer" (T*).
 _STD_HELD = {("optional", "value"): "held", ("optional", "operator*"): "held", ("optional", "value_or"): "held",
              ("unique_ptr", "get"): "pointer", ("shared_ptr", "get"): "pointer",
@@ -1216,6 +1217,8 @@ class Resolver:
                 t = self._member_of_caller(ctx, name)
         elif name.startswith(("std::declval<", "declval<")):
             t = template_args(name)
+        elif (place := _STD_GET.fullmatch(name)) is not None:  # a structured binding's name (cxx/receivers.py)
+            t = self._element_at(ctx, self._expression_type(ctx, args, None, last_raw=True), int(place.group(1)))
         elif name.startswith(_STD_FACTORIES_PREFIXES) and (made := template_args(name)) is not None:
             t = f"std::{_STD_FACTORIES[name.split('<', 1)[0]]}<{made}>"  # std::make_unique<T>(...)
         else:
@@ -1275,6 +1278,21 @@ class Resolver:
                 return got if got is not None and not _UNKNOWN_RETURN.fullmatch(got) else None
         return None
 
+    def _element_at(self, ctx: Context, type_name: str | None, place: int) -> str | None:
+        """What std::get<place> gives of a std::tuple or std::pair (its place-th template argument) or a std::array
+        (its element); None for another type or a place out of range."""
+        if type_name is None:
+            return None
+        written = _unalias(type_name, (ctx.aliases, self.aliases), self._scope_test(ctx))
+        head = written.split("<", 1)[0].removeprefix("::").removeprefix("std::")
+        args = template_args(written)
+        if head not in ("tuple", "pair", "array") or not args:
+            return None
+        parts = split_top_level(args)
+        if head == "array":
+            return parts[0]
+        return parts[place] if place < len(parts) else None
+
     def _element(self, ctx: Context, type_name: str) -> str | None:
         """The element type of a sequence (ArrayRef<Tensor>, TensorList, std::vector<Tensor>): what `x[i]` is."""
         written = _unalias(type_name, (ctx.aliases, self.aliases), self._scope_test(ctx))
@@ -1323,8 +1341,8 @@ class Resolver:
             return returned.pop() if len(returned) == 1 else None
         nodes = [t.node for t in targets] if all(t.node is not None for t in targets) else \
             (list(targets[0].candidates) if len(targets) == 1 and targets[0].candidates else [])
-        if not nodes or any(t.how in (How.AMBIGUOUS, How.SPECIALISATIONS) for t in targets):
-            return None
+        if not nodes or any(t.how is How.AMBIGUOUS for t in targets):
+            return None  # several specialisations (or a member a base may provide instead) count when they agree
         # definitions.returns drops `&`; the signature keeps the declarator's (`& add_output(...)`, `&& value() &&`)
         kinds = {_returned_category(by_node[n].signature) for n in nodes if n in by_node}
         self._category = kinds.pop() if len(kinds) == 1 else None

@@ -18,6 +18,11 @@
 ;; most vexing parse): a variable made by its constructor (only names declared in the calling function count)
 (declaration
   declarator: (function_declarator declarator: (identifier) @decl.name)) @decl
+;; `auto [a0, a1] = convert_to_float<T>(a);`, `auto& [k, v] = *it;`: each name is the element of its place
+(declaration
+  declarator: (init_declarator declarator: [(structured_binding_declarator (identifier) @decl.name)
+                                            (reference_declarator
+                                              (structured_binding_declarator (identifier) @decl.name))])) @decl
 (for_range_loop
   declarator: [(identifier) @decl.name
                (reference_declarator (identifier) @decl.name)
