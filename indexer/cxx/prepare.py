@@ -13,6 +13,11 @@ offset and line are the same in the file as written:
 - Objective-C++ (messages, `@` literals, blocks, `@autoreleasepool`) is written as C++: objc.py;
 - a raw string whose delimiter has 16 characters, the most C++ allows (`R"PT_METAL_SHADERS(...)PT_METAL_SHADERS"`),
   which tree-sitter-cpp does not end (it reads at most 15), becomes `R"(` and `)"` with its text blanked;
+- an `#if` whose branches are alternative pieces of one declaration (each only template heads, or one with
+  unbalanced parentheses: 2.6.0 cpu/vec/vec_base.h's `#if defined(__s390x__) template <class T, class TEMP=void>
+  #else template <class T> #endif struct Vectorized {`, and its `blendv(` head) keeps its last branch, the others
+  and the directive lines blanked: tree-sitter reads no declaration across directives (the guards of the lines are
+  read from the file as written, directives.py);
 
 Every pass is linear in the source.
 """
@@ -58,7 +63,70 @@ def prepare(source: bytes, path: str = "") -> tuple[bytes, list[tuple[int, int, 
         source = _FAST_ENUMERATION.sub(_range_for, source)
     if b'R"' in source:
         source = _short_raw_delimiters(source)
+    if b"#else" in source or b"#elif" in source:
+        source = _one_branch_of_split_declarations(source)
     return source, spans
+
+
+_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
+_TEMPLATE_HEAD = re.compile(rb"[ \t]*template[ \t]*<.*>[ \t]*(?://.*)?")
+_SPLIT_BRANCH_LINES = 3  # the most lines a branch of such an #if has
+
+
+_LITERAL = re.compile(rb"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
+
+
+def _parens(line: bytes) -> int:
+    """How many more `(` than `)` a line opens, outside string and character literals."""
+    code = _LITERAL.sub(b"", line) if b'"' in line or b"'" in line else line
+    return code.count(b"(") - code.count(b")")
+
+
+def _one_branch_of_split_declarations(source: bytes) -> bytes:
+    """Blank an #if group (no nested directive) whose branches are alternative pieces of one declaration: each
+    branch at most _SPLIT_BRANCH_LINES lines, and every branch only template heads, or a branch whose parentheses
+    do not balance. The last branch is kept. One pass over the lines."""
+    lines = source.split(b"\n")
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    out = bytearray(source)
+    i, n = 0, len(lines)
+    while i < n:
+        m = _DIRECTIVE.match(lines[i])
+        if m is None or m.group(1) not in (b"if", b"ifdef", b"ifndef"):
+            i += 1
+            continue
+        branches, marks, j = [[]], [i], i + 1
+        while j < n and j - i <= 4 * _SPLIT_BRANCH_LINES:
+            d = _DIRECTIVE.match(lines[j])
+            if d is None:
+                if lines[j].lstrip().startswith(b"#"):
+                    break  # another directive (#define, #include): not such a group
+                branches[-1].append(j)
+            elif d.group(1) in (b"elif", b"else"):
+                branches.append([])
+                marks.append(j)
+            elif d.group(1) == b"endif":
+                marks.append(j)
+                break
+            else:
+                break  # a nested #if
+            j += 1
+        if j >= n or not marks or _DIRECTIVE.match(lines[marks[-1]]).group(1) != b"endif" or len(branches) < 2 or \
+                any(not b or len(b) > _SPLIT_BRANCH_LINES for b in branches):
+            i += 1
+            continue
+        heads = all(_TEMPLATE_HEAD.fullmatch(lines[k]) for b in branches for k in b)
+        unbalanced = any(sum(_parens(lines[k]) for k in b) != 0 for b in branches)
+        if heads or unbalanced:
+            for k in marks + [k for b in branches[:-1] for k in b]:
+                out[starts[k]:starts[k] + len(lines[k])] = lines[k].translate(_BLANK)
+            i = j + 1
+            continue
+        i += 1
+    return bytes(out)
 
 
 _LONG_RAW = re.compile(rb'R"([^()\\\s"]{16})\(')
