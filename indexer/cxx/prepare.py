@@ -71,8 +71,6 @@ def prepare(source: bytes, path: str = "") -> tuple[bytes, list[tuple[int, int, 
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
 _TEMPLATE_HEAD = re.compile(rb"[ \t]*template[ \t]*<.*>[ \t]*(?://.*)?")
 _SPLIT_BRANCH_LINES = 3  # the most lines a branch of such an #if has
-
-
 _LITERAL = re.compile(rb"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
 
 
@@ -92,41 +90,47 @@ def _one_branch_of_split_declarations(source: bytes) -> bytes:
         starts.append(at)
         at += len(line) + 1
     out = bytearray(source)
-    i, n = 0, len(lines)
-    while i < n:
-        m = _DIRECTIVE.match(lines[i])
-        if m is None or m.group(1) not in (b"if", b"ifdef", b"ifndef"):
+    i = 0
+    while i < len(lines):
+        group = _if_group(lines, i)
+        if group is None:
             i += 1
             continue
-        branches, marks, j = [[]], [i], i + 1
-        while j < n and j - i <= 4 * _SPLIT_BRANCH_LINES:
-            d = _DIRECTIVE.match(lines[j])
-            if d is None:
-                if lines[j].lstrip().startswith(b"#"):
-                    break  # another directive (#define, #include): not such a group
-                branches[-1].append(j)
-            elif d.group(1) in (b"elif", b"else"):
-                branches.append([])
-                marks.append(j)
-            elif d.group(1) == b"endif":
-                marks.append(j)
-                break
-            else:
-                break  # a nested #if
-            j += 1
-        if j >= n or not marks or _DIRECTIVE.match(lines[marks[-1]]).group(1) != b"endif" or len(branches) < 2 or \
-                any(not b or len(b) > _SPLIT_BRANCH_LINES for b in branches):
-            i += 1
-            continue
+        marks, branches = group
         heads = all(_TEMPLATE_HEAD.fullmatch(lines[k]) for b in branches for k in b)
-        unbalanced = any(sum(_parens(lines[k]) for k in b) != 0 for b in branches)
-        if heads or unbalanced:
+        if heads or any(sum(_parens(lines[k]) for k in b) != 0 for b in branches):
             for k in marks + [k for b in branches[:-1] for k in b]:
                 out[starts[k]:starts[k] + len(lines[k])] = lines[k].translate(_BLANK)
-            i = j + 1
-            continue
-        i += 1
+            i = marks[-1] + 1
+        else:
+            i += 1
     return bytes(out)
+
+
+def _if_group(lines: list[bytes], i: int) -> tuple[list[int], list[list[int]]] | None:
+    """(the directive lines, the branches' lines) of the #if, #ifdef or #ifndef group starting at line i, when it
+    has at least two branches of 1 to _SPLIT_BRANCH_LINES lines each and no other directive inside; else None."""
+    m = _DIRECTIVE.match(lines[i])
+    if m is None or m.group(1) not in (b"if", b"ifdef", b"ifndef"):
+        return None
+    branches: list[list[int]] = [[]]
+    marks = [i]
+    for j in range(i + 1, min(len(lines), i + 1 + 4 * _SPLIT_BRANCH_LINES)):
+        d = _DIRECTIVE.match(lines[j])
+        if d is None:
+            if lines[j].lstrip().startswith(b"#"):
+                return None  # another directive (#define, #include): not such a group
+            branches[-1].append(j)
+        elif d.group(1) in (b"elif", b"else"):
+            branches.append([])
+            marks.append(j)
+        elif d.group(1) == b"endif":
+            marks.append(j)
+            ok = len(branches) >= 2 and all(0 < len(b) <= _SPLIT_BRANCH_LINES for b in branches)
+            return (marks, branches) if ok else None
+        else:
+            return None  # a nested #if
+    return None
 
 
 _LONG_RAW = re.compile(rb'R"([^()\\\s"]{16})\(')

@@ -335,30 +335,32 @@ def _long_call(value) -> str | None:
     return f"decltype({nospace(dec(fn.text))}({','.join('_' * count)}))"
 
 
+def _init_declarator(decl, at: int):
+    """The init_declarator of a declaration that declares the name at offset `at`, or None."""
+    return next((c for c in decl.children_by_field_name("declarator")
+                 if c.start_byte <= at < c.end_byte and c.type == "init_declarator"), None)
+
+
 def _binding_place(decl, at: int) -> int | None:
     """The place of the name at offset `at` among a structured binding's names (`auto [a0, a1] = ...`: a1 is 1), or
     None when the name is not declared by one."""
-    for c in decl.children_by_field_name("declarator"):
-        if c.start_byte <= at < c.end_byte and c.type == "init_declarator":
-            binding = c.child_by_field_name("declarator")
-            if binding is not None and binding.type == "reference_declarator":
-                binding = next((n for n in binding.named_children if n.type == "structured_binding_declarator"), None)
-            if binding is None or binding.type != "structured_binding_declarator":
-                return None
-            names = [n.start_byte for n in binding.named_children if n.type == "identifier"]
-            return names.index(at) if at in names else None
-    return None
+    c = _init_declarator(decl, at)
+    binding = c.child_by_field_name("declarator") if c is not None else None
+    if binding is not None and binding.type == "reference_declarator":
+        binding = next((n for n in binding.named_children if n.type == "structured_binding_declarator"), None)
+    if binding is None or binding.type != "structured_binding_declarator":
+        return None
+    names = [n.start_byte for n in binding.named_children if n.type == "identifier"]
+    return names.index(at) if at in names else None
 
 
 def _initializer(decl, at: int):
     """The initializer of the declarator that declares the name at offset `at` (`= v`, `(v)` or `{v}`), or None."""
-    for c in decl.children_by_field_name("declarator"):
-        if c.start_byte <= at < c.end_byte and c.type == "init_declarator":
-            value = c.child_by_field_name("value")
-            if value is not None and value.type in ("argument_list", "initializer_list"):
-                return value.named_children[0] if value.named_child_count == 1 else None
-            return value
-    return None
+    c = _init_declarator(decl, at)
+    value = c.child_by_field_name("value") if c is not None else None
+    if value is not None and value.type in ("argument_list", "initializer_list"):
+        return value.named_children[0] if value.named_child_count == 1 else None
+    return value
 
 
 def normalised_type(type_text: bytes) -> str | None:
