@@ -11,7 +11,7 @@ from .facts import ClassFact, FieldFact
 from .kinds import ClassKind
 from .receivers import normalised_type
 from .scan import dec, nospace
-from .scopes import function_declarator, scope_prefix
+from .scopes import declared_type_of_function, function_declarator, scope_prefix
 from .sourcefile import SourceFile
 
 _KINDS = {"class_specifier": ClassKind.CLASS, "struct_specifier": ClassKind.STRUCT, "union_specifier": ClassKind.UNION,
@@ -26,7 +26,7 @@ def classes(f: SourceFile) -> None:
         name_node = node.child_by_field_name("name")
         name = nospace(dec(name_node.text)) if name_node is not None else "(anonymous)"
         # a local class keeps its class path only, as the definitions in it do (scopes.py)
-        local = f.caller_at(node.start_byte) is not None
+        local = f.caller_at(node.start_byte) is not None and declared_type_of_function(node) is None
         scope, is_template, _ = scope_prefix(node, None if local else f)
         bases: tuple[str, ...] = ()
         clause = next((c for c in node.named_children if c.type == "base_class_clause"), None)

@@ -127,7 +127,8 @@ def scope_prefix(node, f=None) -> tuple[list[str], bool, bool]:
     With f (the SourceFile): when parse damage has left the node outside every namespace
     tree-sitter saw (Objective-C++ message sends, unbalanced macros), the
     namespaces that the file's braces put around it are used instead."""
-    p = node.parent
+    held = declared_type_of_function(node) if node.type in _CLASSES else None
+    p = (held or node).parent  # a class read as a function's declared type: the function's place is the class's
     is_template = p is not None and p.type == "template_declaration"
     while p is not None and p.type == "template_declaration":
         p = p.parent
@@ -162,12 +163,25 @@ def _scope_walk(p, memo: dict, root=None) -> tuple[list[str], list[str], bool, b
         p = p.parent
     above = _ROOT if p is None else memo[p.id]
     for n in reversed(chain):
+        if n.type in _CLASSES and (held := declared_type_of_function(n)) is not None:
+            above = memo.get(held.parent.id, above) if held.parent is not None else _ROOT  # parse damage: see there
         above = memo[n.id] = _step(n, above)
     parts, namespaces, in_class, found_function, nested = above
     return list(parts), list(namespaces), in_class, in_class and found_function, nested
 
 
 _DEEP = 64
+
+
+def declared_type_of_function(node):
+    """The function_definition a class with a body is the declared type of (`class X {...} f() {...}`), or None.
+    C++ defines no class there: it is parse damage (a class body tree-sitter could not close, read as the return
+    type of the function after it), and the class belongs to the scope around that function, not inside it."""
+    parent = node.parent
+    if parent is None or parent.type != "function_definition" or node.child_by_field_name("body") is None:
+        return None
+    declared = parent.child_by_field_name("type")
+    return parent if declared is not None and declared.id == node.id else None
 
 
 def _ancestors(node, root) -> list:
