@@ -65,3 +65,24 @@ def literal_type(node) -> str | None:
 def encoded(types: list[str | None]) -> str | None:
     """The column's value: a JSON list, or None when no argument's type is known."""
     return json.dumps(types, separators=(",", ":")) if any(t is not None for t in types) else None
+
+
+_FLOATING_RANK = ("float", "double", "long double")
+_INTEGER_RANK = ("int", "unsigned", "unsigned int", "long", "unsigned long", "int64_t", "uint64_t", "long long",
+                 "unsigned long long", "size_t")
+ARITHMETIC = frozenset(("bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int8_t",
+                        "int16_t", "int32_t", "uint8_t", "uint16_t", "uint32_t", *_FLOATING_RANK, *_INTEGER_RANK))
+
+
+def arithmetic_result(operator: str, operands: list[str]) -> str | None:
+    """The type of a built-in arithmetic or bitwise operator's result (`+`, `&`, ...; its operands' types plain,
+    without cv or `&`), roughly as the usual arithmetic conversions give it: the widest floating operand's type,
+    else the widest integer one's, int at least; None when an operand is no arithmetic type."""
+    if not operands or any(t not in ARITHMETIC for t in operands):
+        return None
+    floating = [t for t in operands if t in _FLOATING_RANK]
+    if floating:
+        return None if operator in ("%", "&", "|", "^", "~") else max(floating, key=_FLOATING_RANK.index)
+    wide = [t for t in operands if t in _INTEGER_RANK]
+    return max(wide, key=_INTEGER_RANK.index) if wide else "int"
+

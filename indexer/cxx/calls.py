@@ -19,7 +19,8 @@ from .definitions import in_block
 from .dtypes import dtype_dispatch
 from .facts import CallFact, LibraryCallFact, StubUseFact
 from .launches import helper_launch
-from .receivers import argument_types, chain_steps, local_lambdas, member_object, receiver_types
+from .receivers import (argument_types, chain_steps, local_lambdas, member_object, parenthesized_receivers,
+                        receiver_types)
 from .scan import dec, nospace
 from .sites import identifier_nodes, stub_name_spans
 from .sourcefile import SourceFile
@@ -38,6 +39,7 @@ def calls(f: SourceFile) -> None:
         written = WRITTEN_CALLEES[f.language] = {}
     orig, language, caller_at, out = f.orig, f.language, f.caller_at, f.calls
     pending: list[tuple[int, str, int]] = []  # member calls on a plain name: (index in out, the name, offset)
+    parenthesized: list[tuple[int, object]] = []  # member calls on a parenthesised expression: (index, callee node)
     plain: list[tuple[int, str, int]] = []  # calls of a bare name (a function, or a local holding a lambda)
     lists = argument_lists(f)
     typed: list[tuple[int, list, list[tuple[int, str, int]], list]] = []  # calls with an argument's type to set
@@ -64,6 +66,8 @@ def calls(f: SourceFile) -> None:
             _argument_types(args, len(out) - 1, typed)
         if caller is not None and (obj := member_object(info[0])) is not None:
             pending.append((len(out) - 1, obj, fs))
+        elif caller is not None and info[0].startswith("(") and fn.type == "field_expression":
+            parenthesized.append((len(out) - 1, fn))
         elif caller is not None and info[0] == info[1] and info[0].isidentifier():
             plain.append((len(out) - 1, info[0], fs))
         if info[6]:  # special
@@ -72,14 +76,16 @@ def calls(f: SourceFile) -> None:
     _block_definition_calls(f)
     operators = _operator_calls(f, typed)
     declarations = receiver_types(f, pending)
+    declarations = parenthesized_receivers(f, parenthesized, declarations) if parenthesized else declarations
     declarations = local_lambdas(f, plain, declarations)
     argument_types(f, typed, declarations)
     if operators:
         _keep_class_operands(f, operators)
 
 
-_EXPRESSIONS = ("call_expression", "field_expression", "compound_literal_expression")  # arguments the link
-# stage may type (receivers.py); `Ops<T>{}` is an object of the type it names
+_EXPRESSIONS = ("call_expression", "field_expression", "compound_literal_expression", "parenthesized_expression",
+                "binary_expression")  # arguments the link stage may type (receivers.py); `Ops<T>{}` is an object of
+# the type it names; an arithmetic operator expression is its operator function's call
 _QUALIFIED_NAME = re.compile(r"(?:::)?\w+(?:::\w+)+")
 
 
@@ -97,7 +103,7 @@ def _operand_types(nodes: list, index: int, typed: list) -> None:
         if kind == "identifier":
             names.append((i, dec(a.text), a.start_byte))
             types.append(None)
-        elif kind in _EXPRESSIONS:
+        elif kind in _EXPRESSIONS or (kind == "unary_expression" and literal_type(a) is None):
             expressions.append((i, a))
             types.append(None)
         elif kind == "qualified_identifier" and _QUALIFIED_NAME.fullmatch(text := nospace(dec(a.text))):

@@ -22,6 +22,10 @@ longer than 300 characters (a lambda among its arguments) is written with each a
 (`auto& a = *get();` -> "decltype(*get())"); a long chain of member calls the same way, step
 by step (`decltype(TensorIteratorConfig().add_output(_).build())`). An `auto` range-for variable is an
 element of its range: `for (auto& t : tensors)` -> "decltype(std::declval<TensorList>()[_])".
+An arithmetic or bitwise operator expression is the call of its operator function with each operand's type as
+an argument's is written (`a0 - b0` -> "decltype(operator-(std::declval<Vectorized<float>&>(),std::declval<...>()))"),
+or, with built-in operands only, the usual arithmetic conversions' type ("int64_t" for `n - 1`). A member call on a
+parenthesised expression (`(a0 - b0).abs()`) gets that expression's type as its receiver_type.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import bisect
 import operator
 import re
 
-from .argument_types import encoded
+from .argument_types import ARITHMETIC, arithmetic_result, encoded, literal_type
 from .scan import dec, nospace
 from .sourcefile import SourceFile
 
@@ -79,6 +83,23 @@ def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> "Decla
             types.receiver(name, offset, call.callee[len(name):])
         if got is not None:
             f.calls[index] = call._replace(receiver_type=got, receiver_const=const)
+    return types
+
+
+def parenthesized_receivers(f: SourceFile, found: list[tuple[int, object]],
+                            types: "Declarations | None") -> "Declarations | None":
+    """Phase (after receiver_types): found holds (index in f.calls, the callee node) of member calls on a
+    parenthesised expression (`(a0 - b0).abs()`); each whose expression is typed (an operator's, a call's) gets
+    that receiver_type: the link stage follows the chain from it as from a variable's type. Gives the file's
+    declarations if read."""
+    for index, fn in found:
+        root = chain_root(fn)
+        if root.type != "parenthesized_expression":
+            continue
+        types = types or Declarations(f)
+        got = types.expression(root)
+        if got is not None:
+            f.calls[index] = f.calls[index]._replace(receiver_type=got)
     return types
 
 
@@ -271,6 +292,39 @@ class Declarations:
         inner = whole[9:-1] if whole.startswith("decltype(") else f"std::declval<{whole}>()"
         return f"decltype(std::get<{place}>({inner}))"
 
+    def _operator(self, value, depth: int) -> str | None:
+        """An arithmetic or bitwise operator expression (`a0 - b0`, `x * 2.0f`, `-v`) as the call of the operator
+        function it names, `decltype(operator-(std::declval<A>(),std::declval<B>()))`, each operand's type written as a
+        call's argument's is (argument_types; `_` for one not known): the link stage resolves it as it resolves the
+        operator calls of calls.py and takes the type of what it calls, or the built-in result. None when no operand's
+        type is known, or for another operator (a comparison, a logical one, a shift, an assignment)."""
+        op = value.child_by_field_name("operator")
+        operands = [value.child_by_field_name(f) for f in (("left", "right") if value.type == "binary_expression"
+                                                            else ("argument",))]
+        if op is None or op.type not in _OVERLOADABLE or None in operands or depth > 8:
+            return None
+        written = [self.operand(o, depth + 1) for o in operands]
+        if all(w is None for w in written):
+            return None
+        if None not in written and all(w.rstrip("&") in ARITHMETIC for w in written):  # built-in operands: no call
+            return arithmetic_result(op.type, [w.rstrip("&") for w in written])
+        text = f"decltype(operator{op.type}({','.join(f'std::declval<{w}>()' if w else '_' for w in written)}))"
+        return text if len(text) <= 2 * _INIT_LIMIT else None
+
+    def operand(self, node, depth: int = 0) -> str | None:
+        """The type of an operand or argument as calls.arg_types writes it: a literal's, a variable's with `&` (an
+        lvalue), `decltype(name)` for a name the function does not declare, `decltype(...)` for an expression."""
+        kind = node.type
+        if kind == "identifier":
+            name = dec(node.text)
+            t = self.local(name, node.start_byte)
+            if t is not None:
+                return t + "&"
+            return None if self.declared(name, node.start_byte) else f"decltype({name})"
+        if kind == "qualified_identifier" and _QUALIFIED_NAME.fullmatch(text := nospace(dec(node.text))):
+            return f"decltype({text})"
+        return literal_type(node) or self._typed(node, depth)
+
     def expression(self, node) -> str | None:
         """An argument that is a call or a member chain, as an `auto` variable's initializer is written
         (_typed): a cast's or new's type, else `decltype(...)` for the link stage; None when not read."""
@@ -297,6 +351,11 @@ class Declarations:
                 args = fn.child_by_field_name("arguments")
                 return normalised_type(args.named_children[0].text.rstrip(b"*& ")) \
                     if args is not None and args.named_children else None
+        if kind == "parenthesized_expression":
+            inner = [c for c in value.named_children if c.type != "comment"]
+            return self._typed(inner[0], depth) if len(inner) == 1 else None
+        if kind in ("binary_expression", "unary_expression"):
+            return self._operator(value, depth)
         if kind not in ("call_expression", "field_expression"):
             return None
         if value.end_byte - value.start_byte <= _INIT_LIMIT:
@@ -310,6 +369,14 @@ class Declarations:
             text = chain_steps(value, _INIT_LIMIT)
             if text is None:
                 return None
+        if text.startswith("("):  # `(a0 - b0).abs()`: the chain on what the parenthesised expression gives
+            inner = chain_root(value)
+            typed = self._typed(inner, depth + 1) if inner.type == "parenthesized_expression" else None
+            written = nospace(dec(inner.text))
+            if typed is None or not text.startswith(written):
+                return None
+            inside = typed[9:-1] if typed.startswith("decltype(") else f"std::declval<{typed}>()"
+            return f"decltype(std::declval<decltype({inside})>(){text[len(written):]})"
         root = _MEMBER.match(text)
         if root is not None and not root.group(1) and root.group(2) != "this":
             typed = self.of(root.group(2), value.start_byte, depth + 1)
@@ -317,6 +384,24 @@ class Declarations:
                 return None
             text = f"std::declval<{typed}>()" + text[len(root.group(2)):]
         return f"decltype({text})"
+
+
+_OVERLOADABLE = frozenset("+-*/%&|^~")  # the operators whose expressions are typed as calls (_operator)
+_QUALIFIED_NAME = re.compile(r"(?:::)?\w+(?:::\w+)+")
+
+
+def chain_root(node):
+    """What a chain of member calls, fields and subscripts starts from: `(a - b)` of `(a - b).abs().neg`."""
+    while True:
+        if node.type == "call_expression":
+            nxt = node.child_by_field_name("function")
+        elif node.type in ("field_expression", "subscript_expression"):
+            nxt = node.child_by_field_name("argument")
+        else:
+            return node
+        if nxt is None:
+            return node
+        node = nxt
 
 
 _CALLED = ("identifier", "qualified_identifier", "template_function")

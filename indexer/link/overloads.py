@@ -22,6 +22,11 @@ cxx/argument_types.py), the way C++ overload resolution does for the cases that 
 - else, with every argument's type known, the one candidate whose parameters are those types exactly (cv and
   references stripped) is the call's, when no other may match exactly too: every other one has its parameter
   types written out and different, or is a template while the exact one is not (C++ prefers the non-template).
+With the checkout's classes known (ClassTypes, from resolve.py): a parameter naming a class template of the
+candidate's template parameters is never deduced from an argument of another class that is none of its bases
+(`const Vectorized<T>&` from a Vec2); and a candidate that takes an argument of a class of the checkout only by
+converting it to another class loses to one that takes every argument exactly (`operator-(const Vec2&, const
+Vec2&)` against the Vectorized<T> template for two Vectorized<float>).
 Never a pick when two stay viable and none is exact. The set is what lookup found, with what a
 using-declaration brings in beside a scope's own overloads (`using c10::maybe_wrap_dim;` in namespace at:
 c10's and at's maybe_wrap_dim are one set there). Resolver.resolve also makes no pick for a
@@ -38,8 +43,9 @@ from __future__ import annotations
 import functools
 import json
 import re
+from typing import Protocol
 
-from .symbols import Symbol, _declared_name, _params, normalise_scope, normalise_type, split_top_level
+from .symbols import Symbol, _declared_name, _params, normalise_scope, normalise_type, split_top_level, untemplated
 
 ARITHMETIC = frozenset(("bool", "char", "signed char", "unsigned char", "wchar_t", "char16_t", "char32_t", "short",
                         "unsigned short", "int", "unsigned", "unsigned int", "long", "unsigned long", "long long",
@@ -162,7 +168,7 @@ def _binds(arg: str, param: str) -> bool:
     return not (held and wanted and held != wanted)  # SymIntArrayRef and IntArrayRef never convert implicitly
 
 
-_PARAMETER_LIKE = re.compile(r"[A-Z]\w?|\w+_t")  # T, Op, scalar_t, accscalar_t: a template parameter, maybe the class's
+PARAMETER_LIKE = _PARAMETER_LIKE = re.compile(r"[A-Z]\w?|\w+_t")  # T, Op, scalar_t, accscalar_t: a template parameter, maybe the class's
 
 
 def _dependent(param: str, s: Symbol) -> bool:
@@ -179,8 +185,92 @@ def _rvalue_references(signature: str) -> list[bool]:
     return [k == "&&" for k in _reference_kinds(signature)]
 
 
-def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
-    """The one candidate the argument types choose (module docstring), or None."""
+class ClassTypes(Protocol):
+    """What the link stage knows of the checkout's classes, for arguments of class type (resolve.py)."""
+
+    def is_class(self, plain: str) -> bool:
+        """Whether a plain type names a class of the checkout (no enum, no type alias, no standard type)."""
+
+    def bases(self, plain: str) -> set[str]:
+        """The last names of the class and of all its bases."""
+
+
+def _head(plain: str) -> str:
+    return untemplated(plain).rsplit("::", 1)[-1]
+
+
+def _deduction_fails(arg: str, param: str, s: Symbol, classes: ClassTypes) -> bool:
+    """Whether a parameter naming a class template of the candidate's template parameters (`const Vectorized<T>&`)
+    cannot be deduced from an argument of a class of the checkout: deduction considers no conversion, only the
+    class itself and its bases ([temp.deduct.call]), so `Vec2` never gives a `Vectorized<T>`."""
+    if "<" not in param or param.endswith("*") or not classes.is_class(arg):
+        return False
+    head = _head(param)
+    if (s.template_params and head in s.template_params) or _PARAMETER_LIKE.fullmatch(head):
+        return False
+    return head not in classes.bases(arg)
+
+
+def _converted(arg: str, param: str, classes: ClassTypes) -> bool:
+    """Whether an argument of a class of the checkout reaches a parameter of another class only by a conversion (a
+    constructor, a conversion function, or from a derived class to its base): never as well as an exact match."""
+    return classes.is_class(arg) and classes.is_class(param) and _head(arg) != _head(param)
+
+
+def _exact_beats(viable: list[Symbol], exact: list[tuple[Symbol, bool]], args: list[str | None],
+                 classes: ClassTypes) -> list[Symbol]:
+    """The viable candidates left once those that an exact match beats are dropped: one whose parameter takes an
+    argument of a class of the checkout only by converting it to another class ranks below a candidate that takes
+    every argument as it is ([over.ics.rank]: an identity conversion is better than any user-defined one or a
+    derived-to-base one), whatever the rest. `operator-(const Vec2&, const Vec2&)` for two Vectorized<float>,
+    beside `template <class T> operator-(const Vectorized<T>&, const Vectorized<T>&)`."""
+    if not exact or None in args:
+        return viable
+    kept = []
+    for s in viable:
+        params = _parameters(s.signature)
+        if any(t is s for t, _ in exact) or params is None or not any(
+                not _dependent(p, s) and _converted(a, p, classes) for a, p in zip(args, params)):
+            kept.append(s)
+    return kept
+
+
+def narrowed(candidates: list[Symbol], arg_types: str, classes: ClassTypes) -> list[Symbol]:
+    """The candidates that stay viable for these argument types (those pick would compare), without those an
+    exact match beats (_exact_beats); the candidates unchanged when a parameter list cannot be read."""
+    found = _viable(candidates, arg_types, classes)
+    if found is None:
+        return candidates
+    viable, exact, args = found
+    return _exact_beats(viable, exact, args, classes)
+
+
+def _viable(candidates: list[Symbol], arg_types: str, classes: ClassTypes | None
+            ) -> tuple[list[Symbol], list[tuple[Symbol, bool]], list[str | None]] | None:
+    written = json.loads(arg_types)
+    args = [plain_type(a) if a is not None else None for a in written]
+    lvalues = [a is not None and a.endswith("&") and not a.endswith("&&") for a in written]
+    viable, exact = [], []
+    for s in candidates:
+        params = _parameters(s.signature)
+        if params is None or len(params) < len(args) or _forwarding(s, len(args)):
+            return None
+        deps = [_dependent(p, s) for p in params[:len(args)]]
+        pairs = [(a, p, d) for a, p, d in zip(args, params, deps) if a is not None]
+        moved = any(r and lvalue and not d for r, lvalue, d in zip(_rvalue_references(s.signature), lvalues, deps))
+        if any(not d and not _binds(a, p) for a, p, d in pairs) or moved or (classes is not None and any(
+                d and _deduction_fails(a, p, s, classes) for a, p, d in pairs)):
+            continue
+        viable.append(s)
+        if len(pairs) == len(args) and all(dependent or a == p for a, p, dependent in pairs):
+            exact.append((s, any(dependent for _a, _p, dependent in pairs)))
+    return viable, exact, args
+
+
+def pick(candidates: list[Symbol], arg_types: str, classes: ClassTypes | None = None) -> Symbol | None:
+    """The one candidate the argument types choose (module docstring), or None. With classes, a parameter
+    naming a class template is not deduced from an argument of an unrelated class (_deduction_fails), and an
+    exact match beats a candidate that converts an argument to another class (_exact_beats)."""
     written = json.loads(arg_types)
     args = [plain_type(a) if a is not None else None for a in written]
     # a variable is written `T&` (cxx/receivers.py argument_types), a call's prvalue result `T&&` (resolve.py)
@@ -201,7 +291,8 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
         deps = [_dependent(p, s) for p in params[:len(args)]]
         pairs = [(a, p, d) for a, p, d in zip(args, params, deps) if a is not None]
         moved = any(r and lvalue and not d for r, lvalue, d in zip(_rvalue_references(s.signature), lvalues, deps))
-        if any(not d and not _binds(a, p) for a, p, d in pairs) or moved:
+        if any(not d and not _binds(a, p) for a, p, d in pairs) or moved or (classes is not None and any(
+                d and _deduction_fails(a, p, s, classes) for a, p, d in pairs)):
             ruled_out = True
             continue
         viable.append(s)
@@ -211,6 +302,9 @@ def pick(candidates: list[Symbol], arg_types: str) -> Symbol | None:
         return viable[0]
     if unreadable:
         return None
+    if classes is not None and len(exact) == 1 and len(viable) > 1 and \
+            _exact_beats(viable, exact, args, classes) == [exact[0][0]]:
+        return exact[0][0]
     plain = [s for s, dependent in exact if not dependent]
     if forwarding:
         # a non-template exact match taking its arguments by value ties with `T&&` and wins as the non-template;

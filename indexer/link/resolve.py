@@ -53,6 +53,10 @@ one definition (or the overloads that agree) or the ops it resolves to, a class 
 characters comes from the extractor with each argument written `_` (`TensorIteratorConfig().add_output(_).build`):
 the steps and their argument counts are all that typing it needs. A step that is not
 known (a field of another file's class, several candidates) leaves the receiver untyped: never a guess.
+An arithmetic operator expression, written `operator-(std::declval<A>(),std::declval<B>())` by the extractor (a
+chain on it, `(a0 - b0).abs()`, starts from the parenthesised expression as from a variable), is typed by what the
+operator function it resolves to returns (operator_call), or the return type its candidates agree on; with
+built-in operands, by the usual arithmetic conversions.
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ import json
 import re
 from typing import NamedTuple
 
+from ..cxx.argument_types import arithmetic_result
 from .classify import (BUILTIN_TYPES, OpForms, argument_class, named_class, op_called, template_args,
                        written_parts)
 from . import overloads
@@ -286,6 +291,19 @@ def _chain_parts(text: str) -> list[tuple[str, str, str | None]] | None:
     """`self.options().dtype(kFloat)` -> [("", "self", None), (".", "options", ""), (".", "dtype", "kFloat")]:
     each step's separator, name and arguments (None for a variable or a field); None for any other expression."""
     parts, sep, i, n = [], "", 0, len(text)
+    if text.startswith("("):  # `(a - b).abs()`: the parenthesised expression is the chain's root, as a variable is
+        close = _closing(text, 0)
+        if close < 0:
+            return None
+        parts.append(("", text[:close + 1], None))
+        if close + 1 == n:
+            return parts
+        if text.startswith("->", close + 1):
+            sep, i = "->", close + 3
+        elif text[close + 1] == ".":
+            sep, i = ".", close + 2
+        else:
+            return None
     while i < n:
         j, depth = i, 0
         while j < n:
@@ -323,6 +341,7 @@ def _chain_parts(text: str) -> list[tuple[str, str, str | None]] | None:
     return parts
 
 
+_OPERATOR_EXPRESSION = re.compile(r"operator([-+*/%&|^~])\((.*)\)", re.S)  # cxx/receivers.py's operator expressions
 def _closing(text: str, start: int) -> int:
     """The offset of the bracket that closes the one at start, or -1."""
     depth = 0
@@ -409,6 +428,42 @@ def _bound(returned: str | None, s: Symbol, given: str | None) -> str | None:
     return re.sub(r"\b(" + "|".join(map(re.escape, params)) + r")\b", lambda m: by_name[m.group(1)], returned)
 
 
+def _own_class(returned: str | None, receiver: str | None) -> str | None:
+    """The receiver's type, when a member of a class template returns its own class with the class's parameters
+    (`Vectorized<T> abs() const` defined in `template <class T> class Vectorized`, on a Vectorized<float>: the
+    injected class name is the receiver's specialisation); else None."""
+    if returned is None or receiver is None or "<" not in returned:
+        return None
+    own = _last_component(receiver.rstrip("*& "))
+    if untemplated(returned).rsplit("::", 1)[-1] != untemplated(own) or returned.rstrip("*&") != returned:
+        return None
+    args = template_args(returned)
+    if args is None or not all(overloads.PARAMETER_LIKE.fullmatch(a) for a in split_top_level(args)):
+        return None
+    return own
+
+
+def _deduced_return(s: Symbol, returned: str, args: list[str | None]) -> str:
+    """A function template's return type with the template parameters that its arguments' types give put in: a
+    parameter naming a class template with a parameter as an argument (`const Vectorized<T>&`) and an argument of
+    that class (`Vectorized<scalar_t>&`) give T = scalar_t. Unchanged where nothing is deduced."""
+    params = overloads.parameter_types(s.signature) or []
+    found: dict[str, str] = {}
+    for param, arg in zip(params, args):
+        written = overloads.plain_type(arg) if arg is not None else ""
+        if not written or untemplated(param).rsplit("::", 1)[-1] != untemplated(written).rsplit("::", 1)[-1]:
+            continue
+        wanted, given = template_args(param), template_args(written)
+        if wanted is None or given is None:
+            continue
+        for name, value in zip(split_top_level(wanted), split_top_level(given)):
+            if name in (s.template_params or ()) and found.setdefault(name, value) != value:
+                return returned  # deduced two ways: not a match; leave it
+    if not found:
+        return returned
+    return re.sub(r"\b(" + "|".join(map(re.escape, found)) + r")\b", lambda m: found[m.group(1)], returned)
+
+
 def _readable(syms: list[Symbol], n: int) -> list[Symbol]:
     """The operator functions whose signature names at least n parameters (overloads.pick can compare them)."""
     return [s for s in syms if (params := overloads.parameter_types(s.signature)) is not None and len(params) >= n]
@@ -430,6 +485,28 @@ def _brought(cands: list[Symbol], targets: tuple[str, ...] | None) -> list[Symbo
     return []
 
 
+class ClassTypes:
+    """overloads.ClassTypes over the resolver's tables: a type names a class of the checkout when its last name
+    (without template arguments) is a class's and no enum's, type alias's or template parameter's."""
+
+    def __init__(self, resolver: "Resolver"):
+        self._resolver = resolver
+        self._memo: dict[str, bool] = {}
+
+    def is_class(self, plain: str) -> bool:
+        got = self._memo.get(plain)
+        if got is None:
+            r = self._resolver
+            head = untemplated(plain).rsplit("::", 1)[-1]
+            got = self._memo[plain] = not plain.startswith("std::") and not plain.endswith("*") and \
+                head in r.classes and head not in r.enums and head not in r.aliases and \
+                not overloads.PARAMETER_LIKE.fullmatch(head)
+        return got
+
+    def bases(self, plain: str) -> set[str]:
+        return self._resolver._class_and_bases(plain)
+
+
 class Resolver:
     def __init__(self, symbols: Symbols, ops: OpForms, macros: set[str], types: set[str],
                  bases: dict[str, tuple[str, ...]], namespaces: frozenset[str] = frozenset(),
@@ -439,6 +516,7 @@ class Resolver:
         self.macros = macros
         self.types = types
         self.classes: frozenset[str] = frozenset()  # the names of the checkout's classes (types without aliases)
+        self.class_types = ClassTypes(self)  # what overload resolution asks of them
         self.bases = bases  # class name -> base class names (last components)
         self._memo: dict[tuple, list[Target]] = {}
         self._shared: dict[tuple, list[Target]] = {}
@@ -564,6 +642,10 @@ class Resolver:
         no call: no target. Several that the types do not tell apart: one target without a node, counting them."""
         typed = self._typed_arguments(ctx, arg_types) if arg_types else None
         args: list[str | None] = json.loads(typed) if typed else []
+        if args and (self.aliases or ctx.aliases):  # `const Vec& diff` with `using Vec = Vectorized<scalar_t>;`
+            aliases, is_scope = (ctx.aliases, self.aliases), self._scope_test(ctx)
+            args = [None if a is None else _unalias(a.rstrip("&"), aliases, is_scope) + a[len(a.rstrip("&")):]
+                    for a in args]
         owners = [self._operand_class(ctx, a) for a in args]
         if len(args) != argc or not any(owners):
             return []
@@ -606,11 +688,16 @@ class Resolver:
             return []
         if len(members) + len(pool) == 1:
             return [Target((members or pool)[0].node, How.RECEIVER if members else how)]
-        chosen = [c for c in (overloads.pick(members, json.dumps(args[1:])) if members else None,
-                              overloads.pick(pool, json.dumps(args)) if pool else None) if c is not None]
+        classes = self.class_types
+        chosen = [c for c in (overloads.pick(members, json.dumps(args[1:]), classes) if members else None,
+                              overloads.pick(pool, json.dumps(args), classes) if pool else None) if c is not None]
         if len(chosen) == 1:
             return [Target(chosen[0].node, How.ARGUMENT_TYPES, str(len(members) + len(pool)))]
         fits = members + pool
+        if len(fits) > 1:  # those an exact match beats are no candidates (overloads._exact_beats)
+            kept = overloads.narrowed(members, json.dumps(args[1:]), classes) + \
+                overloads.narrowed(pool, json.dumps(args), classes)
+            fits = kept or fits
         how = How.OVERLOAD_SET if len({untemplated(s.qualified_name) for s in fits}) == 1 else How.AMBIGUOUS
         got = self._many(fits, how)
         if got[0].how is How.PER_BUILD:
@@ -837,7 +924,7 @@ class Resolver:
             # a qualified or member callee names these functions (no local object of the name): the members
             # that cannot take argc arguments are only not viable (`c10::DispatchKeySet(k)` beside `DispatchKeySet()`)
             complete = len(syms) == len(nodes) and (len(fit) == len(syms) or (named and fit))
-            chosen = overloads.pick(fit, arg_types) if complete else None
+            chosen = overloads.pick(fit, arg_types, self.class_types) if complete else None
             got = self._picked[key] = [Target(chosen.node, How.ARGUMENT_TYPES, str(len(nodes)))] \
                 if chosen is not None else targets
         return got
@@ -1207,13 +1294,15 @@ class Resolver:
             if held is None:
                 return None
             return self._pointee(held)  # as `e->` reaches (return types are stored without their `*`)
+        if text.startswith("operator") and (written := _OPERATOR_EXPRESSION.fullmatch(text)) is not None:
+            return self._operator_type(ctx, written.group(1), written.group(2))
         parts = _chain_parts(text)
         if not parts or len(parts) > _CHAIN_STEPS:
             return None
         _sep, name, args = parts[0]
         if args is None:  # a variable: the type the extractor read, or a field of the caller's class
             t = root if len(parts) > 1 or root is None or not root.startswith("decltype(") else None
-            if t is None and root is None and self.fields:
+            if t is None and root is None and self.fields and not name.startswith("("):
                 t = self._member_of_caller(ctx, name)
         elif name.startswith(("std::declval<", "declval<")):
             t = template_args(name)
@@ -1240,6 +1329,55 @@ class Resolver:
             t = self._returned(self.resolve(ctx, f"x.{name}", name.split("<", 1)[0], _count_args(args), t),
                                raw=last_raw and at == len(parts), receiver=t)
         return t
+
+    def _operator_type(self, ctx: Context, name: str, operands: str) -> str | None:
+        """The type of an operator expression the extractor wrote as `operator-(std::declval<A>(),_)`
+        (cxx/receivers.py): what the operator function it calls returns (operator_call, as for the operator calls
+        of a body), the return type its candidates agree on when the operand types leave several; for built-in
+        operands, the usual arithmetic conversions' type. None when that is not known."""
+        args: list[str | None] = []
+        for written in split_top_level(operands):
+            if written == "_":
+                args.append(None)
+            elif written.startswith("std::declval<") and written.endswith(">()"):
+                args.append(written[13:-3])
+            else:
+                return None
+        name, written = f"operator{name}", json.dumps(args, separators=(",", ":"))
+        targets = self.operator_call(ctx, name, len(args), written)
+        typed = self._typed_arguments(ctx, written) if any(args) else None
+        known: list[str | None] = json.loads(typed) if typed else args
+        if not targets:  # the built-in operator: the operands' arithmetic conversions
+            return arithmetic_result(name[8:], [overloads.plain_type(t) if t is not None else "" for t in known])
+        got = self._returned(targets)
+        one = targets[0].node is not None and len(targets) == 1
+        if (got is None and not one and len(targets) == 1 and targets[0].candidates) or \
+                (got is not None and one and self._symbol_of_node()[targets[0].node].template_params):
+            if self.aliases or ctx.aliases:
+                aliases, is_scope = (ctx.aliases, self.aliases), self._scope_test(ctx)
+                known = [_unalias(overloads.plain_type(t), aliases, is_scope) if t else None for t in known]
+            if one:  # a function template: its return type with what the operands deduce put in
+                return _deduced_return(self._symbol_of_node()[targets[0].node], got, known)
+            got = self._agreed_class(targets[0].candidates, known)
+        return got
+
+    def _agreed_class(self, nodes: tuple[int, ...], args: list[str | None]) -> str | None:
+        """The return type of several candidates an operator's operands do not tell apart, when all return the
+        same class (a class template's primary and its specialisations: `Vectorized<T>`, `Vectorized<float>`):
+        the one template's, its parameters deduced from the operands where a parameter of the same class names
+        them (`const Vectorized<T>&` and a Vectorized<scalar_t> give Vectorized<scalar_t>); else the one type the
+        non-templates agree on; None when they return different classes or a type that names none."""
+        by_node = self._symbol_of_node()
+        syms = [by_node[n] for n in nodes if n in by_node]
+        returned = [self.returns.get(s.id) for s in syms]
+        if not returned or None in returned or any(_UNKNOWN_RETURN.fullmatch(r) for r in returned) or \
+                len({untemplated(r) for r in returned}) != 1:
+            return None
+        templates = [(s, r) for s, r in zip(syms, returned) if s.template_params]
+        if len(templates) == 1:
+            return _deduced_return(*templates[0], args)
+        plain = {r for s, r in zip(syms, returned) if not s.template_params}
+        return plain.pop() if len(plain) == 1 else None
 
     def _qualified_alias(self, type_name: str) -> str:
         """A qualified type name that is a type alias (`sparse_csr::SparseCsrTensor`, `impl::GenericList`, as
@@ -1348,6 +1486,15 @@ class Resolver:
         self._category = kinds.pop() if len(kinds) == 1 else None
         given = template_args(_last_component(receiver.rstrip("*& "))) if receiver else None
         returned = {_bound(self.returns.get(by_node[n].id), by_node[n], given) for n in nodes if n in by_node}
+        if given and len(returned) == 1 and all(by_node[n].template_params is None for n in nodes if n in by_node) \
+                and (same := _own_class(next(iter(returned)), receiver)) is not None:  # (a member template's own
+            # parameters may name another specialisation: `template <class U> Foo<U> to()`)
+            returned = {same}
+        if len(returned) > 1 and None not in returned and len({untemplated(r) for r in returned}) == 1:
+            # a class template's member and its specialisations' (Vectorized<T>::abs() on a Vectorized<scalar_t>,
+            # and Vectorized<float>::abs() ...) return the same class: the primary's, its arguments put in
+            returned = {_bound(self.returns.get(by_node[n].id), by_node[n], given) for n in nodes
+                        if n in by_node and by_node[n].owner_spec is None}
         got = returned.pop() if len(returned) == 1 else None
         return got if got is not None and (raw or not _UNKNOWN_RETURN.fullmatch(got)) else None
 
