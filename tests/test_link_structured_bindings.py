@@ -45,6 +45,8 @@ Tensor& kern(const Tensor& self, Tensor& out) {
   hi.neg();
   auto [t, u] = unknown_pair(self);
   u.neg();
+  auto [c0, c1] = self.defined() ? std::make_tuple(a, a) : convert_to_float<BFloat16>(a);
+  c1.neg();
   return out;
 }
 }
@@ -96,3 +98,10 @@ def test_a_pair_and_an_array_element(db: Path) -> None:
 
 def test_an_element_of_an_unknown_type_is_still_a_guess(db: Path) -> None:
     assert _edge(db, 15) == ("redispatches-to-op", "op", "neg")
+
+
+def test_a_conditional_initializer_takes_the_branch_that_can_be_typed(db: Path) -> None:
+    # `gamma_null ? std::make_tuple(fVec(1), fVec(1)) : load2f(gamma_data + d)` (2.6.0
+    # aten/src/ATen/native/cpu/layer_norm_kernel.cpp:122): both branches are one std::tuple; load2f's is typed
+    assert _edge(db, 17) == ("calls", "receiver-type", "at::vec::Vectorized::neg")
+

@@ -25,7 +25,9 @@ element of its range: `for (auto& t : tensors)` -> "decltype(std::declval<Tensor
 An arithmetic or bitwise operator expression is the call of its operator function with each operand's type as
 an argument's is written (`a0 - b0` -> "decltype(operator-(std::declval<Vectorized<float>&>(),std::declval<...>()))"),
 or, with built-in operands only, the usual arithmetic conversions' type ("int64_t" for `n - 1`). A member call on a
-parenthesised expression (`(a0 - b0).abs()`) gets that expression's type as its receiver_type.
+parenthesised expression (`(a0 - b0).abs()`) gets that expression's type as its receiver_type. A conditional
+`c ? a : b` has its branches' type: the one branch read, or of two written differently the one that is no
+standard library call's (`std::make_tuple(...)` beside `load2f(...)`).
 """
 
 from __future__ import annotations
@@ -292,6 +294,17 @@ class Declarations:
         inner = whole[9:-1] if whole.startswith("decltype(") else f"std::declval<{whole}>()"
         return f"decltype(std::get<{place}>({inner}))"
 
+    def _either(self, value, depth: int) -> str | None:
+        """`c ? a : b`: the type of both branches (a program that compiles converts them to one). When they are
+        written differently, the one the link stage can type: not a standard library call's (`std::make_tuple(...)`
+        beside `load2f(...)`, layer_norm_kernel.cpp), else the first; one branch not read gives the other's."""
+        branches = [value.child_by_field_name(f) for f in ("consequence", "alternative")]
+        typed = [self._typed(b, depth + 1) if b is not None else None for b in branches]
+        known = [t for t in typed if t is not None]
+        if len(known) < 2 or known[0] == known[1]:
+            return known[0] if known else None
+        return next((t for t in known if not t.startswith(("decltype(std::", "std::"))), known[0])
+
     def _operator(self, value, depth: int) -> str | None:
         """An arithmetic or bitwise operator expression (`a0 - b0`, `x * 2.0f`, `-v`) as the call of the operator
         function it names, `decltype(operator-(std::declval<A>(),std::declval<B>()))`, each operand's type written as a
@@ -356,6 +369,8 @@ class Declarations:
             return self._typed(inner[0], depth) if len(inner) == 1 else None
         if kind in ("binary_expression", "unary_expression"):
             return self._operator(value, depth)
+        if kind == "conditional_expression":
+            return self._either(value, depth)
         if kind not in ("call_expression", "field_expression"):
             return None
         if value.end_byte - value.start_byte <= _INIT_LIMIT:
