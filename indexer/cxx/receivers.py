@@ -27,7 +27,9 @@ an argument's is written (`a0 - b0` -> "decltype(operator-(std::declval<Vectoriz
 or, with built-in operands only, the usual arithmetic conversions' type ("int64_t" for `n - 1`). A member call on a
 parenthesised expression (`(a0 - b0).abs()`) gets that expression's type as its receiver_type. A conditional
 `c ? a : b` has its branches' type: the one branch read, or of two written differently the one that is no
-standard library call's (`std::make_tuple(...)` beside `load2f(...)`).
+standard library call's (`std::make_tuple(...)` beside `load2f(...)`). `v[0]` is an element of v's type
+(`decltype(std::declval<T>()[_])`), and a name the function does not declare is written `decltype(name)` (a
+field of the caller's class or a namespace's constant, which the link stage looks up).
 """
 
 from __future__ import annotations
@@ -144,6 +146,7 @@ def argument_types(f: SourceFile, typed: list[tuple[int, list, list[tuple[int, s
 
 _CASTS = frozenset(("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"))
 _INIT_LIMIT = 300  # an initializer longer than this is not written out as decltype(...)
+_OPERATOR_LIMIT = 1500  # the longest operator expression's text (its operands' types written in full)
 
 
 class Declarations:
@@ -322,7 +325,7 @@ class Declarations:
         if None not in written and all(w.rstrip("&") in ARITHMETIC for w in written):  # built-in operands: no call
             return arithmetic_result(op.type, [w.rstrip("&") for w in written])
         text = f"decltype(operator{op.type}({','.join(f'std::declval<{w}>()' if w else '_' for w in written)}))"
-        return text if len(text) <= 2 * _INIT_LIMIT else None
+        return text if len(text) <= _OPERATOR_LIMIT else None
 
     def operand(self, node, depth: int = 0) -> str | None:
         """The type of an operand or argument as calls.arg_types writes it: a literal's, a variable's with `&` (an
@@ -350,7 +353,18 @@ class Declarations:
             t = value.child_by_field_name("type")
             return normalised_type(t.text) if t is not None else None
         if kind == "identifier":
-            return self.of(dec(value.text), value.start_byte, depth + 1)
+            name = dec(value.text)
+            got = self.of(name, value.start_byte, depth + 1)
+            if got is None and not self.declared(name, value.start_byte):  # a field of the caller's class or a
+                return f"decltype({name})"  # namespace's constant: the link stage looks it up (as for arguments)
+            return got
+        if kind == "subscript_expression":  # `w_i_rzn[0]`: an element of what the subscripted expression is
+            inner = value.child_by_field_name("argument")
+            whole = self._typed(inner, depth + 1) if inner is not None else None
+            if whole is None:
+                return None
+            return f"decltype({whole[9:-1]}[_])" if whole.startswith("decltype(") else \
+                f"decltype(std::declval<{whole}>()[_])"
         if kind == "pointer_expression" and value.child_count == 2 and value.children[0].type == "*":
             inner = self._typed(value.children[1], depth + 1)  # `*get()`, `*ptr`: what it points to
             if inner is None:

@@ -428,6 +428,18 @@ def _bound(returned: str | None, s: Symbol, given: str | None) -> str | None:
     return re.sub(r"\b(" + "|".join(map(re.escape, params)) + r")\b", lambda m: by_name[m.group(1)], returned)
 
 
+def _declared_type(written: str, declared: dict[tuple[str, str], tuple[str, ...]],
+                   classes: dict[str, tuple[tuple[str, str], ...]]) -> str:
+    """A qualified type name that a using-declaration of its namespace brings in from another one
+    (`torch::Tensor` with `namespace torch { using at::Tensor; }`): the class of the checkout it names there (the
+    innermost meaning that is one); else unchanged."""
+    head, angle, rest = written.partition("<")
+    scope, _, name = head.removeprefix("::").rpartition("::")
+    known = {qualified for qualified, _space in classes.get(name, ())}
+    found = next((t for t in declared.get((scope, name), ()) if t in known), None)
+    return found + angle + rest if found else written
+
+
 def _own_class(returned: str | None, receiver: str | None) -> str | None:
     """The receiver's type, when a member of a class template returns its own class with the class's parameters
     (`Vectorized<T> abs() const` defined in `template <class T> class Vectorized`, on a Vectorized<float>: the
@@ -1018,6 +1030,8 @@ class Resolver:
             if aliased != f"{qualifier}::{last}" and _NAME.fullmatch(aliased) and "::" in aliased:
                 qualifier, _, last = aliased.rpartition("::")
                 callee_name = last
+        if receiver_type and ctx.declared and "::" in receiver_type.split("<", 1)[0]:
+            receiver_type = _declared_type(receiver_type, ctx.declared, self.class_namespaces)  # torch::Tensor
         if receiver_type:
             receiver_type = re.sub(r"^(?:::)?(?:at|c10)::", "", receiver_type)
         if receiver is not None and receiver_type is None:
