@@ -38,6 +38,11 @@ template <> class Vectorized<double> {
  public:
   Vectorized<double> abs() const { return *this; }
   Vectorized<double> neg() const { return *this; }
+  Vectorized<double> maximum(const Vectorized<double>& b) const { return *this; }
+};
+template <> class Vectorized<int> {
+ public:
+  Vectorized<int> maximum(const Vectorized<int>& b) const { return *this; }
 };
 }
 }
@@ -89,6 +94,7 @@ using namespace vec;
 template <typename scalar_t> struct Dist {
   using Vec = Vectorized<scalar_t>;
   static Vec backward(const Vec& diff, const Vec& p) { return (diff.abs() - p).neg(); }
+  static Vec clamp(const Vec& diff, const Vec& p) { return diff.maximum(p).neg(); }
 };
 }
 }
@@ -178,6 +184,16 @@ def test_operands_through_a_type_alias_and_a_dependent_class(db: Path) -> None:
     got = _edges(db, 8, D)
     assert ("operator-", "calls", "argument-types", "at::vec::CPU_CAPABILITY::operator-") in got
     assert {n for t, _k, _h, n in got if t == "(diff.abs()-p).neg"} == {
+        "at::vec::CPU_CAPABILITY::Vectorized::neg", "at::vec::CPU_CAPABILITY::Vectorized<double>::neg"}
+    assert not any(kind == "redispatches-to-op" for _t, kind, _h, _n in got)
+
+
+def test_specialisations_that_each_return_their_own_class(db: Path) -> None:
+    # Vectorized<double>::maximum and Vectorized<int>::maximum, none in the primary (as the quantized
+    # specialisations' maximum, 2.6.0 aten/src/ATen/native/quantized/cpu/kernels/QuantizedOpKernels.cpp:966):
+    # the result is the receiver's class, so .neg() is Vectorized's
+    got = _edges(db, 9, D)
+    assert {n for t, _k, _h, n in got if t == "diff.maximum(p).neg"} == {
         "at::vec::CPU_CAPABILITY::Vectorized::neg", "at::vec::CPU_CAPABILITY::Vectorized<double>::neg"}
     assert not any(kind == "redispatches-to-op" for _t, kind, _h, _n in got)
 

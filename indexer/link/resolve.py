@@ -1506,9 +1506,15 @@ class Resolver:
             returned = {same}
         if len(returned) > 1 and None not in returned and len({untemplated(r) for r in returned}) == 1:
             # a class template's member and its specialisations' (Vectorized<T>::abs() on a Vectorized<scalar_t>,
-            # and Vectorized<float>::abs() ...) return the same class: the primary's, its arguments put in
+            # and Vectorized<float>::abs() ...) return the same class: the primary's, its arguments put in; where
+            # the primary has none and each returns its own class (Vectorized<c10::qint8>::maximum), the receiver's
+            own = receiver is not None and all(
+                untemplated(self.returns.get(by_node[n].id) or "") == untemplated(by_node[n].scope.rsplit("::", 1)[-1])
+                for n in nodes if n in by_node)
             returned = {_bound(self.returns.get(by_node[n].id), by_node[n], given) for n in nodes
                         if n in by_node and by_node[n].owner_spec is None}
+            if not returned and own:
+                returned = {receiver.rstrip("*& ")}
         got = returned.pop() if len(returned) == 1 else None
         return got if got is not None and (raw or not _UNKNOWN_RETURN.fullmatch(got)) else None
 
