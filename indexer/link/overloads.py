@@ -247,24 +247,45 @@ def narrowed(candidates: list[Symbol], arg_types: str, classes: ClassTypes) -> l
 
 def _viable(candidates: list[Symbol], arg_types: str, classes: ClassTypes | None
             ) -> tuple[list[Symbol], list[tuple[Symbol, bool]], list[str | None]] | None:
+    """(the viable candidates, the exact ones with whether a parameter is dependent, the plain argument types);
+    None when a candidate's parameters cannot be read or it takes forwarding references."""
     written = json.loads(arg_types)
     args = [plain_type(a) if a is not None else None for a in written]
     lvalues = [a is not None and a.endswith("&") and not a.endswith("&&") for a in written]
     viable, exact = [], []
     for s in candidates:
-        params = _parameters(s.signature)
-        if params is None or len(params) < len(args) or _forwarding(s, len(args)):
+        if _forwarding(s, len(args)):
             return None
-        deps = [_dependent(p, s) for p in params[:len(args)]]
-        pairs = [(a, p, d) for a, p, d in zip(args, params, deps) if a is not None]
-        moved = any(r and lvalue and not d for r, lvalue, d in zip(_rvalue_references(s.signature), lvalues, deps))
-        if any(not d and not _binds(a, p) for a, p, d in pairs) or moved or (classes is not None and any(
-                d and _deduction_fails(a, p, s, classes) for a, p, d in pairs)):
-            continue
-        viable.append(s)
-        if len(pairs) == len(args) and all(dependent or a == p for a, p, dependent in pairs):
-            exact.append((s, any(dependent for _a, _p, dependent in pairs)))
+        fits = _fits(s, args, lvalues, classes)
+        if fits is None:
+            return None
+        if fits is not _RULED_OUT:
+            viable.append(s)
+            if fits is not _INEXACT:
+                exact.append((s, fits))
     return viable, exact, args
+
+
+_RULED_OUT, _INEXACT = object(), object()  # what _fits says besides an exact match's dependence
+
+
+def _fits(s: Symbol, args: list[str | None], lvalues: list[bool], classes: ClassTypes | None):
+    """How a candidate takes the arguments (plain types, None where unknown): _RULED_OUT (an argument cannot bind
+    its parameter, a variable an rvalue reference, or a class template's parameter is not deduced from another
+    class), _INEXACT (viable), or an exact match: whether one of its parameters is dependent (a bool); None when its
+    parameters cannot be read."""
+    params = _parameters(s.signature)
+    if params is None or len(params) < len(args):
+        return None
+    deps = [_dependent(p, s) for p in params[:len(args)]]
+    pairs = [(a, p, d) for a, p, d in zip(args, params, deps) if a is not None]
+    moved = any(r and lvalue and not d for r, lvalue, d in zip(_rvalue_references(s.signature), lvalues, deps))
+    if any(not d and not _binds(a, p) for a, p, d in pairs) or moved or (classes is not None and any(
+            d and _deduction_fails(a, p, s, classes) for a, p, d in pairs)):
+        return _RULED_OUT
+    if len(pairs) == len(args) and all(dependent or a == p for a, p, dependent in pairs):
+        return any(dependent for _a, _p, dependent in pairs)
+    return _INEXACT
 
 
 def pick(candidates: list[Symbol], arg_types: str, classes: ClassTypes | None = None) -> Symbol | None:
@@ -283,21 +304,14 @@ def pick(candidates: list[Symbol], arg_types: str, classes: ClassTypes | None = 
             viable.append(s)
             exact.append((s, True))
             continue
-        params = _parameters(s.signature)
-        if params is None or len(params) < len(args):
-            unreadable = True
-            viable.append(s)
-            continue
-        deps = [_dependent(p, s) for p in params[:len(args)]]
-        pairs = [(a, p, d) for a, p, d in zip(args, params, deps) if a is not None]
-        moved = any(r and lvalue and not d for r, lvalue, d in zip(_rvalue_references(s.signature), lvalues, deps))
-        if any(not d and not _binds(a, p) for a, p, d in pairs) or moved or (classes is not None and any(
-                d and _deduction_fails(a, p, s, classes) for a, p, d in pairs)):
+        fits = _fits(s, args, lvalues, classes)
+        if fits is _RULED_OUT:
             ruled_out = True
             continue
+        unreadable = unreadable or fits is None
         viable.append(s)
-        if len(pairs) == len(args) and all(dependent or a == p for a, p, dependent in pairs):
-            exact.append((s, any(dependent for _a, _p, dependent in pairs)))
+        if fits is not None and fits is not _INEXACT:
+            exact.append((s, fits))
     if len(viable) == 1 and ruled_out:
         return viable[0]
     if unreadable:

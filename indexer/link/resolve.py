@@ -342,6 +342,8 @@ def _chain_parts(text: str) -> list[tuple[str, str, str | None]] | None:
 
 
 _OPERATOR_EXPRESSION = re.compile(r"operator([-+*/%&|^~])\((.*)\)", re.S)  # cxx/receivers.py's operator expressions
+
+
 def _closing(text: str, start: int) -> int:
     """The offset of the bracket that closes the one at start, or -1."""
     depth = 0
