@@ -33,15 +33,15 @@ def test_call_edges_resolve_on_1_13_1(index):
     X-macro lists now write them, and a dependent argument reaches all of them. 91.7% in the fourteenth
     (83,656 of 91,241), with argument-dependent lookup, aliased qualifiers and qualified constructors.
     91.9% in the fifteenth (84,854 of 92,374), with Objective-C++ read as C++ (cxx/objc.py).
-    91.8% in the nineteenth and twentieth (84,944 of 92,529): the share falls as false guesses of an op leave the
-    named classes for the class's own methods, counted as a template or overload set (`v.size()` on a vector,
-    fc574b8; `(a0 - b0).abs()` on Vectorized operands, an operator expression typed by its operator), so the
-    bound is 0.916 with the sites that end in one template or overload set or one per build configuration added
-    beside it. 2.6.0's share is test_kernels_for_real's."""
+    91.8% in the nineteenth; it falls as false guesses of an op leave the named classes for the class's own
+    methods, counted as a template or overload set (`v.size()` on a vector, fc574b8; `(a0 - b0).abs()` on
+    Vectorized operands, 0256f68: 91.80%), and rises as more receivers are typed (92.0% at the twentieth's end,
+    85,086 of 92,529). The second bound counts the sites that end in one template or overload set or one per
+    build configuration too. 2.6.0's share is test_kernels_for_real's."""
     calls = index.doctor().calls
     print("call sites", calls.sites, dict(calls.by_how))
     assert calls.sites > 85_000
-    assert calls.share(calls.one_definition + calls.named_class) >= 0.916
+    assert calls.share(calls.one_definition + calls.named_class) >= 0.918
     assert calls.share(calls.one_definition + calls.named_class + calls.several + calls.per_build) >= 0.970
 
 
