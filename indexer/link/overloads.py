@@ -66,11 +66,16 @@ _NAMELESS = frozenset(("", "const", "volatile", "unsigned", "signed", "long", "s
 _UNKNOWN = object()  # a parameter list that cannot be read
 
 
+_AROUND_PUNCTUATION = re.compile(r"\s*([*<>,:])\s*")
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def plain_type(written: str) -> str:
     """A type compared as C++ binds arguments: no cv, no reference, no at::/c10::, one space between words
-    (`const at::Tensor &` -> Tensor, `const char *` -> char*, `unsigned  long` -> unsigned long)."""
+    (`const at::Tensor &` -> Tensor, `const char *` -> char*, `unsigned  long` -> unsigned long). Memoised: the
+    same argument and parameter types are compared again and again."""
     text = _QUALIFIERS.sub(" ", written).replace("&", " ")
-    text = re.sub(r"\s*([*<>,:])\s*", r"\1", " ".join(text.split()))
+    text = _AROUND_PUNCTUATION.sub(r"\1", " ".join(text.split()))
     return normalise_type(text) if "::" in text else text
 
 
@@ -177,7 +182,13 @@ def _dependent(param: str, s: Symbol) -> bool:
     bare = param.rstrip("*")
     if bare not in ARITHMETIC and _PARAMETER_LIKE.fullmatch(bare):
         return True
-    return bool(s.template_params) and any(re.search(rf"\b{re.escape(t)}\b", param) for t in s.template_params)
+    return bool(s.template_params) and any(_word(t).search(param) for t in s.template_params)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _word(name: str) -> re.Pattern[str]:
+    """A template parameter's name as a whole word."""
+    return re.compile(rf"\b{re.escape(name)}\b")
 
 
 def _rvalue_references(signature: str) -> list[bool]:
@@ -186,7 +197,10 @@ def _rvalue_references(signature: str) -> list[bool]:
 
 
 class ClassTypes(Protocol):
-    """What the link stage knows of the checkout's classes, for arguments of class type (resolve.py)."""
+    """What the link stage knows of the checkout's classes, for arguments of class type (resolve.py); `fits` holds
+    _fits's answers for them (one link's symbols)."""
+
+    fits: dict[tuple, object]
 
     def is_class(self, plain: str) -> bool:
         """Whether a plain type names a class of the checkout (no enum, no type alias, no standard type)."""
@@ -267,6 +281,7 @@ def _viable(candidates: list[Symbol], arg_types: str, classes: ClassTypes | None
 
 
 _RULED_OUT, _INEXACT = object(), object()  # what _fits says besides an exact match's dependence
+_UNSEEN = object()  # no answer of _fits kept yet
 
 
 def _fits(s: Symbol, args: list[str | None], lvalues: list[bool], classes: ClassTypes | None):
@@ -274,6 +289,16 @@ def _fits(s: Symbol, args: list[str | None], lvalues: list[bool], classes: Class
     its parameter, a variable an rvalue reference, or a class template's parameter is not deduced from another
     class), _INEXACT (viable), or an exact match: whether one of its parameters is dependent (a bool); None when its
     parameters cannot be read."""
+    if classes is None:
+        return _fits_now(s, args, lvalues, None)
+    key = (s.id, *args, *lvalues)
+    got = classes.fits.get(key, _UNSEEN)
+    if got is _UNSEEN:
+        got = classes.fits[key] = _fits_now(s, args, lvalues, classes)
+    return got
+
+
+def _fits_now(s: Symbol, args: list[str | None], lvalues: list[bool], classes: ClassTypes | None):
     params = _parameters(s.signature)
     if params is None or len(params) < len(args):
         return None

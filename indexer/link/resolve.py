@@ -280,6 +280,7 @@ def _last_component(written: str) -> str:
 
 _SEQUENCES = frozenset(("ArrayRef", "OptionalArrayRef", "SmallVector", "vector", "array", "deque", "IListRef"))
 _PLAIN_RECEIVER = re.compile(r"(?:this->)?[A-Za-z_]\w*")
+_LIBRARY_PREFIX = re.compile(r"^(?:::)?(?:at|c10)::")  # receiver and argument types are written without them
 _NAME = re.compile(r"(?:::)?\w+(?:::\w+)*")  # a name, maybe qualified: `kLong`, `at::kLong`, `ScalarType::Long`
 _LVALUE_OBJECT = re.compile(r"(?:this->)?[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*")  # a variable or its member
 _CHAIN_STEPS = 16  # the longest chain typed step by step (a builder: TensorIteratorConfig() and its setters, .build())
@@ -506,6 +507,7 @@ class ClassTypes:
     def __init__(self, resolver: "Resolver"):
         self._resolver = resolver
         self._memo: dict[str, bool] = {}
+        self.fits: dict[tuple, object] = {}  # overloads._fits's answers
 
     def is_class(self, plain: str) -> bool:
         got = self._memo.get(plain)
@@ -553,6 +555,7 @@ class Resolver:
         # the files of its local definitions (_PUBLIC: it has a definition in a header): _scope_map
         self.guards: dict[int, str] = {}  # definitions.id -> its guard (definitions.guard), for How.PER_BUILD
         self._picked: dict[tuple, list[Target]] = {}  # (an overload set's nodes, argument types) -> the answer
+        self._typed_lists: dict[tuple, str | None] = {}  # _typed_arguments's answers, keyed as _arguments
         self._arguments: dict[tuple, str | None] = {}  # (file, scope, an argument's decltype text) -> its type
         # A class's last name -> (its qualified name, normalised; its data members' types) (stage.class_fields)
         self.fields: dict[str, list[tuple[str, dict[str, str]]]] = {}
@@ -738,7 +741,7 @@ class Resolver:
             return None
         if self.aliases or ctx.aliases:
             plain = _unalias(plain, (ctx.aliases, self.aliases), self._scope_test(ctx))
-        plain = re.sub(r"^(?:::)?(?:at|c10)::", "", plain)
+        plain = _LIBRARY_PREFIX.sub("", plain)
         head = untemplated(plain).rsplit("::", 1)[-1]
         if (ctx.template_params and head in ctx.template_params) or head in self.enums or \
                 head not in self.classes or plain.startswith("std::"):
@@ -863,9 +866,15 @@ class Resolver:
         variable: cxx/argument_types.py) typed by return types, or null; None when no argument is known."""
         if "decltype(" not in arg_types:
             return arg_types
-        args = [self._argument_type(ctx, a) if a is not None and a.startswith("decltype(") else a
-                for a in json.loads(arg_types)]
-        return json.dumps(args, separators=(",", ":")) if any(a is not None for a in args) else None
+        key = (ctx.file, ctx.chain[0], id(ctx.aliases) if ctx.aliases else 0, ctx.caller,  # as _argument_type's
+               id(ctx.template_params) if ctx.template_params else 0, arg_types)
+        got = self._typed_lists.get(key, "")
+        if got == "":
+            args = [self._argument_type(ctx, a) if a is not None and a.startswith("decltype(") else a
+                    for a in json.loads(arg_types)]
+            got = self._typed_lists[key] = json.dumps(args, separators=(",", ":")) \
+                if any(a is not None for a in args) else None
+        return got
 
     def _argument_type(self, ctx: Context, written: str) -> str | None:
         """The type of an argument written `decltype(e)`: e typed step by step as a receiver chain is, its last
@@ -1035,7 +1044,7 @@ class Resolver:
         if receiver_type and ctx.declared and "::" in receiver_type.split("<", 1)[0]:
             receiver_type = _declared_type(receiver_type, ctx.declared, self.class_namespaces)  # torch::Tensor
         if receiver_type:
-            receiver_type = re.sub(r"^(?:::)?(?:at|c10)::", "", receiver_type)
+            receiver_type = _LIBRARY_PREFIX.sub("", receiver_type)
         if receiver is not None and receiver_type is None:
             made = _CONSTRUCTED.match(receiver)
             if made and made.group(1) in self.types:
@@ -1473,7 +1482,7 @@ class Resolver:
                 s.kind == "method" and s.scope.rsplit("::", 1)[-1] == name for s in self.symbols.by_name.get(name, ()))
         if constructed:
             self._category = "prvalue"  # a class made in place
-            return re.sub(r"^(?:::)?(?:at|c10)::", "", written)
+            return _LIBRARY_PREFIX.sub("", written)
         explicit = template_args(last)
         if explicit is not None and _count_args(explicit) == 1:  # `make<CachedGraph>(...)` returning its T
             raw = self._returned(self.resolve(ctx, written, name, _count_args(args), None), raw=True)
@@ -1564,7 +1573,7 @@ class Resolver:
                 arrows.setdefault(s.scope.rsplit("::", 1)[-1], []).append(s)
         aliased = self.aliases.get(type_name)
         if aliased is not None and "<" in aliased:  # only an alias of a class template with an operator->
-            aliased = re.sub(r"^(?:::)?(?:at|c10)::", "", aliased)
+            aliased = _LIBRARY_PREFIX.sub("", aliased)
             if aliased.split("<", 1)[0].rsplit("::", 1)[-1] in arrows or \
                     _standard_member(aliased, "operator->") is not None:
                 type_name = aliased

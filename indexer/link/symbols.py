@@ -238,9 +238,12 @@ def untemplated(qualified: str) -> str:
     return qualified
 
 
+_LIBRARY_QUALIFIERS = re.compile(r"\b(?:at|c10|::)::")
+
+
 def normalise_type(text: str) -> str:
     """Template arguments compared as written, without spaces and without at::/c10:: prefixes."""
-    return re.sub(r"\b(?:at|c10|::)::", "", text.replace(" ", "")).removeprefix("::")
+    return _LIBRARY_QUALIFIERS.sub("", text.replace(" ", "")).removeprefix("::")
 
 
 def _template_params(written: str | None) -> dict[str, str] | None:
