@@ -197,10 +197,7 @@ def _rvalue_references(signature: str) -> list[bool]:
 
 
 class ClassTypes(Protocol):
-    """What the link stage knows of the checkout's classes, for arguments of class type (resolve.py); `fits` holds
-    _fits's answers for them (one link's symbols)."""
-
-    fits: dict[tuple, object]
+    """What the link stage knows of the checkout's classes, for arguments of class type (resolve.py)."""
 
     def is_class(self, plain: str) -> bool:
         """Whether a plain type names a class of the checkout (no enum, no type alias, no standard type)."""
@@ -281,7 +278,6 @@ def _viable(candidates: list[Symbol], arg_types: str, classes: ClassTypes | None
 
 
 _RULED_OUT, _INEXACT = object(), object()  # what _fits says besides an exact match's dependence
-_UNSEEN = object()  # no answer of _fits kept yet
 
 
 def _fits(s: Symbol, args: list[str | None], lvalues: list[bool], classes: ClassTypes | None):
@@ -289,16 +285,6 @@ def _fits(s: Symbol, args: list[str | None], lvalues: list[bool], classes: Class
     its parameter, a variable an rvalue reference, or a class template's parameter is not deduced from another
     class), _INEXACT (viable), or an exact match: whether one of its parameters is dependent (a bool); None when its
     parameters cannot be read."""
-    if classes is None:
-        return _fits_now(s, args, lvalues, None)
-    key = (s.id, *args, *lvalues)
-    got = classes.fits.get(key, _UNSEEN)
-    if got is _UNSEEN:
-        got = classes.fits[key] = _fits_now(s, args, lvalues, classes)
-    return got
-
-
-def _fits_now(s: Symbol, args: list[str | None], lvalues: list[bool], classes: ClassTypes | None):
     params = _parameters(s.signature)
     if params is None or len(params) < len(args):
         return None

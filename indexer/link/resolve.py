@@ -507,7 +507,6 @@ class ClassTypes:
     def __init__(self, resolver: "Resolver"):
         self._resolver = resolver
         self._memo: dict[str, bool] = {}
-        self.fits: dict[tuple, object] = {}  # overloads._fits's answers
 
     def is_class(self, plain: str) -> bool:
         got = self._memo.get(plain)
@@ -555,7 +554,6 @@ class Resolver:
         # the files of its local definitions (_PUBLIC: it has a definition in a header): _scope_map
         self.guards: dict[int, str] = {}  # definitions.id -> its guard (definitions.guard), for How.PER_BUILD
         self._picked: dict[tuple, list[Target]] = {}  # (an overload set's nodes, argument types) -> the answer
-        self._typed_lists: dict[tuple, str | None] = {}  # _typed_arguments's answers, keyed as _arguments
         self._arguments: dict[tuple, str | None] = {}  # (file, scope, an argument's decltype text) -> its type
         # A class's last name -> (its qualified name, normalised; its data members' types) (stage.class_fields)
         self.fields: dict[str, list[tuple[str, dict[str, str]]]] = {}
@@ -866,15 +864,9 @@ class Resolver:
         variable: cxx/argument_types.py) typed by return types, or null; None when no argument is known."""
         if "decltype(" not in arg_types:
             return arg_types
-        key = (ctx.file, ctx.chain[0], id(ctx.aliases) if ctx.aliases else 0, ctx.caller,  # as _argument_type's
-               id(ctx.template_params) if ctx.template_params else 0, arg_types)
-        got = self._typed_lists.get(key, "")
-        if got == "":
-            args = [self._argument_type(ctx, a) if a is not None and a.startswith("decltype(") else a
-                    for a in json.loads(arg_types)]
-            got = self._typed_lists[key] = json.dumps(args, separators=(",", ":")) \
-                if any(a is not None for a in args) else None
-        return got
+        args = [self._argument_type(ctx, a) if a is not None and a.startswith("decltype(") else a
+                for a in json.loads(arg_types)]
+        return json.dumps(args, separators=(",", ":")) if any(a is not None for a in args) else None
 
     def _argument_type(self, ctx: Context, written: str) -> str | None:
         """The type of an argument written `decltype(e)`: e typed step by step as a receiver chain is, its last
