@@ -9,7 +9,6 @@ stub uses are recorded only inside function bodies.
 from __future__ import annotations
 
 import json
-import re
 
 from ..vocab import StubUseHow
 from .argument_types import literal_type
@@ -19,8 +18,8 @@ from .definitions import in_block
 from .dtypes import dtype_dispatch
 from .facts import CallFact, LibraryCallFact, StubUseFact
 from .launches import helper_launch
-from .receivers import (argument_types, chain_steps, local_lambdas, member_object, parenthesized_receivers,
-                        receiver_types)
+from .receivers import (QUALIFIED_NAME, argument_types, chain_steps, local_lambdas, member_object,
+                        parenthesized_receivers, receiver_types)
 from .scan import dec, nospace
 from .sites import identifier_nodes, stub_name_spans
 from .sourcefile import SourceFile
@@ -86,7 +85,6 @@ def calls(f: SourceFile) -> None:
 _EXPRESSIONS = ("call_expression", "field_expression", "compound_literal_expression", "parenthesized_expression",
                 "binary_expression")  # arguments the link stage may type (receivers.py); `Ops<T>{}` is an object of
 # the type it names; an arithmetic operator expression is its operator function's call
-_QUALIFIED_NAME = re.compile(r"(?:::)?\w+(?:::\w+)+")
 
 
 def _argument_types(args, index: int, typed: list) -> None:
@@ -106,7 +104,7 @@ def _operand_types(nodes: list, index: int, typed: list) -> None:
         elif kind in _EXPRESSIONS or (kind == "unary_expression" and literal_type(a) is None):
             expressions.append((i, a))
             types.append(None)
-        elif kind == "qualified_identifier" and _QUALIFIED_NAME.fullmatch(text := nospace(dec(a.text))):
+        elif kind == "qualified_identifier" and QUALIFIED_NAME.fullmatch(text := nospace(dec(a.text))):
             types.append(f"decltype({text})")  # `at::kLong`, `ScalarType::Long`: the link stage looks it up
         else:
             types.append(literal_type(a))

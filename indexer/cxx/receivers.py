@@ -337,7 +337,7 @@ class Declarations:
             if t is not None:
                 return t + "&"
             return None if self.declared(name, node.start_byte) else f"decltype({name})"
-        if kind == "qualified_identifier" and _QUALIFIED_NAME.fullmatch(text := nospace(dec(node.text))):
+        if kind == "qualified_identifier" and QUALIFIED_NAME.fullmatch(text := nospace(dec(node.text))):
             return f"decltype({text})"
         return literal_type(node) or self._typed(node, depth)
 
@@ -416,7 +416,7 @@ class Declarations:
 
 
 _OVERLOADABLE = frozenset("+-*/%&|^~")  # the operators whose expressions are typed as calls (_operator)
-_QUALIFIED_NAME = re.compile(r"(?:::)?\w+(?:::\w+)+")
+QUALIFIED_NAME = re.compile(r"(?:::)?\w+(?:::\w+)+")  # `at::kLong`, `ScalarType::Long`: written decltype(...)
 
 
 def chain_root(node):
