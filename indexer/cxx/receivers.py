@@ -132,11 +132,7 @@ def argument_types(f: SourceFile, typed: list[tuple[int, list, list[tuple[int, s
         if names or expressions:
             types = types or Declarations(f)
             for i, name, offset in names:
-                known[i] = types.local(name, offset)
-                if known[i] is not None:
-                    known[i] += "&"  # a variable is an lvalue: it never binds a `T&&` parameter
-                elif known[i] is None and not types.declared(name, offset):
-                    known[i] = f"decltype({name})"  # a field or a namespace's constant: the link stage looks it up
+                known[i] = types.variable(name, offset)
             for i, node in expressions:
                 known[i] = types.expression(node)
         value = encoded(known)
@@ -287,15 +283,13 @@ class Declarations:
             whole = self._typed(value, depth) if value is not None else None
             if whole is None:
                 return None
-            return f"decltype({whole[9:-1]}[_])" if whole.startswith("decltype(") else \
-                f"decltype(std::declval<{whole}>()[_])"
+            return f"decltype({_value(whole)}[_])"
         value = _initializer(decl, at)
         whole = self._typed(value, depth) if value is not None else None
         place = _binding_place(decl, at)
         if place is None or whole is None:
             return whole
-        inner = whole[9:-1] if whole.startswith("decltype(") else f"std::declval<{whole}>()"
-        return f"decltype(std::get<{place}>({inner}))"
+        return f"decltype(std::get<{place}>({_value(whole)}))"
 
     def _either(self, value, depth: int) -> str | None:
         """`c ? a : b`: the type of both branches (a program that compiles converts them to one). When they are
@@ -327,16 +321,21 @@ class Declarations:
         text = f"decltype(operator{op.type}({','.join(f'std::declval<{w}>()' if w else '_' for w in written)}))"
         return text if len(text) <= _OPERATOR_LIMIT else None
 
+    def variable(self, name: str, offset: int) -> str | None:
+        """The type of a name used as an argument or operand, as calls.arg_types writes it: a variable's with `&` (an
+        lvalue: it never binds a `T&&` parameter), `decltype(name)` for a name the function does not declare (a
+        field or a namespace's constant: the link stage looks it up); None for one declared without a known type."""
+        t = self.local(name, offset)
+        if t is not None:
+            return t + "&"
+        return None if self.declared(name, offset) else f"decltype({name})"
+
     def operand(self, node, depth: int = 0) -> str | None:
         """The type of an operand or argument as calls.arg_types writes it: a literal's, a variable's with `&` (an
         lvalue), `decltype(name)` for a name the function does not declare, `decltype(...)` for an expression."""
         kind = node.type
         if kind == "identifier":
-            name = dec(node.text)
-            t = self.local(name, node.start_byte)
-            if t is not None:
-                return t + "&"
-            return None if self.declared(name, node.start_byte) else f"decltype({name})"
+            return self.variable(dec(node.text), node.start_byte)
         if kind == "qualified_identifier" and QUALIFIED_NAME.fullmatch(text := nospace(dec(node.text))):
             return f"decltype({text})"
         return literal_type(node) or self._typed(node, depth)
@@ -363,14 +362,12 @@ class Declarations:
             whole = self._typed(inner, depth + 1) if inner is not None else None
             if whole is None:
                 return None
-            return f"decltype({whole[9:-1]}[_])" if whole.startswith("decltype(") else \
-                f"decltype(std::declval<{whole}>()[_])"
+            return f"decltype({_value(whole)}[_])"
         if kind == "pointer_expression" and value.child_count == 2 and value.children[0].type == "*":
             inner = self._typed(value.children[1], depth + 1)  # `*get()`, `*ptr`: what it points to
             if inner is None:
                 return None
-            return f"decltype(*{inner[9:-1]})" if inner.startswith("decltype(") else \
-                f"decltype(*std::declval<{inner}>())"
+            return f"decltype(*{_value(inner)})"
         if kind == "call_expression":
             fn = value.child_by_field_name("function")
             name = fn.child_by_field_name("name") if fn is not None and fn.type == "template_function" else None
@@ -404,8 +401,7 @@ class Declarations:
             written = nospace(dec(inner.text))
             if typed is None or not text.startswith(written):
                 return None
-            inside = typed[9:-1] if typed.startswith("decltype(") else f"std::declval<{typed}>()"
-            return f"decltype(std::declval<decltype({inside})>(){text[len(written):]})"
+            return f"decltype(std::declval<decltype({_value(typed)})>(){text[len(written):]})"
         root = _MEMBER.match(text)
         if root is not None and not root.group(1) and root.group(2) != "this":
             typed = self.of(root.group(2), value.start_byte, depth + 1)
@@ -413,6 +409,11 @@ class Declarations:
                 return None
             text = f"std::declval<{typed}>()" + text[len(root.group(2)):]
         return f"decltype({text})"
+
+
+def _value(typed: str) -> str:
+    """An expression of the type written `typed`: what its decltype(...) holds, else `std::declval<T>()`."""
+    return typed[9:-1] if typed.startswith("decltype(") else f"std::declval<{typed}>()"
 
 
 _OVERLOADABLE = frozenset("+-*/%&|^~")  # the operators whose expressions are typed as calls (_operator)

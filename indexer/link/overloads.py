@@ -246,37 +246,6 @@ def _exact_beats(viable: list[Symbol], exact: list[tuple[Symbol, bool]], args: l
     return kept
 
 
-def narrowed(candidates: list[Symbol], arg_types: str, classes: ClassTypes) -> list[Symbol]:
-    """The candidates that stay viable for these argument types (those pick would compare), without those an
-    exact match beats (_exact_beats); the candidates unchanged when a parameter list cannot be read."""
-    found = _viable(candidates, arg_types, classes)
-    if found is None:
-        return candidates
-    viable, exact, args = found
-    return _exact_beats(viable, exact, args, classes)
-
-
-def _viable(candidates: list[Symbol], arg_types: str, classes: ClassTypes | None
-            ) -> tuple[list[Symbol], list[tuple[Symbol, bool]], list[str | None]] | None:
-    """(the viable candidates, the exact ones with whether a parameter is dependent, the plain argument types);
-    None when a candidate's parameters cannot be read or it takes forwarding references."""
-    written = json.loads(arg_types)
-    args = [plain_type(a) if a is not None else None for a in written]
-    lvalues = [a is not None and a.endswith("&") and not a.endswith("&&") for a in written]
-    viable, exact = [], []
-    for s in candidates:
-        if _forwarding(s, len(args)):
-            return None
-        fits = _fits(s, args, lvalues, classes)
-        if fits is None:
-            return None
-        if fits is not _RULED_OUT:
-            viable.append(s)
-            if fits is not _INEXACT:
-                exact.append((s, fits))
-    return viable, exact, args
-
-
 _RULED_OUT, _INEXACT = object(), object()  # what _fits says besides an exact match's dependence
 
 
@@ -299,30 +268,57 @@ def _fits(s: Symbol, args: list[str | None], lvalues: list[bool], classes: Class
     return _INEXACT
 
 
+class Resolution:
+    """How each candidate takes the arguments (_fits), read once: the one candidate they choose (pick) and the
+    candidates left to tell apart (narrowed)."""
+
+    def __init__(self, candidates: list[Symbol], arg_types: str, classes: ClassTypes | None = None):
+        written = json.loads(arg_types)
+        self.candidates, self.classes = candidates, classes
+        self.args = args = [plain_type(a) if a is not None else None for a in written]
+        # a variable is written `T&` (cxx/receivers.py argument_types), a call's prvalue result `T&&` (resolve.py)
+        lvalues = [a is not None and a.endswith("&") and not a.endswith("&&") for a in written]
+        self.rvalues = [a is not None and a.endswith("&&") for a in written]
+        self.viable: list[Symbol] = []
+        self.exact: list[tuple[Symbol, bool]] = []  # with whether a parameter is dependent
+        self.unreadable = self.ruled_out = False
+        self.forwarding = [s for s in candidates if _forwarding(s, len(args))]
+        for s in candidates:
+            if s in self.forwarding:  # takes any argument as it is: an exact match, dependent
+                self.viable.append(s)
+                self.exact.append((s, True))
+                continue
+            fits = _fits(s, args, lvalues, classes)
+            if fits is _RULED_OUT:
+                self.ruled_out = True
+                continue
+            self.unreadable = self.unreadable or fits is None
+            self.viable.append(s)
+            if fits is not None and fits is not _INEXACT:
+                self.exact.append((s, fits))
+
+    def narrowed(self) -> list[Symbol]:
+        """The candidates that stay viable, without those an exact match beats (_exact_beats); all of them when a
+        parameter list cannot be read or one takes forwarding references."""
+        if self.unreadable or self.forwarding or self.classes is None:
+            return self.candidates
+        return _exact_beats(self.viable, self.exact, self.args, self.classes)
+
+    def pick(self) -> Symbol | None:
+        """The one candidate the argument types choose (module docstring), or None."""
+        return _picked(self.viable, self.exact, self.args, self.rvalues, self.unreadable, self.ruled_out,
+                       self.forwarding, self.classes)
+
+
 def pick(candidates: list[Symbol], arg_types: str, classes: ClassTypes | None = None) -> Symbol | None:
     """The one candidate the argument types choose (module docstring), or None. With classes, a parameter
     naming a class template is not deduced from an argument of an unrelated class (_deduction_fails), and an
     exact match beats a candidate that converts an argument to another class (_exact_beats)."""
-    written = json.loads(arg_types)
-    args = [plain_type(a) if a is not None else None for a in written]
-    # a variable is written `T&` (cxx/receivers.py argument_types), a call's prvalue result `T&&` (resolve.py)
-    lvalues = [a is not None and a.endswith("&") and not a.endswith("&&") for a in written]
-    rvalues = [a is not None and a.endswith("&&") for a in written]
-    viable, exact, unreadable, ruled_out = [], [], False, False
-    forwarding = [s for s in candidates if _forwarding(s, len(args))]
-    for s in candidates:
-        if s in forwarding:  # takes any argument as it is: an exact match, dependent
-            viable.append(s)
-            exact.append((s, True))
-            continue
-        fits = _fits(s, args, lvalues, classes)
-        if fits is _RULED_OUT:
-            ruled_out = True
-            continue
-        unreadable = unreadable or fits is None
-        viable.append(s)
-        if fits is not None and fits is not _INEXACT:
-            exact.append((s, fits))
+    return Resolution(candidates, arg_types, classes).pick()
+
+
+def _picked(viable: list[Symbol], exact: list[tuple[Symbol, bool]], args: list[str | None], rvalues: list[bool],
+            unreadable: bool, ruled_out: bool, forwarding: list[Symbol], classes: ClassTypes | None) -> Symbol | None:
     if len(viable) == 1 and ruled_out:
         return viable[0]
     if unreadable:

@@ -655,12 +655,20 @@ class Resolver:
         namespaces of the operands' types (argument-dependent lookup); the operand types pick among them (overloads.py).
         None left: the built-in operator applies (both operands built in, or a class converted to one), which is
         no call: no target. Several that the types do not tell apart: one target without a node, counting them."""
+        return self._operator_call(ctx, name, argc, self._operands(ctx, arg_types)[1])
+
+    def _operands(self, ctx: Context, arg_types: str | None) -> tuple[list[str | None], list[str | None]]:
+        """An operator call's operand types, typed (_typed_arguments; [] when none is known), and the same read
+        through the type aliases (`const Vec& diff` with `using Vec = Vectorized<scalar_t>;`)."""
         typed = self._typed_arguments(ctx, arg_types) if arg_types else None
         args: list[str | None] = json.loads(typed) if typed else []
-        if args and (self.aliases or ctx.aliases):  # `const Vec& diff` with `using Vec = Vectorized<scalar_t>;`
-            aliases, is_scope = (ctx.aliases, self.aliases), self._scope_test(ctx)
-            args = [None if a is None else _unalias(a.rstrip("&"), aliases, is_scope) + a[len(a.rstrip("&")):]
-                    for a in args]
+        if not args or not (self.aliases or ctx.aliases):
+            return args, args
+        aliases, is_scope = (ctx.aliases, self.aliases), self._scope_test(ctx)
+        return args, [None if a is None else _unalias(a.rstrip("&"), aliases, is_scope) + a[len(a.rstrip("&")):]
+                      for a in args]
+
+    def _operator_call(self, ctx: Context, name: str, argc: int, args: list[str | None]) -> list[Target]:
         owners = [self._operand_class(ctx, a) for a in args]
         if len(args) != argc or not any(owners):
             return []
@@ -703,16 +711,13 @@ class Resolver:
             return []
         if len(members) + len(pool) == 1:
             return [Target((members or pool)[0].node, How.RECEIVER if members else how)]
-        classes = self.class_types
-        chosen = [c for c in (overloads.pick(members, json.dumps(args[1:]), classes) if members else None,
-                              overloads.pick(pool, json.dumps(args), classes) if pool else None) if c is not None]
+        sets = [overloads.Resolution(found, json.dumps(taken), self.class_types)
+                for found, taken in ((members, args[1:]), (pool, args)) if found]
+        chosen = [c for c in (r.pick() for r in sets) if c is not None]
         if len(chosen) == 1:
             return [Target(chosen[0].node, How.ARGUMENT_TYPES, str(len(members) + len(pool)))]
-        fits = members + pool
-        if len(fits) > 1:  # those an exact match beats are no candidates (overloads._exact_beats)
-            kept = overloads.narrowed(members, json.dumps(args[1:]), classes) + \
-                overloads.narrowed(pool, json.dumps(args), classes)
-            fits = kept or fits
+        # those an exact match beats are no candidates (overloads._exact_beats)
+        fits = [s for r in sets for s in r.narrowed()] or members + pool
         how = How.OVERLOAD_SET if len({untemplated(s.qualified_name) for s in fits}) == 1 else How.AMBIGUOUS
         got = self._many(fits, how)
         if got[0].how is How.PER_BUILD:
@@ -1360,22 +1365,18 @@ class Resolver:
                 args.append(written[13:-3])
             else:
                 return None
-        name, written = f"operator{name}", json.dumps(args, separators=(",", ":"))
-        targets = self.operator_call(ctx, name, len(args), written)
-        typed = self._typed_arguments(ctx, written) if any(args) else None
-        known: list[str | None] = json.loads(typed) if typed else args
+        name = f"operator{name}"
+        typed, unaliased = self._operands(ctx, json.dumps(args, separators=(",", ":"))) if any(args) else (args, args)
+        targets = self._operator_call(ctx, name, len(args), unaliased)
         if not targets:  # the built-in operator: the operands' arithmetic conversions
-            return arithmetic_result(name[8:], [overloads.plain_type(t) if t is not None else "" for t in known])
+            return arithmetic_result(name[8:], [overloads.plain_type(t) if t is not None else "" for t in typed])
         got = self._returned(targets)
         one = targets[0].node is not None and len(targets) == 1
-        if (got is None and not one and len(targets) == 1 and targets[0].candidates) or \
-                (got is not None and one and self._symbol_of_node()[targets[0].node].template_params):
-            if self.aliases or ctx.aliases:
-                aliases, is_scope = (ctx.aliases, self.aliases), self._scope_test(ctx)
-                known = [_unalias(overloads.plain_type(t), aliases, is_scope) if t else None for t in known]
-            if one:  # a function template: its return type with what the operands deduce put in
-                return _deduced_return(self._symbol_of_node()[targets[0].node], got, known)
-            got = self._agreed_class(targets[0].candidates, known)
+        if one and got is not None and self._symbol_of_node()[targets[0].node].template_params:
+            # a function template: its return type with what the operands deduce put in
+            return _deduced_return(self._symbol_of_node()[targets[0].node], got, unaliased)
+        if got is None and not one and len(targets) == 1 and targets[0].candidates:
+            got = self._agreed_class(targets[0].candidates, unaliased)
         return got
 
     def _agreed_class(self, nodes: tuple[int, ...], args: list[str | None]) -> str | None:
@@ -1511,12 +1512,11 @@ class Resolver:
             # a class template's member and its specialisations' (Vectorized<T>::abs() on a Vectorized<scalar_t>,
             # and Vectorized<float>::abs() ...) return the same class: the primary's, its arguments put in; where
             # the primary has none and each returns its own class (Vectorized<c10::qint8>::maximum), the receiver's
-            own = receiver is not None and all(
-                untemplated(self.returns.get(by_node[n].id) or "") == untemplated(by_node[n].scope.rsplit("::", 1)[-1])
-                for n in nodes if n in by_node)
             returned = {_bound(self.returns.get(by_node[n].id), by_node[n], given) for n in nodes
                         if n in by_node and by_node[n].owner_spec is None}
-            if not returned and own:
+            if not returned and receiver is not None and all(
+                    untemplated(self.returns.get(by_node[n].id) or "") == untemplated(by_node[n].scope.rsplit("::", 1)[-1])
+                    for n in nodes if n in by_node):
                 returned = {receiver.rstrip("*& ")}
         got = returned.pop() if len(returned) == 1 else None
         return got if got is not None and (raw or not _UNKNOWN_RETURN.fullmatch(got)) else None
