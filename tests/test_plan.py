@@ -82,3 +82,15 @@ def test_a_skipped_file_keeps_its_row_while_it_is_skipped_for_the_same_reason():
     p = plan(PREVIOUS, old, _found(cxx={**_found().cxx, "out.cpp": "o"}, sizes={**_found().sizes, "out.cpp": 5}),
              **KEYS, old_skips={"out.cpp": out})
     assert (p.up_to_date, p.stale, p.cxx_todo[-1]) == (False, (7,), "out.cpp")
+
+
+def test_statistics_are_refreshed_when_a_twentieth_of_the_files_or_more_are_extracted_again():
+    many = {f"f{i}.cpp": f"h{i}" for i in range(99)}  # with native_functions.yaml, 100 files
+    old = {rel: (i, sha) for i, (rel, sha) in enumerate(many.items(), start=1)} | {NATIVE: (100, "y")}
+
+    def changed(n: int) -> bool:
+        cxx = {rel: (sha + "!" if i < n else sha) for i, (rel, sha) in enumerate(many.items())}
+        return plan(PREVIOUS, old, Found(yaml={NATIVE: "y"}, cxx=cxx, python={}, sizes=dict.fromkeys(cxx, 1)),
+                    **KEYS).analyze
+
+    assert [changed(n) for n in (0, 1, 4, 5, 6, 99)] == [False, False, False, True, True, True]

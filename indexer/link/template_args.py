@@ -273,18 +273,28 @@ def rebinding_needed(conn: sqlite3.Connection, new_rows: list, files_table: str,
     templates = {s.node for syms in symbols.by_file.values() for s in syms if s.template_params}
     if _deductions_changed(conn, new_rows, files_table, symbols, templates, types):
         return True
-    uses = {r[0] for r in conn.execute(  # the templates whose edges a binding makes, and those that may hand one on
-        "SELECT DISTINCT src FROM edges WHERE how = ? OR detail LIKE 'template parameter %' OR detail GLOB ? "
-        "OR (kind = ? AND instr(target, '<') > 0)",
-        (How.TEMPLATE_ARGUMENT, _BOUND_AT.format(param="*", arg="*", file="*", line="[0-9]*"), EdgeKind.CALLS))}
-    uses |= {row[1] for row in new_rows if row[0] == EdgeKind.CALLS and row[6] and "<" in row[6]}
-    after = {(row[3], row[4], row[2], row[6]) for row in new_rows if row[0] == EdgeKind.CALLS and row[2] in uses
-             and (row[2] in templates) and row[6] and "<" in row[6]}
+    written = [(row[3], row[4], row[2], row[6]) for row in new_rows  # the files' calls that write template arguments
+               if row[0] == EdgeKind.CALLS and row[2] in templates and row[6] and "<" in row[6]]
     before = {tuple(site) for site in conn.execute(
         "SELECT file, line, dst, target FROM edges WHERE kind = ? AND dst IS NOT NULL AND instr(target, '<') > 0 "
-        f"AND file IN (SELECT path FROM {files_table})", (EdgeKind.CALLS,)) if site[2] in uses}
-    before = {site for site in before if site[2] in templates or not _is_plain_function(conn, site[2])}
+        f"AND file IN (SELECT path FROM {files_table})", (EdgeKind.CALLS,))}
+    uses = _using({site[2] for site in written} | {site[2] for site in before}, conn)
+    uses |= {row[1] for row in new_rows if row[0] == EdgeKind.CALLS and row[6] and "<" in row[6]}
+    after = {site for site in written if site[2] in uses}
+    before = {site for site in before if site[2] in uses and (site[2] in templates or not _is_plain_function(conn, site[2]))}
     return after != before
+
+
+def _using(nodes: set[int], conn: sqlite3.Connection) -> set[int]:
+    """Of these nodes, the templates whose edges a binding makes, and those that may hand one on (they call
+    with template arguments written)."""
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS _template_callees (id INTEGER PRIMARY KEY)")
+    conn.execute("DELETE FROM temp._template_callees")
+    conn.executemany("INSERT INTO temp._template_callees VALUES (?)", [(n,) for n in nodes])
+    return {r[0] for r in conn.execute(
+        "SELECT DISTINCT src FROM edges WHERE src IN (SELECT id FROM temp._template_callees) AND (how = ? OR detail "
+        "LIKE 'template parameter %' OR detail GLOB ? OR (kind = ? AND instr(target, '<') > 0))",
+        (How.TEMPLATE_ARGUMENT, _BOUND_AT.format(param="*", arg="*", file="*", line="[0-9]*"), EdgeKind.CALLS))}
 
 
 def _deductions_changed(conn: sqlite3.Connection, new_rows: list, files_table: str, symbols: Symbols,
