@@ -5,7 +5,9 @@
 
 Facts become rows through rows.py, the one description of each table's columns. The database
 is written to a temporary file beside the target and renamed over it at the end, so an
-interrupted build (Ctrl-C, kill) leaves the previous index untouched and usable.
+interrupted build (Ctrl-C, kill) leaves the previous index untouched and usable. The stages
+write through the standard library's sqlite3; SQLAlchemy (with schema/models.py) only makes a
+fresh schema, so an update of an index, which starts from a copy of it, never imports it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..schema import views_sql
 from ..schema.version import SCHEMA_VERSION, TABLES
@@ -33,9 +34,6 @@ from .errors import TgIndexError
 from .plan import Found, Plan, plan
 from .rows import FILES_COLUMNS, OP_TAGS_COLUMNS, RowBatch, file_rows, py_tables, yaml_tables
 from .workers import PARTIAL
-
-if TYPE_CHECKING:  # SQLAlchemy loads only when something is written: an index that is up to date needs none of it
-    from sqlalchemy.engine import Connection
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -84,13 +82,13 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _insert(conn: Connection, sql: str, rows: list) -> None:
+def _insert(conn: sqlite3.Connection, sql: str, rows: list) -> None:
     """Rows (tuples in the statement's column order) in one executemany."""
     if rows:
-        conn.exec_driver_sql(sql, rows)
+        conn.executemany(sql, rows)
 
 
-def _write_yaml(conn: Connection, facts: native_yaml.NativeFacts, derivs: tuple[derivatives.DerivativeFact, ...]) -> dict[str, int]:
+def _write_yaml(conn: sqlite3.Connection, facts: native_yaml.NativeFacts, derivs: tuple[derivatives.DerivativeFact, ...]) -> dict[str, int]:
     tables = yaml_tables()
     ops, loops, tags = tables["ops"], tables["ufunc_loops"], tables["tags"]
     op_ids: dict[str, int] = {}
@@ -127,20 +125,20 @@ def _py_rows(rel: str, data: bytes) -> tuple[dict[str, list] | None, str]:
     return file_rows(py_tables(), f), "ok"
 
 
-def _mark_nn_modules(conn: Connection) -> None:
+def _mark_nn_modules(conn: sqlite3.Connection) -> None:
     """py_classes.nn_module: follow bases across files and package re-exports (python_api.module_classes)."""
     classes = [python_api.ClassBases(q, tuple(json.loads(bases)), bool(is_module)) for q, bases, is_module
-               in conn.exec_driver_sql("SELECT qualname, bases, is_module FROM py_classes ORDER BY id")]
-    reexports = [python_api.Reexport(*row) for row in conn.exec_driver_sql(
+               in conn.execute("SELECT qualname, bases, is_module FROM py_classes ORDER BY id")]
+    reexports = [python_api.Reexport(*row) for row in conn.execute(
         "SELECT module, name, source, kind FROM py_reexports WHERE kind IN ('import', 'star_import') ORDER BY id")]
     modules = python_api.module_classes(classes, reexports)
-    conn.exec_driver_sql("UPDATE py_classes SET nn_module = 0")
-    conn.exec_driver_sql("CREATE TEMP TABLE IF NOT EXISTS _nn (qualname TEXT PRIMARY KEY)")
-    conn.exec_driver_sql("DELETE FROM _nn")
+    conn.execute("UPDATE py_classes SET nn_module = 0")
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS _nn (qualname TEXT PRIMARY KEY)")
+    conn.execute("DELETE FROM _nn")
     if modules:
-        conn.exec_driver_sql("INSERT INTO _nn (qualname) VALUES (?)", [(q,) for q in modules])
-    conn.exec_driver_sql("UPDATE py_classes SET nn_module = 1 WHERE qualname IN (SELECT qualname FROM _nn)")
-    conn.exec_driver_sql("DROP TABLE _nn")
+        conn.executemany("INSERT INTO _nn (qualname) VALUES (?)", [(q,) for q in modules])
+    conn.execute("UPDATE py_classes SET nn_module = 1 WHERE qualname IN (SELECT qualname FROM _nn)")
+    conn.execute("DROP TABLE _nn")
 
 
 # Fraction of a cold build's C++ bytes still to extract when the deferred indexes are made (see _cxx_stage).
@@ -278,7 +276,7 @@ class _Run:
     meta: dict[str, str]  # the meta keys known before writing (the extractor keys, the excludes)
     start: float
     next_id: int = 0  # the id the next file row takes
-    deferred: list = field(default_factory=list)  # indexes a fresh build makes once the rows are in
+    deferred: list[str] = field(default_factory=list)  # CREATE INDEX statements a fresh build runs once the rows are in
     previous: dict[str, str] | None = None  # meta of the index updated (None: a fresh one)
     db: Path | None = None  # the index updated, still as it was until the build's rename
     includes: object = None  # the include graph of the C++ facts (link.includes.IncludeGraph), once made
@@ -289,37 +287,36 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
     """Write the index to a temporary file and rename it over db; on any failure, remove it."""
     tmp = index_file.temporary(db)
     tmp.unlink(missing_ok=True)
-    pool = engine = None
+    pool = conn = None
     try:
-        # The C++ files go to the workers first (before SQLAlchemy is imported here, which takes a
-        # few tenths of a second); the YAML and Python stages run here meanwhile.
+        # The C++ files go to the workers first (before SQLAlchemy is imported here to make a fresh
+        # schema, which takes a few tenths of a second); the YAML and Python stages run here meanwhile.
         pool, results = _start_workers(run, jobs)
-        engine = _open_database(run, db, tmp)
-        with engine.connect() as conn:  # committed at the end (and after each chunk of C++ rows)
-            _yaml_stage(conn, run)
-            _files_stage(conn, run)
-            _python_stage(conn, run)
-            _cxx_stage(conn, run, results)
-            if pool is not None:
-                pool.close()
-                pool.join()
-                pool = None
-            _shared_macro_stage(conn, run)
-            _release_sources(run)
-            _dispatcher_stage(conn, run)
-            _link_stage(conn, run, jobs or os.cpu_count() or 1)
-            _dispatch_table_stage(conn, run)
-            summary = _finish(conn, run, db)
+        conn = _open_database(run, db, tmp)  # committed at the end (and after each chunk of C++ rows)
+        _yaml_stage(conn, run)
+        _files_stage(conn, run)
+        _python_stage(conn, run)
+        _cxx_stage(conn, run, results)
+        if pool is not None:
+            pool.close()
+            pool.join()
+            pool = None
+        _shared_macro_stage(conn, run)
+        _release_sources(run)
+        _dispatcher_stage(conn, run)
+        _link_stage(conn, run, jobs or os.cpu_count() or 1)
+        _dispatch_table_stage(conn, run)
+        summary = _finish(conn, run, db)
         if run.plan.analyze:
-            with engine.connect() as conn:
-                conn.exec_driver_sql("ANALYZE")
-        engine.dispose()
+            conn.execute("ANALYZE")  # outside a transaction (_finish committed): sqlite3 opens none for it
+        conn.close()
+        conn = None
         os.replace(tmp, db)
     except BaseException:
         if pool is not None:
             pool.terminate()
-        if engine is not None:
-            engine.dispose()
+        if conn is not None:
+            conn.close()  # what was not committed is dropped with the file
         tmp.unlink(missing_ok=True)
         raise
     return dataclasses.replace(summary, seconds=time.perf_counter() - run.start)
@@ -349,59 +346,76 @@ def _start_workers(run: _Run, jobs: int | None) -> tuple[object, Iterator]:
     return None, map(workers.extract_chunk, chunks)
 
 
-def _open_database(run: _Run, db: Path, tmp: Path):
-    """The engine of the temporary file: a fresh schema (views, and the source files' fact tables
-    without their indexes, made at the end: one sort per index instead of a b-tree update per row),
-    or a copy of the previous index."""
+def _open_database(run: _Run, db: Path, tmp: Path) -> sqlite3.Connection:
+    """A connection (the standard library's sqlite3, with its implicit transactions) to the temporary
+    file: a copy of the previous index, or a fresh schema made by SQLAlchemy (_create_schema), which an
+    update therefore never imports."""
+    if run.plan.fresh:
+        run.deferred = _create_schema(tmp)
+    else:
+        shutil.copyfile(db, tmp)
+    conn = sqlite3.connect(tmp)  # a path, not a URI: `?` or `#` may be in the name
+    _unjournaled(conn)
+    return conn
+
+
+def _unjournaled(conn: sqlite3.Connection) -> None:
+    """No journal and no syncing: the temporary file is thrown away on failure anyway."""
+    conn.execute("PRAGMA journal_mode=OFF")
+    conn.execute("PRAGMA synchronous=OFF")
+
+
+def _create_schema(path: Path) -> list[str]:
+    """The tables of schema/models.py and the views in a new file; the indexes of the source files' fact
+    tables are left out and their CREATE INDEX statements returned, run once the rows are in (one sort
+    per index instead of a b-tree update per row)."""
     from sqlalchemy import URL, create_engine, event
+    from sqlalchemy.schema import CreateIndex
 
     from ..schema import Base
 
-    engine = create_engine(URL.create("sqlite", database=str(tmp)))  # not parsed: `?` or `#` may be in the name
-
-    @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn, _record):  # the temp file is thrown away on failure anyway
-        dbapi_conn.execute("PRAGMA journal_mode=OFF")
-        dbapi_conn.execute("PRAGMA synchronous=OFF")
-
-    if not run.plan.fresh:
-        shutil.copyfile(db, tmp)
-        return engine
-    Base.metadata.create_all(engine)
-    run.deferred = [ix for t in Base.metadata.sorted_tables if "file_id" in t.c for ix in t.indexes]
-    with engine.begin() as conn:
-        for ix in run.deferred:
-            ix.drop(conn)
-        for statement in views_sql().split(";"):
-            if statement.strip():
-                conn.exec_driver_sql(statement)
-    return engine
+    engine = create_engine(URL.create("sqlite", database=str(path)))  # not parsed: `?` or `#` may be in the name
+    event.listen(engine, "connect", lambda dbapi_conn, _record: _unjournaled(dbapi_conn))
+    try:
+        Base.metadata.create_all(engine)
+        deferred = [ix for t in Base.metadata.sorted_tables if "file_id" in t.c for ix in t.indexes]
+        with engine.begin() as conn:
+            for ix in deferred:
+                ix.drop(conn)
+            for statement in views_sql().split(";"):
+                if statement.strip():
+                    conn.exec_driver_sql(statement)
+        return [str(CreateIndex(ix).compile(dialect=engine.dialect)) for ix in deferred]
+    finally:
+        engine.dispose()
 
 
-def _yaml_stage(conn: Connection, run: _Run) -> None:
+def _yaml_stage(conn: sqlite3.Connection, run: _Run) -> None:
     if run.plan.yaml_changed:
         texts = run.ck.texts
         native = native_yaml.parse(texts[native_yaml.NATIVE_FUNCTIONS], texts.get(native_yaml.TAGS))
         derivs = derivatives.parse(texts[derivatives.DERIVATIVES]) if derivatives.DERIVATIVES in texts else ()
         for table in run.plan.clear_tables:
-            conn.exec_driver_sql(f"DELETE FROM {table}")
+            conn.execute(f"DELETE FROM {table}")
         _write_yaml(conn, native, derivs)
     run.progress("yaml", 3, 3)
 
 
-def _files_stage(conn: Connection, run: _Run) -> None:
+# The tables with a file_id column, read from the index itself (an update needs no models).
+_FILE_TABLES = ("SELECT m.name FROM main.sqlite_master m WHERE m.type = 'table' AND EXISTS "
+                "(SELECT 1 FROM pragma_table_info(m.name, 'main') p WHERE p.name = 'file_id') ORDER BY m.name")
+
+
+def _files_stage(conn: sqlite3.Connection, run: _Run) -> None:
     """Stale files' rows go; the YAML files and the skipped files get their rows. The C++ files
     take ids from first_id on (given before extraction), the others follow them."""
     if run.plan.stale:
-        from ..schema import Base
-
-        conn.exec_driver_sql("CREATE TEMP TABLE _stale (id INTEGER PRIMARY KEY)")
-        conn.exec_driver_sql("INSERT INTO _stale (id) VALUES (?)", [(i,) for i in run.plan.stale])
-        for t in Base.metadata.sorted_tables:
-            if "file_id" in t.c:
-                conn.exec_driver_sql(f"DELETE FROM {t.name} WHERE file_id IN (SELECT id FROM _stale)")
-        conn.exec_driver_sql("DELETE FROM files WHERE id IN (SELECT id FROM _stale)")
-        conn.exec_driver_sql("DROP TABLE _stale")
+        conn.execute("CREATE TEMP TABLE _stale (id INTEGER PRIMARY KEY)")
+        conn.executemany("INSERT INTO _stale (id) VALUES (?)", [(i,) for i in run.plan.stale])
+        for (table,) in conn.execute(_FILE_TABLES).fetchall():
+            conn.execute(f"DELETE FROM {table} WHERE file_id IN (SELECT id FROM _stale)")
+        conn.execute("DELETE FROM files WHERE id IN (SELECT id FROM _stale)")
+        conn.execute("DROP TABLE _stale")
     run.next_id = run.plan.first_id + len(run.plan.cxx_todo)
     rows = []
     for rel, sha in run.found.yaml.items():
@@ -416,11 +430,11 @@ def _files_stage(conn: Connection, run: _Run) -> None:
     _insert(conn, FILES_INSERT, rows)
 
 
-def _python_stage(conn: Connection, run: _Run) -> None:
+def _python_stage(conn: sqlite3.Connection, run: _Run) -> None:
     """Python: few files, extracted here; a file that does not parse is recorded with its status."""
     todo = run.plan.py_todo
     run.progress("Python", 0, len(todo))
-    batch, listed = RowBatch(conn.exec_driver_sql, py_tables()), []
+    batch, listed = RowBatch(conn.executemany, py_tables()), []
     for done, rel in enumerate(todo, start=1):
         data = run.ck.py_contents[rel]
         rows, status = _py_rows(rel, data)
@@ -435,7 +449,7 @@ def _python_stage(conn: Connection, run: _Run) -> None:
         _mark_nn_modules(conn)
 
 
-def _cxx_stage(conn: Connection, run: _Run, results: Iterator) -> None:
+def _cxx_stage(conn: sqlite3.Connection, run: _Run, results: Iterator) -> None:
     """Each chunk's rows arrive as a database image (see _cxx_chunk), opened as the schema "shard"
     and copied table by table; a commit after each copy releases the shard for the next image."""
     todo, contents = run.plan.cxx_todo, run.ck.contents
@@ -443,8 +457,7 @@ def _cxx_stage(conn: Connection, run: _Run, results: Iterator) -> None:
     if not todo:
         return
     conn.commit()
-    conn.exec_driver_sql("ATTACH DATABASE ':memory:' AS shard")
-    raw = conn.connection.driver_connection
+    conn.execute("ATTACH DATABASE ':memory:' AS shard")
     # The deferred indexes are made while the workers still have the last few percent of the
     # bytes to extract (the smallest files): that work then hides the sorting, which would
     # otherwise run on one core at the end with the other idle.
@@ -453,10 +466,10 @@ def _cxx_stage(conn: Connection, run: _Run, results: Iterator) -> None:
     copies: list[str] = []
     listed, done = [], 0
     for statuses, image in results:
-        raw.deserialize(image, name="shard")
+        conn.deserialize(image, name="shard")
         copies = copies or _shard_copies(conn)
         for copy in copies:
-            conn.exec_driver_sql(copy)
+            conn.execute(copy)
         for file_id, rel, errors, status in statuses:
             listed.append((file_id, rel, _language(rel), run.found.cxx[rel], len(contents[rel]), errors, status))
             left -= len(contents[rel])
@@ -466,47 +479,45 @@ def _cxx_stage(conn: Connection, run: _Run, results: Iterator) -> None:
             _create_indexes(conn, run.deferred, run.progress)
             run.deferred = []
         conn.commit()
-    conn.exec_driver_sql("DETACH DATABASE shard")
+    conn.execute("DETACH DATABASE shard")
     _insert(conn, FILES_INSERT, listed)
 
 
-def _shared_macro_stage(conn: Connection, run: _Run) -> None:
+def _shared_macro_stage(conn: sqlite3.Connection, run: _Run) -> None:
     """The files whose definitions another file's X-macro list writes, extracted again with its #define
     (shared_macros.py); a kept file so extracted counts as changed for the link."""
     from . import shared_macros
     from .link.stage import include_graph
 
     conn.commit()
-    raw = conn.connection.driver_connection
-    if not raw.execute("SELECT 1 FROM definition_macro_uses LIMIT 1").fetchone():
+    if not conn.execute("SELECT 1 FROM definition_macro_uses LIMIT 1").fetchone():
         return
     run.progress("X-macro lists", 0, 1)
-    run.includes = include_graph(raw, {"includes"})
-    done = shared_macros.expand(raw, run.ck.contents, run.ck.header, run.includes)
+    run.includes = include_graph(conn, {"includes"})
+    done = shared_macros.expand(conn, run.ck.contents, run.ck.header, run.includes)
     todo = set(run.plan.cxx_todo)
     run.reextracted = [rel for rel in done if rel not in todo]
     conn.commit()
     run.progress("X-macro lists", 1, 1)
 
 
-def _link_stage(conn: Connection, run: _Run, jobs: int) -> None:
+def _link_stage(conn: sqlite3.Connection, run: _Run, jobs: int) -> None:
     """The graph (indexer/link/), in `jobs` processes: updated where few files changed and the
     checkout-wide inputs of the last link are the same (link/incremental.py), else resolved whole."""
     from . import link
 
     run.progress("link", 0, 1)
     conn.commit()
-    raw = conn.connection.driver_connection
     summary = None
     previous = run.previous if not run.plan.fresh else None
     if previous is not None and previous.get("link_key") == run.meta["link_key"] and previous.get("link_inputs"):
         from .link import incremental
 
-        summary = incremental.relink(raw, jobs, run.db, previous["link_inputs"],
+        summary = incremental.relink(conn, jobs, run.db, previous["link_inputs"],
                                      json.loads(previous.get("link_file_includes") or "{}"), run.includes,
                                      also_changed=set(run.reextracted))
     if summary is None:
-        summary = link.link(raw, jobs, run.includes)
+        summary = link.link(conn, jobs, run.includes)
     run.meta["link_inputs"] = summary.inputs
     run.meta["link_file_includes"] = json.dumps(summary.file_includes, sort_keys=True)
     run.meta["linked"] = "incremental" if summary.incremental else "whole"
@@ -523,7 +534,7 @@ def _unchanged(run: _Run, key: str, inputs: str) -> bool:
     return same
 
 
-def _inputs_hash(conn: Connection, tables: tuple[str, ...], *texts: bytes) -> str:
+def _inputs_hash(conn: sqlite3.Connection, tables: tuple[str, ...], *texts: bytes) -> str:
     """A hash of the texts and of the rows of the tables (all columns but the ids): in id order, or as a
     set for a table named with a leading `=` (a stage that reads it in no particular order)."""
     h = hashlib.sha256()
@@ -531,15 +542,15 @@ def _inputs_hash(conn: Connection, tables: tuple[str, ...], *texts: bytes) -> st
         h.update(_sha(text).encode())
     for name in tables:
         table = name.removeprefix("=")
-        columns = [r[1] for r in conn.exec_driver_sql(f"PRAGMA table_info({table})") if r[1] not in ("id", "file_id")]
+        columns = [r[1] for r in conn.execute(f"PRAGMA table_info({table})") if r[1] not in ("id", "file_id")]
         h.update(f"\0{name}:{','.join(columns)}\0".encode())
-        rows = (repr(tuple(row)) for row in conn.exec_driver_sql(f"SELECT {', '.join(columns)} FROM {table} ORDER BY id"))
+        rows = (repr(tuple(row)) for row in conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY id"))
         for row in sorted(rows) if name != table else rows:
             h.update(row.encode())
     return h.hexdigest()[:32]
 
 
-def _dispatch_table_stage(conn: Connection, run: _Run) -> None:
+def _dispatch_table_stage(conn: sqlite3.Connection, run: _Run) -> None:
     """The dispatch keys and the computed dispatch table (indexer/dispatcher/table_stage.py); kept when the
     registrations and the key sources are those of the index updated."""
     from .dispatcher import keymodel, table_stage
@@ -551,7 +562,7 @@ def _dispatch_table_stage(conn: Connection, run: _Run) -> None:
     if _unchanged(run, "dispatch_table_inputs", inputs):
         run.meta["dispatch_table_warning"] = run.previous.get("dispatch_table_warning", "")
     else:
-        warning = table_stage.write(conn.connection.driver_connection, sources)
+        warning = table_stage.write(conn, sources)
         run.meta["dispatch_table_warning"] = warning or ""
     conn.commit()
     run.progress("dispatch table", 1, 1)
@@ -561,7 +572,7 @@ def _dispatch_table_stage(conn: Connection, run: _Run) -> None:
 _DISPATCHER_TABLES = ("ops", "registrations", "registration_macro_uses", "=macros", "py_decomps")
 
 
-def _dispatcher_stage(conn: Connection, run: _Run) -> None:
+def _dispatcher_stage(conn: sqlite3.Connection, run: _Run) -> None:
     """dispatcher_registrations (indexer/dispatcher/stage.py), from the C++ and yaml facts; kept when
     what it reads is what it read for the index updated (its tables, the yaml texts, the version, the
     Python files it reads, the include graph of the C++ files)."""
@@ -572,7 +583,7 @@ def _dispatcher_stage(conn: Connection, run: _Run) -> None:
     conn.commit()
     version = discover.pytorch_version(run.ck.root)
     if run.includes is None:
-        run.includes = include_graph(conn.connection.driver_connection, {"includes"})
+        run.includes = include_graph(conn, {"includes"})
     texts = [run.meta["link_key"].encode(), version.encode(), repr(sorted(run.includes.direct.items())).encode()]
     texts += [rel.encode() + b"\0" + text.encode() for rel, text in sorted(run.ck.texts.items())]
     for rel in python_regs.IMPORT_SOURCES:
@@ -582,26 +593,26 @@ def _dispatcher_stage(conn: Connection, run: _Run) -> None:
         except discover.Skipped:
             texts.append(rel.encode())
     if not _unchanged(run, "dispatcher_inputs", _inputs_hash(conn, _DISPATCHER_TABLES, *texts)):
-        stage.fill(conn.connection.driver_connection, run.ck.root, run.ck.texts, version)
-        backward_table.fill(conn.connection.driver_connection, version)
+        stage.fill(conn, run.ck.root, run.ck.texts, version)
+        backward_table.fill(conn, version)
     conn.commit()
     run.progress("dispatcher", 1, 1)
 
 
-def _shard_copies(conn: Connection) -> list[str]:
+def _shard_copies(conn: sqlite3.Connection) -> list[str]:
     """One INSERT ... SELECT per table of a chunk's image, with the columns the image has: the
     workers made it from rows.cxx_tables(), which this process need not import."""
     copies = []
-    for (table,) in conn.exec_driver_sql("SELECT name FROM shard.sqlite_master WHERE type = 'table' ORDER BY rowid"):
-        cols = ", ".join(r[1] for r in conn.exec_driver_sql(f"PRAGMA shard.table_info({table})"))
+    for (table,) in conn.execute("SELECT name FROM shard.sqlite_master WHERE type = 'table' ORDER BY rowid"):
+        cols = ", ".join(r[1] for r in conn.execute(f"PRAGMA shard.table_info({table})"))
         copies.append(f"INSERT INTO main.{table} ({cols}) SELECT {cols} FROM shard.{table}")
     return copies
 
 
-def _finish(conn: Connection, run: _Run, db: Path) -> BuildSummary:
+def _finish(conn: sqlite3.Connection, run: _Run, db: Path) -> BuildSummary:
     """The meta table, the indexes still deferred, the counts of the summary."""
-    files = conn.exec_driver_sql("SELECT count(*) FROM files").scalar() or 0
-    partial = _partial_files(conn.exec_driver_sql)
+    files = conn.execute("SELECT count(*) FROM files").fetchone()[0] or 0
+    partial = _partial_files(conn.execute)
     meta = {
         "checkout": str(run.ck.root),
         "pytorch_version": discover.pytorch_version(run.ck.root),
@@ -616,12 +627,12 @@ def _finish(conn: Connection, run: _Run, db: Path) -> BuildSummary:
         "partial_files": str(partial),
         **run.meta,
     }
-    conn.exec_driver_sql("DELETE FROM meta")
-    conn.exec_driver_sql(index_file.SET_APPLICATION_ID)
+    conn.execute("DELETE FROM meta")
+    conn.execute(index_file.SET_APPLICATION_ID)
     _insert(conn, "INSERT INTO meta (key, value) VALUES (?, ?)", list(meta.items()))
     _create_indexes(conn, run.deferred, run.progress)
     run.deferred = []
-    ops, kernels = _counts(conn.exec_driver_sql)
+    ops, kernels = _counts(conn.execute)
     conn.commit()
     warning = run.meta.get("dispatch_table_warning")
     return BuildSummary(db, ops, kernels, files, 0.0, partial, run.ck.stub_macros, (warning,) if warning else (),
@@ -651,12 +662,13 @@ def _unchanged_summary(db: Path, start: float) -> BuildSummary:
                         row[0] if row else DISPATCH_STUB_H, (warning[0],) if warning and warning[0] else ())
 
 
-def _create_indexes(conn: Connection, indexes: list, progress: Progress) -> None:
+def _create_indexes(conn: sqlite3.Connection, indexes: list[str], progress: Progress) -> None:
+    """The deferred indexes, from their CREATE INDEX statements (_create_schema)."""
     if not indexes:
         return
     progress("indexes", 0, len(indexes))
-    for done, ix in enumerate(indexes, start=1):
-        ix.create(conn)
+    for done, statement in enumerate(indexes, start=1):
+        conn.execute(statement)
         progress("indexes", done, len(indexes))
 
 
