@@ -50,7 +50,21 @@ EDITS = {
     "delete a file": (f"{N}Other.cpp", "", DROPPED, "incremental"),
     "delete a header": (f"{N}mps/Helpers.h", "", DROPPED, "incremental"),
     "add a kernel launch": (f"{N}Scale.cpp", "  helper(self);", "  helper(self);\n  pick_kernel(3);", "incremental"),
+    # device_path changes in a file not resolved again: Other.cpp's other_user calls pick(int), and other_user2
+    # calls gemm<float>
+    "a header's function starts calling a library": (f"{N}Scale.h", "inline int pick(int a) { return a; }",
+                                                     "inline int pick(int a) { cublasSgemm(a); return a; }",
+                                                     "incremental"),
+    "a header's function starts calling an op": (f"{N}Scale.h", "inline int pick(int a) { return a; }",
+                                                 "inline int pick(int a) { at::scale(a, 2); return a; }",
+                                                 "incremental"),
+    "a specialisation stops calling a library": (f"{N}cuda/ScaleKernel.cu", "gemm<float>(float a) { cublasSgemm(a); }",
+                                                 "gemm<float>(float a) { (void)a; }", "incremental"),
 }
+# The device_path of Other.cpp's functions after those edits (before them: other_user 0, other_user2 1).
+CALLERS_MOVE = {"a header's function starts calling a library": (1, 1),
+                "a header's function starts calling an op": (3, 1),
+                "a specialisation stops calling a library": (0, 0)}
 
 
 def graph(db: Path) -> tuple[Counter, Counter]:
@@ -104,6 +118,21 @@ def test_a_rebuild_links_what_a_cold_link_gives(edit: str, indexed: tuple[Path, 
     cold = tmp_path / "cold.db"  # the same tree and facts, built in another order
     build(tree, cold, jobs=1)
     assert graph(db) == graph(cold)
+
+
+def _other_users(db: Path) -> tuple[int, ...]:
+    with sqlite3.connect(db) as conn:
+        return tuple(r[0] for r in conn.execute("SELECT device_path FROM nodes WHERE file = ? AND name LIKE '%other_user%' "
+                                                "ORDER BY name", (f"{N}Other.cpp",)))
+
+
+@pytest.mark.parametrize("edit", sorted(CALLERS_MOVE))
+def test_an_edit_moves_the_device_path_of_callers_in_files_not_resolved_again(edit: str, indexed: tuple[Path, Path]):
+    tree, db = indexed
+    assert _other_users(db) == (0, 1)
+    _edit(tree, *EDITS[edit][:3])
+    build(tree, db, jobs=1)
+    assert (meta(db, "linked"), _other_users(db)) == ("incremental", CALLERS_MOVE[edit])
 
 
 def test_a_rename_resolves_the_callers_again(indexed: tuple[Path, Path]):

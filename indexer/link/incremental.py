@@ -86,14 +86,12 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
         if own:  # files no other includes whose includes changed (found again: a file added or removed)
             files |= own
             continue
-        work = _kept(conn, matched)
-        if work is None:
+        if _dangling(conn, matched):
             return None
         new = list(fact_edges(conn, p, jobs, _FILES, call_rows=calls))
         if template_args.rebinding_needed(conn, new, _FILES, p.symbols, p.resolver.types):
             return None  # a template's parameters may be bound otherwise: the bindings are made over the whole graph
-        work.add(new)
-        device = work.paths()
+        device = _device_paths(conn, matched, new)
         more = _counting(conn, {n for n, v in matched.device.items() if device.get(n, 0) != v}, files)
         if not more:
             break
@@ -251,35 +249,54 @@ def _select(conn: sqlite3.Connection, files: set[str], tables: set[str]) -> list
     return calls
 
 
-def _kept(conn: sqlite3.Connection, m: _Matched) -> DeviceWork | None:
-    """What the edges kept say of device work, read as numbers: every edge but those from the nodes of the
-    files resolved again (a fact's edges start at the definition around it) and the op edges (not of these
-    kinds); None when a kept edge names a node that is gone (it should have been resolved again)."""
+def _dangling(conn: sqlite3.Connection, m: _Matched) -> bool:
+    """Whether an edge that stays names a node that is gone (it should have been resolved again): every edge
+    but those of the files resolved again, which go, and the op edges, which are made again. Fills
+    temp._relinked with the nodes of the files resolved again (a fact's edges start at the definition around
+    it)."""
     _fill_ids(conn, "_removed", m.removed)
     _fill_ids(conn, "_relinked", (r[0] for r in conn.execute(
         f"SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) AND kind IN "
         f"({', '.join('?' * len(_DEFINITIONS))})", _DEFINITIONS)))
-    if conn.execute("SELECT 1 FROM edges WHERE (src IN (SELECT id FROM temp._removed) OR dst IN (SELECT id FROM "
-                    f"temp._removed)) AND (file IS NULL OR file NOT IN (SELECT path FROM {_FILES})) AND kind NOT IN "
-                    f"({', '.join('?' * len(OP_EDGES))}) LIMIT 1", OP_EDGES).fetchone():
-        return None  # (the edges of the files resolved again go, the op edges are made again)
-    work = DeviceWork(_global_kernels(conn, m))
+    return conn.execute(
+        "SELECT 1 FROM edges WHERE (src IN (SELECT id FROM temp._removed) OR dst IN (SELECT id FROM temp._removed)) "
+        f"AND (file IS NULL OR file NOT IN (SELECT path FROM {_FILES})) AND kind NOT IN "
+        f"({', '.join('?' * len(OP_EDGES))}) LIMIT 1", OP_EDGES).fetchone() is not None
+
+
+# The nodes that call one of temp._changed_nodes, transitively, through the edges of the graph in the index.
+_CALLERS = ("WITH RECURSIVE up(id) AS (SELECT id FROM temp._changed_nodes UNION SELECT e.src FROM edges e JOIN up "
+            "ON e.dst = up.id WHERE e.kind = ?) SELECT id FROM up")
+
+
+def _device_paths(conn: sqlite3.Connection, m: _Matched, new: list[tuple]) -> dict[int, int]:
+    """device_path of every node of the updated graph (stage.DeviceWork.paths), from the index's values and
+    the new edges. Only the nodes the new edges start at (those of the files resolved again, and the nodes
+    added) and the nodes that call them, transitively, can change: a node's value says what it reaches
+    through its calls. Those are worked out again from their edges; a call out of them to a node that
+    keeps its value counts as that node's value (1: it leads to device work, 3: to the dispatcher)."""
+    changed = {r[0] for r in conn.execute("SELECT id FROM temp._relinked")} | {r[0] for r in m.nodes.rows}
+    changed |= {row[1] for row in new}
+    _fill_ids(conn, "_changed_nodes", changed)
+    affected = {r[0] for r in conn.execute(_CALLERS, (EdgeKind.CALLS,))} | changed
+    _fill_ids(conn, "_callers", affected - changed)
+    work = DeviceWork(n for n in _global_kernels(conn, m) if n in affected)
     kinds = (*DEVICE_WORK, EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP)
-    for src, dst, code in conn.execute(  # code: 1 a call, 2 through what it is handed, 4 a redispatch
-            f"SELECT src, dst, (kind = ?) | ((how = ?) << 1) | ((kind = ?) << 2) FROM edges WHERE kind IN "
-            f"({', '.join('?' * len(kinds))}) AND (dst IS NOT NULL OR kind != ? OR how = ?) AND src NOT IN "
-            "(SELECT id FROM temp._relinked)",
-            (EdgeKind.CALLS, How.VIRTUAL, EdgeKind.REDISPATCHES_TO_OP, *kinds, EdgeKind.CALLS, How.VIRTUAL)):
-        if code & 4:
-            work.redispatchers.append(src)
-        elif code & 1:
-            if dst is not None:
-                work.callers.setdefault(dst, []).append(src)
-            if code & 2:
-                work.handed.append(src)
-        else:
-            work.seeds.append(src)
-    return work
+    work.add((kind, src, dst, None, None, how) for kind, src, dst, how in conn.execute(
+        f"SELECT kind, src, dst, how FROM edges WHERE src IN (SELECT id FROM temp._callers) AND kind IN "
+        f"({', '.join('?' * len(kinds))}) AND (dst IS NOT NULL OR kind != ? OR how = ?)",
+        (*kinds, EdgeKind.CALLS, How.VIRTUAL)))
+    work.add(new)
+    for callee, callers in work.callers.items():  # the calls out of the affected nodes to nodes that keep their value
+        if callee not in affected:
+            kept = m.device.get(callee, 0)
+            if kept == 1:
+                work.seeds.extend(callers)
+            elif kept == 3:
+                work.redispatchers.extend(callers)
+    device = {n: v for n, v in m.device.items() if n not in affected}
+    device.update((n, v) for n, v in work.paths().items() if n in affected)
+    return device
 
 
 def _fill_ids(conn: sqlite3.Connection, table: str, ids: Iterable[int]) -> None:
