@@ -346,6 +346,7 @@ class OpForms:
         self.parameters = parameters  # op name -> its schema's arguments (schema_parameters)
         self._memo: dict[str, str | None] = {}
         self._kept: dict[tuple, tuple[str, ...]] = {}  # by_argument_types's answers
+        self.source: str | None = None  # a digest of the ops rows it is made of (stage._op_forms; the link's fingerprint)
 
     def __call__(self, name: str) -> str | None:
         got = self._memo.get(name, "")

@@ -225,13 +225,20 @@ def inputs_fingerprint(nodes: Nodes, *inputs) -> str:
 
 def _canonical(value) -> str:
     """A text for a set, dict, list or object of sets and dicts, independent of the sets' order."""
-    if isinstance(value, (set, frozenset)):
-        return "{" + ",".join(sorted(_canonical(v) for v in value)) + "}"
+    if type(value) is str:
+        return repr(value)
+    if isinstance(value, (set, frozenset)):  # (of plain strings, their reprs: what the recursion gives, sooner)
+        texts = map(repr, value) if all(type(v) is str for v in value) else map(_canonical, value)
+        return "{" + ",".join(sorted(texts)) + "}"
     if isinstance(value, dict):
         return "{" + ",".join(sorted(f"{_canonical(k)}:{_canonical(v)}" for k, v in value.items())) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_canonical(v) for v in value) + "]"
-    if isinstance(value, OpForms):
+        if all(type(v) is str for v in value):
+            return "[" + ",".join(map(repr, value)) + "]"
+        return "[" + ",".join(map(_canonical, value)) + "]"
+    if isinstance(value, OpForms):  # what it was made of, when known (the same rows make the same forms)
+        if value.source is not None:
+            return repr(value.source)
         return _canonical([value.bases, value.methods, value.unambiguous, value.by_base, value.parameters])
     if value is None or isinstance(value, (str, int, float)):
         return repr(value)
@@ -362,15 +369,17 @@ def count_device_candidates(device: dict[int, int], edge_rows: list) -> None:
 
 def _op_forms(conn: sqlite3.Connection) -> OpForms:
     bases, methods, unambiguous, overloads, parameters = set(), set(), {}, {}, {}
-    for name, base, overload, variants, kind, func in conn.execute(
-            "SELECT name, base, overload, variants, kind, func FROM ops ORDER BY id"):
+    rows = conn.execute("SELECT name, base, overload, variants, kind, func FROM ops ORDER BY id").fetchall()
+    for name, base, overload, variants, kind, func in rows:
         bases.add(base)
         if "method" in json.loads(variants):
             methods.add(base)
         unambiguous[naming.unambiguous_name(base, overload)] = name
         overloads.setdefault(base, []).append((name, kind, *schema_arity(func)))
         parameters[name] = schema_parameters(func)
-    return OpForms(bases, methods, unambiguous, overloads, parameters)
+    forms = OpForms(bases, methods, unambiguous, overloads, parameters)
+    forms.source = hashlib.sha256(repr(rows).encode()).hexdigest()
+    return forms
 
 
 def _names(conn: sqlite3.Connection, tables: set[str]

@@ -275,9 +275,10 @@ def rebinding_needed(conn: sqlite3.Connection, new_rows: list, files_table: str,
         return True
     written = [(row[3], row[4], row[2], row[6]) for row in new_rows  # the files' calls that write template arguments
                if row[0] == EdgeKind.CALLS and row[2] in templates and row[6] and "<" in row[6]]
-    before = {tuple(site) for site in conn.execute(
-        "SELECT file, line, dst, target FROM edges WHERE kind = ? AND dst IS NOT NULL AND instr(target, '<') > 0 "
-        f"AND file IN (SELECT path FROM {files_table})", (EdgeKind.CALLS,))}
+    before = {tuple(site) for site in conn.execute(  # (a call's edge starts at the definition around it: looked up by src)
+        f"SELECT file, line, dst, target FROM edges WHERE src IN (SELECT id FROM nodes WHERE file IN (SELECT path FROM "
+        f"{files_table})) AND file IN (SELECT path FROM {files_table}) AND kind = ? AND dst IS NOT NULL AND "
+        "instr(target, '<') > 0", (EdgeKind.CALLS,))}
     uses = _using({site[2] for site in written} | {site[2] for site in before}, conn)
     uses |= {row[1] for row in new_rows if row[0] == EdgeKind.CALLS and row[6] and "<" in row[6]}
     after = {site for site in written if site[2] in uses}
