@@ -108,8 +108,12 @@ def call_rows(conn: sqlite3.Connection, files: str | None = None, columns: str |
     columns: the optional ones this index has (None: found out)."""
     if columns is None:
         columns = optional_call_columns({r[1] for r in conn.execute("PRAGMA table_info(calls)")})
+    # A call's caller is the qualified name of a definition of its file (cxx/definitions.py makes the ranges
+    # caller_at reads of the definitions): the files' calls are looked up by caller, through ix_calls_caller.
+    callers = "" if files is None else \
+        f"AND caller IN (SELECT qualified_name FROM definitions {_in(files, where=True)}) "
     return conn.execute(f"SELECT file, caller, callee, callee_name, line{columns} FROM calls "
-                        f"WHERE caller IS NOT NULL {_in(files)}ORDER BY id").fetchall()
+                        f"WHERE caller IS NOT NULL {callers}{_in(files)}ORDER BY id").fetchall()
 
 
 def _database_file(conn: sqlite3.Connection) -> str | None:

@@ -53,7 +53,7 @@ class _Matched:
     updates: list[tuple] = field(default_factory=list)  # (line, end_line, ref, detail, id) of kept nodes that moved
     removed: set[int] = field(default_factory=set)  # node ids of definitions that are gone
     changed_names: set[str] = field(default_factory=set)  # names whose definitions changed
-    device: dict[int, int] = field(default_factory=dict)  # the index's device_path of every node kept
+    device: dict[int, int] = field(default_factory=dict)  # the index's device_path of the nodes kept, where not 0
 
 
 def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inputs: str,
@@ -91,15 +91,15 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
         new = list(fact_edges(conn, p, jobs, _FILES, call_rows=calls))
         if template_args.rebinding_needed(conn, new, _FILES, p.symbols, p.resolver.types):
             return None  # a template's parameters may be bound otherwise: the bindings are made over the whole graph
-        device = _device_paths(conn, matched, new)
-        more = _counting(conn, {n for n, v in matched.device.items() if device.get(n, 0) != v}, files)
+        device, moved = _device_paths(conn, matched, new)
+        more = _counting(conn, moved, files)
         if not more:
             break
         files |= more
     else:
         return None
     count_device_candidates(device, new)
-    _write(conn, matched, device, new)
+    _write(conn, matched, device, moved, new)
     nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
     return LinkSummary(nodes, conn.execute("SELECT count(*) FROM edges").fetchone()[0], p.inputs, p.file_includes,
                        True)
@@ -130,37 +130,42 @@ def _match(conn: sqlite3.Connection, old: sqlite3.Connection, changed: set[str],
     order), libraries by name; None when the graph has not the nodes expected."""
     name_lines = "name_line" in def_columns
     cold = make_nodes(conn, {}, name_lines, definitions=False)
-    graph = {r[0]: r for r in conn.execute(
-        "SELECT id, kind, name, file, line, end_line, ref, detail, device_path FROM nodes")}
-    by_identity = {r[1:8]: r[0] for r in graph.values() if r[1] not in (*_DEFINITIONS, NodeKind.LIBRARY)}
+    kinds = (*_DEFINITIONS, NodeKind.LIBRARY)
+    marks = ", ".join("?" * len(kinds))
+    by_identity = {r[1:]: r[0] for r in conn.execute(
+        f"SELECT id, kind, name, file, line, end_line, ref, detail FROM nodes WHERE kind NOT IN ({marks})", kinds)}
     fixed = [tuple(r[1:8]) for r in cold.rows if r[1] != NodeKind.LIBRARY]
     if len(fixed) != len(by_identity) or any(r not in by_identity for r in fixed):
         return None
-    nodes = Nodes(base=max(graph, default=0))
+    nodes = Nodes(base=conn.execute("SELECT max(id) FROM nodes").fetchone()[0] or 0)
     m = _Matched(nodes, cold)
     for maps in ("op", "kernel", "stub", "derivative"):
         setattr(nodes, maps, {k: by_identity[tuple(cold.rows[v - 1][1:8])] for k, v in getattr(cold, maps).items()})
     nodes.stub_names = cold.stub_names
-    old_defs = {r[6]: r for r in graph.values() if r[1] in _DEFINITIONS}
-    for ref, row in old_defs.items():
-        if row[3] not in changed:
-            nodes.definition[ref] = row[0]
-    marks = ", ".join("?" * len(changed))
-    unchanged = conn.execute(f"SELECT count(*) FROM definitions WHERE file NOT IN ({marks})", sorted(changed))
+    defs, changes = ", ".join("?" * len(_DEFINITIONS)), ", ".join("?" * len(changed))
+    for node, ref, file in conn.execute(f"SELECT id, ref, file FROM nodes WHERE kind IN ({defs})", _DEFINITIONS):
+        if file not in changed:
+            nodes.definition[ref] = node
+    unchanged = conn.execute(f"SELECT count(*) FROM definitions WHERE file NOT IN ({changes})", sorted(changed))
     if unchanged.fetchone()[0] != len(nodes.definition):
         return None
-    guards = definition_guards(conn, def_columns)
-    wanted = {r[5]: r for r in definition_nodes(conn, guards, name_lines, f"WHERE file IN ({marks})", tuple(sorted(changed)))}
+    old_defs = {r[6]: r for r in conn.execute(  # the definitions' nodes of the changed files
+        f"SELECT id, kind, name, file, line, end_line, ref, detail FROM nodes WHERE kind IN ({defs}) AND file IN "
+        f"({changes})", (*_DEFINITIONS, *sorted(changed)))}
+    guards = dict(conn.execute(f"SELECT id, guard FROM definitions WHERE guard IS NOT NULL AND file IN ({changes})",
+                               sorted(changed))) if "guard" in def_columns else {}
+    wanted = {r[5]: r for r in definition_nodes(conn, guards, name_lines, f"WHERE file IN ({changes})",
+                                                tuple(sorted(changed)))}
     if _match_changed(m, old_defs, wanted, _definition_keys(old, changed, def_columns),
                       _definition_keys(conn, changed, def_columns)) is None:
         return None
-    for row in graph.values():
-        if row[1] == NodeKind.LIBRARY:
-            nodes.library[(row[7], row[2])] = row[0]
+    for node, name, family in conn.execute("SELECT id, name, detail FROM nodes WHERE kind = ?", (NodeKind.LIBRARY,)):
+        nodes.library[(family, name)] = node
     for key, node in cold.library.items():  # the entry points library_calls names: a node each
         if key not in nodes.library:
             nodes.library[key] = nodes.add(*cold.rows[node - 1][1:8])
-    m.device = {n: r[8] for n, r in graph.items() if n not in m.removed}
+    m.device = {n: v for n, v in conn.execute("SELECT id, device_path FROM nodes WHERE device_path != 0")
+                if n not in m.removed}
     return m
 
 
@@ -208,8 +213,9 @@ def _callers_of(conn: sqlite3.Connection, names: set[str], tables: set[str]) -> 
     _fill(conn, "_link_names", wanted)
     files = {r[0] for r in conn.execute(
         "SELECT DISTINCT file FROM calls WHERE callee_name IN (SELECT name FROM temp._link_names)")}
-    files |= {f for f, n in conn.execute("SELECT file, callee_name FROM calls WHERE callee_name LIKE '%{%'")
-              if n[:n.index("{")] in wanted}
+    for name in wanted:  # `name{...}`: the callee names that start so ('|' follows '{'), by ix_calls_callee_name
+        files |= {f for f, n in conn.execute("SELECT file, callee_name FROM calls WHERE callee_name >= ? AND "
+                                             "callee_name < ?", (name + "{", name + "|")) if n[:n.index("{")] in wanted}
     for kind, kernel, file in conn.execute("SELECT kind, kernel, file FROM launches WHERE kernel IS NOT NULL"):
         if _last(kernel) in names or (kind != "triple_chevron" and "operator()" in names):
             files.add(file)
@@ -269,8 +275,9 @@ _CALLERS = ("WITH RECURSIVE up(id) AS (SELECT id FROM temp._changed_nodes UNION 
             "ON e.dst = up.id WHERE e.kind = ?) SELECT id FROM up")
 
 
-def _device_paths(conn: sqlite3.Connection, m: _Matched, new: list[tuple]) -> dict[int, int]:
-    """device_path of every node of the updated graph (stage.DeviceWork.paths), from the index's values and
+def _device_paths(conn: sqlite3.Connection, m: _Matched, new: list[tuple]) -> tuple[dict[int, int], set[int]]:
+    """device_path of the nodes of the updated graph where not 0 (stage.DeviceWork.paths), and the nodes of the
+    index whose value changes; from the index's values and
     the new edges. Only the nodes the new edges start at (those of the files resolved again, and the nodes
     added) and the nodes that call them, transitively, can change: a node's value says what it reaches
     through its calls. Those are worked out again from their edges; a call out of them to a node that
@@ -296,7 +303,8 @@ def _device_paths(conn: sqlite3.Connection, m: _Matched, new: list[tuple]) -> di
                 work.redispatchers.extend(callers)
     device = {n: v for n, v in m.device.items() if n not in affected}
     device.update((n, v) for n, v in work.paths().items() if n in affected)
-    return device
+    added = {r[0] for r in m.nodes.rows}
+    return device, {n for n in affected - added if device.get(n, 0) != m.device.get(n, 0)}
 
 
 def _fill_ids(conn: sqlite3.Connection, table: str, ids: Iterable[int]) -> None:
@@ -333,7 +341,7 @@ def _counting(conn: sqlite3.Connection, moved: set[int], files: set[str]) -> set
     return more
 
 
-def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], new: list[tuple]) -> None:
+def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved: set[int], new: list[tuple]) -> None:
     """The edges of the files resolved again and the op edges replaced, the nodes removed, moved and added,
     the library nodes no edge and no library call names removed, device_path updated where it changed."""
     marks = ", ".join("?" * len(OP_EDGES))
@@ -341,8 +349,7 @@ def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], new: l
     conn.executemany("DELETE FROM nodes WHERE id = ?", [(n,) for n in m.removed])
     conn.executemany("UPDATE nodes SET line = ?, end_line = ?, ref = ?, detail = ? WHERE id = ?", m.updates)
     conn.executemany(NODE_INSERT, [(*r[:8], device.get(r[0], 0)) for r in m.nodes.rows])
-    conn.executemany("UPDATE nodes SET device_path = ? WHERE id = ?",
-                     [(device.get(n, 0), n) for n, v in m.device.items() if device.get(n, 0) != v])
+    conn.executemany("UPDATE nodes SET device_path = ? WHERE id = ?", [(device.get(n, 0), n) for n in moved])
     conn.executemany(EDGE_INSERT, new)
     conn.execute("DELETE FROM nodes WHERE kind = ? AND id NOT IN (SELECT dst FROM edges WHERE kind = ? AND dst IS "
                  "NOT NULL) AND (detail, name) NOT IN (SELECT family, callee FROM library_calls)",
