@@ -49,6 +49,7 @@ EDITS = {
                                     "\nDECLARE_DISPATCH(scale_fn, scale_stub);", "whole"),
     "delete a file": (f"{N}Other.cpp", "", DROPPED, "incremental"),
     "delete a header": (f"{N}mps/Helpers.h", "", DROPPED, "incremental"),
+    "rename an op's kernel": (f"{N}Scale.cpp", "Tensor scale_cpu(", "Tensor scale_cpu_renamed(", "incremental"),
     "add a kernel launch": (f"{N}Scale.cpp", "  helper(self);", "  helper(self);\n  pick_kernel(3);", "incremental"),
     # device_path changes in a file not resolved again: Other.cpp's other_user calls pick(int), and other_user2
     # calls gemm<float>

@@ -341,11 +341,37 @@ def _counting(conn: sqlite3.Connection, moved: set[int], files: set[str]) -> set
     return more
 
 
+def _op_edges_changed(conn: sqlite3.Connection, new: list[tuple]) -> list[tuple]:
+    """The op edges made again replace the graph's (they start at the op and kernel nodes): those not made
+    again are deleted; returned: the new rows to insert (those of the files, and the op edges not there yet)."""
+    marks = ", ".join("?" * len(OP_EDGES))
+    there: dict[tuple, list[int]] = {}
+    for edge, *row in conn.execute(
+            f"SELECT id, kind, src, dst, file, line, how, target, detail FROM edges WHERE src IN (SELECT id FROM nodes "
+            f"WHERE kind IN (?, ?)) AND kind IN ({marks})", (NodeKind.OP, NodeKind.KERNEL, *OP_EDGES)):
+        there.setdefault(tuple(row), []).append(edge)
+    rows = []
+    for row in new:
+        same = there.get(row) if row[0] in OP_EDGES else None
+        if same:
+            same.pop()
+        else:
+            rows.append(row)
+    conn.executemany("DELETE FROM edges WHERE id = ?", [(edge,) for left in there.values() for edge in left])
+    return rows
+
+
 def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved: set[int], new: list[tuple]) -> None:
     """The edges of the files resolved again and the op edges replaced, the nodes removed, moved and added,
     the library nodes no edge and no library call names removed, device_path updated where it changed."""
     marks = ", ".join("?" * len(OP_EDGES))
-    conn.execute(f"DELETE FROM edges WHERE kind IN ({marks}) OR file IN (SELECT path FROM {_FILES})", OP_EDGES)
+    # The edges of the files resolved again, found through ix_edges_src: an edge starts at a node of its own
+    # file (a fact's edges start at the definition around it), but for a stub's (registers, declared-at,
+    # defined-at) and the op edges.
+    conn.execute(f"DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) OR "
+                 f"kind = ?) AND file IN (SELECT path FROM {_FILES}) AND kind NOT IN ({marks})",
+                 (NodeKind.STUB, *OP_EDGES))
+    new = _op_edges_changed(conn, new)
     conn.executemany("DELETE FROM nodes WHERE id = ?", [(n,) for n in m.removed])
     conn.executemany("UPDATE nodes SET line = ?, end_line = ?, ref = ?, detail = ? WHERE id = ?", m.updates)
     conn.executemany(NODE_INSERT, [(*r[:8], device.get(r[0], 0)) for r in m.nodes.rows])
