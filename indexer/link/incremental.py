@@ -14,9 +14,10 @@ What a call's resolution reads is of two sorts:
 The facts of the changed files, and of the files that call, launch, register or hold a changed name,
 are resolved again; the other files' edges stay. Where those files call through a template parameter,
 or call a template that does (template_args.py binds its parameters to what its call sites write), the
-graph is linked whole. The op edges and the device_path marks are made again
-over the whole graph; where a node's device_path changes, the files holding ambiguous calls that may
-count it among their candidates ("7 (2 lead to device work)") are resolved again too.
+graph is linked whole. The op edges are made again over the whole graph (only those that changed are
+written); device_path is worked out again for the nodes of the files resolved again and their callers,
+transitively (the others' cannot change); where a node's device_path changes, the files holding ambiguous
+calls that may count it among their candidates ("7 (2 lead to device work)") are resolved again too.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .nodes import Nodes, definition_nodes, make_nodes
 from .edges import call_rows
 from .includes import IncludeGraph
 from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, LinkSummary, callable_classes,
-                    count_device_candidates, definition_guards, fact_edges, prepare)
+                    count_device_candidates, fact_edges, prepare)
 
 OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BACKWARD)  # made again each time
 _DEFINITIONS = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
@@ -277,13 +278,13 @@ _CALLERS = ("WITH RECURSIVE up(id) AS (SELECT id FROM temp._changed_nodes UNION 
 
 def _device_paths(conn: sqlite3.Connection, m: _Matched, new: list[tuple]) -> tuple[dict[int, int], set[int]]:
     """device_path of the nodes of the updated graph where not 0 (stage.DeviceWork.paths), and the nodes of the
-    index whose value changes; from the index's values and
-    the new edges. Only the nodes the new edges start at (those of the files resolved again, and the nodes
-    added) and the nodes that call them, transitively, can change: a node's value says what it reaches
-    through its calls. Those are worked out again from their edges; a call out of them to a node that
-    keeps its value counts as that node's value (1: it leads to device work, 3: to the dispatcher)."""
+    index whose value changes. A node's value says what it reaches through its calls, so only the nodes the
+    new edges start at (those of the files resolved again, and the nodes added) and the nodes that call them,
+    transitively, can change. Those are worked out again from their edges; a call out of them to a node that
+    keeps its value counts as that node's value (1: it leads to device work, 3: to the dispatcher). The op
+    edges play no part (they are none of the kinds stage.DeviceWork reads)."""
     changed = {r[0] for r in conn.execute("SELECT id FROM temp._relinked")} | {r[0] for r in m.nodes.rows}
-    changed |= {row[1] for row in new}
+    changed |= {row[1] for row in new if row[0] not in OP_EDGES}
     _fill_ids(conn, "_changed_nodes", changed)
     affected = {r[0] for r in conn.execute(_CALLERS, (EdgeKind.CALLS,))} | changed
     _fill_ids(conn, "_callers", affected - changed)
