@@ -552,12 +552,13 @@ def _inputs_hash(conn: sqlite3.Connection, tables: tuple[str, ...], *texts: byte
 
 def _dispatch_table_stage(conn: sqlite3.Connection, run: _Run) -> None:
     """The dispatch keys and the computed dispatch table (indexer/dispatcher/table_stage.py); kept when the
-    registrations and the key sources are those of the index updated."""
+    registrations (meta registrations_hash, see _dispatcher_stage) and the key sources are those of the
+    index updated."""
     from .dispatcher import keymodel, table_stage
 
     run.progress("dispatch table", 0, 1)
     sources = {p: run.ck.contents[p] for p in keymodel.SOURCES if p in run.ck.contents}
-    inputs = _inputs_hash(conn, ("dispatcher_registrations",), run.meta["link_key"].encode(),
+    inputs = _inputs_hash(conn, (), run.meta["link_key"].encode(), run.meta["registrations_hash"].encode(),
                           *(p.encode() + b"\0" + data for p, data in sorted(sources.items())))
     if _unchanged(run, "dispatch_table_inputs", inputs):
         run.meta["dispatch_table_warning"] = run.previous.get("dispatch_table_warning", "")
@@ -592,9 +593,14 @@ def _dispatcher_stage(conn: sqlite3.Connection, run: _Run) -> None:
                                                                        discover.DEFAULT_MAX_FILE_SIZE))
         except discover.Skipped:
             texts.append(rel.encode())
-    if not _unchanged(run, "dispatcher_inputs", _inputs_hash(conn, _DISPATCHER_TABLES, *texts)):
+    kept = _unchanged(run, "dispatcher_inputs", _inputs_hash(conn, _DISPATCHER_TABLES, *texts))
+    if not kept:
         stage.fill(conn, run.ck.root, run.ck.texts, version)
         backward_table.fill(conn, version)
+    # The hash of the registrations' rows (the dispatch table stage's input): made where they were written;
+    # where the stage was kept, its rows are the index's, and so is their hash.
+    previous = run.previous.get("registrations_hash") if kept and run.previous is not None else None
+    run.meta["registrations_hash"] = previous or _inputs_hash(conn, ("dispatcher_registrations",))
     conn.commit()
     run.progress("dispatcher", 1, 1)
 

@@ -257,3 +257,23 @@ def test_cli_summary_has_no_notes_when_all_is_well(mini: Path, tmp_path: Path):
     result = run("tg-index", str(mini), "--db", str(tmp_path / "ix.db"), "--quiet")
     assert result.returncode == 0, result.stderr
     assert re.fullmatch(r"indexed 10 ops, 13 kernels, 21 files in \d+\.\d s -> .*ix\.db\n", result.stdout)
+
+
+def test_the_dispatch_table_is_made_again_when_the_registrations_change_and_kept_when_not(mini: Path, tmp_path: Path):
+    db = tmp_path / "ix.db"
+    build(mini, db, jobs=1)
+    kernel = mini / "aten/src/ATen/native/cuda/AddKernel.cu"
+    kernel.write_text(kernel.read_text().replace("<<<grid, block, 0, stream>>>", "<<<grid, 256>>>"))
+    build(mini, db, jobs=1)  # no registration changed: both stages kept
+    assert _meta(db)["kept_stages"] == "dispatcher,dispatch_table"
+    kernel.write_text(kernel.read_text().replace('m.impl("add.Tensor", TORCH_FN(add_kernel_cuda_impl));',
+                                                 'm.impl("add.Tensor", TORCH_FN(add_kernel_cuda_other));'))
+    build(mini, db, jobs=1)  # the CUDA registration names another kernel: both made again
+    assert _meta(db)["kept_stages"] == ""
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT kernel FROM dispatcher_registrations WHERE op = 'aten::add.Tensor' AND key = 'CUDA' "
+                            "AND source = 'handwritten'").fetchall() == [("add_kernel_cuda_other",)]
+    build(mini, db, jobs=1)  # nothing changed
+    kernel.write_text(kernel.read_text() + "\n// a comment\n")
+    build(mini, db, jobs=1)
+    assert _meta(db)["kept_stages"] == "dispatcher,dispatch_table"
