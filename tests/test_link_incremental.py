@@ -49,6 +49,8 @@ EDITS = {
                                     "\nDECLARE_DISPATCH(scale_fn, scale_stub);", "whole"),
     "delete a file": (f"{N}Other.cpp", "", DROPPED, "incremental"),
     "delete a header": (f"{N}mps/Helpers.h", "", DROPPED, "incremental"),
+    "a kernel takes the name another file registers": (f"{N}cuda/ScaleKernel.cu", "scale_kernel_cuda", "scale_kernel",
+                                                        "incremental"),
     "rename an op's kernel": (f"{N}Scale.cpp", "Tensor scale_cpu(", "Tensor scale_cpu_renamed(", "incremental"),
     "add a kernel launch": (f"{N}Scale.cpp", "  helper(self);", "  helper(self);\n  pick_kernel(3);", "incremental"),
     # device_path changes in a file not resolved again: Other.cpp's other_user calls pick(int), and other_user2
@@ -134,6 +136,25 @@ def test_an_edit_moves_the_device_path_of_callers_in_files_not_resolved_again(ed
     _edit(tree, *EDITS[edit][:3])
     build(tree, db, jobs=1)
     assert (meta(db, "linked"), _other_users(db)) == ("incremental", CALLERS_MOVE[edit])
+
+
+def test_a_file_that_only_registers_a_changed_name_has_its_registrations_alone_resolved_again(
+        indexed: tuple[Path, Path]):
+    tree, db = indexed
+    cpu = f"{N}cpu/ScaleKernel.cpp"  # registers its own scale_kernel, which the .cu's kernel is renamed to
+
+    def edges() -> tuple[list, list]:
+        with sqlite3.connect(db) as conn:
+            rows = conn.execute("SELECT e.id, e.kind, n.name FROM edges e LEFT JOIN nodes n ON n.id = e.dst "
+                                "WHERE e.file = ? ORDER BY e.id", (cpu,)).fetchall()
+        return [r for r in rows if r[1] != "registers"], [r[1:] for r in rows if r[1] == "registers"]
+
+    calls, registers = edges()
+    assert calls and registers == [("registers", "at::native::(anonymous)::scale_kernel")] * 2 + [("registers", None)]
+    _edit(tree, *EDITS["a kernel takes the name another file registers"][:3])
+    build(tree, db, jobs=1)
+    assert meta(db, "linked") == "incremental"
+    assert edges() == (calls, registers)  # the same rows: its calls' edges kept (their ids too), its registration made again
 
 
 def test_a_rename_resolves_the_callers_again(indexed: tuple[Path, Path]):

@@ -231,10 +231,21 @@ def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers
         meant = names.called(stub, ctx.chain, ctx.usings, hiding_functions(symbols, ctx))
         if meant is not None:
             yield (EdgeKind.USES_STUB, src.node, nodes.stub[meant], file, line, How.EXACT, stub, how)
+    yield from stub_site_edges(conn, nodes, contexts, resolver, files)
+
+
+def stub_site_edges(conn: sqlite3.Connection, nodes: Nodes, contexts, resolver: Resolver, files: str | None = None,
+                    registrations: bool = False) -> Iterator[Edge]:
+    """declared-at, defined-at and registers from the stubs (of the files in the temporary table `files`, or
+    all); registrations: only the registers edges (an incremental link resolves those again in the files
+    that register a name whose definitions changed)."""
+    names = nodes.stub_names
     scope = "scope" if "scope" in {r[1] for r in conn.execute("PRAGMA table_info(stubs)")} else "''"
+    only = f"{'AND' if files else 'WHERE'} kind NOT IN ('{StubKind.DECLARE}', '{StubKind.DEFINE}') " \
+        if registrations else ""
     for stub, kind, device, arch, kernel, null, file, line, at in conn.execute(
             f"SELECT stub, kind, device, arch, kernel, is_nullptr, file, line, {scope} FROM stubs "
-            f"{_in(files, True)}ORDER BY id"):
+            f"{_in(files, True)}{only}ORDER BY id"):
         src = nodes.stub[names.at_site(stub, at)]
         if kind == StubKind.DECLARE:
             yield (EdgeKind.DECLARED_AT, src, None, file, line, How.EXACT, stub, None)

@@ -11,10 +11,10 @@ What a call's resolution reads is of two sorts:
   lines keeps its node (its lines updated); the others are removed or added, and their names are the
   changed names.
 
-The facts of the changed files, and of the files that call, launch, register or hold a changed name,
-are resolved again; the other files' edges stay. Where those files call through a template parameter,
-or call a template that does (template_args.py binds its parameters to what its call sites write), the
-graph is linked whole. The op edges are made again over the whole graph (only those that changed are
+The facts of the changed files, and of the files that call, launch or hold a changed name, are resolved
+again, and the stub registrations of the files that register one; the other edges stay. Where those
+files call through a template parameter, or call a template that does (template_args.py binds its
+parameters to what its call sites write), the graph is linked whole. The op edges are made again over the whole graph (only those that changed are
 written); device_path is worked out again for the nodes of the files resolved again and their callers,
 transitively (the others' cannot change); where a node's device_path changes, the files holding ambiguous
 calls that may count it among their candidates ("7 (2 lead to device work)") are resolved again too.
@@ -33,7 +33,7 @@ from .. import index_file
 from . import template_args
 from .kinds import EdgeKind, How, NodeKind
 from .nodes import Nodes, definition_nodes, make_nodes
-from .edges import call_rows
+from .edges import call_rows, stub_site_edges
 from .includes import IncludeGraph
 from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, LinkSummary, callable_classes,
                     count_device_candidates, fact_edges, prepare)
@@ -41,6 +41,7 @@ from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, LinkSumma
 OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BACKWARD)  # made again each time
 _DEFINITIONS = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
 _FILES = "temp._relink_files"  # the files whose facts are resolved again (stage.SOME_DEFINITIONS reads it)
+_REGISTERING = "temp._reregister_files"  # files only whose stub registrations are resolved again
 _ROUNDS = 4  # rounds of "a device_path changed: resolve the ambiguous calls that may count it" at most
 MAX_CHANGED = 1000  # more changed files than this: the whole graph is linked (most of it would be resolved anyway)
 
@@ -74,11 +75,14 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
         matched = _match(conn, old, changed, def_columns)
     if matched is None:
         return None
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS _relink_files (path TEXT PRIMARY KEY)")
+    for table in ("_relink_files", "_reregister_files"):
+        conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (path TEXT PRIMARY KEY)")
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS _link_names (name TEXT PRIMARY KEY)")
-    files = changed | _callers_of(conn, matched.changed_names, tables)
+    callers, registering = _callers_of(conn, matched.changed_names, tables)
+    files = changed | callers
     for _ in range(_ROUNDS):
-        calls = _select(conn, files, tables)
+        registering -= files
+        calls = _select(conn, files, registering, tables)
         p = prepare(conn, matched.nodes, tables, def_columns, matched.cold, some=True, includes=includes)
         if p.inputs != previous_inputs:
             return None
@@ -90,6 +94,7 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
         if _dangling(conn, matched):
             return None
         new = list(fact_edges(conn, p, jobs, _FILES, call_rows=calls))
+        new += stub_site_edges(conn, p.nodes, p.contexts, p.resolver, _REGISTERING, registrations=True)
         if template_args.rebinding_needed(conn, new, _FILES, p.symbols, p.resolver.types):
             return None  # a template's parameters may be bound otherwise: the bindings are made over the whole graph
         device, moved = _device_paths(conn, matched, new)
@@ -202,12 +207,13 @@ def _last(name: str) -> str:
     return name.split("<", 1)[0].rsplit("::", 1)[-1]
 
 
-def _callers_of(conn: sqlite3.Connection, names: set[str], tables: set[str]) -> set[str]:
-    """The files with a fact whose resolution looks up one of the names: a call, a launch, a stub
-    registration, a variable holding kernels; for operator(), each call of a callable class and each
-    functor a launch helper runs."""
+def _callers_of(conn: sqlite3.Connection, names: set[str], tables: set[str]) -> tuple[set[str], set[str]]:
+    """The files with a fact whose resolution looks up one of the names: a call, a launch, a variable
+    holding kernels (for operator(), each call of a callable class and each functor a launch helper runs);
+    and apart, the files with a stub registration that does (their registrations alone are resolved again:
+    a CUDA kernel's name is often a CPU kernel's too, registered in a file of a thousand calls)."""
     if not names:
-        return set()
+        return set(), set()
     wanted = set(names)
     if "operator()" in names:
         wanted |= callable_classes(conn, tables)
@@ -220,14 +226,13 @@ def _callers_of(conn: sqlite3.Connection, names: set[str], tables: set[str]) -> 
     for kind, kernel, file in conn.execute("SELECT kind, kernel, file FROM launches WHERE kernel IS NOT NULL"):
         if _last(kernel) in names or (kind != "triple_chevron" and "operator()" in names):
             files.add(file)
-    for kernel, file in conn.execute("SELECT kernel, file FROM stubs WHERE kernel IS NOT NULL"):
-        if _last(kernel) in names:
-            files.add(file)
+    registering = {file for kernel, file in conn.execute("SELECT kernel, file FROM stubs WHERE kernel IS NOT NULL")
+                   if _last(kernel) in names}
     if "kernel_aliases" in tables:
         for file, targets in conn.execute("SELECT file, targets FROM kernel_aliases"):
             if any(t.rsplit("::", 1)[-1] in names or _last(t) in names for t in json.loads(targets)):
                 files.add(file)
-    return files
+    return files, registering
 
 
 def _fill(conn: sqlite3.Connection, table: str, values: Iterable[str]) -> None:
@@ -235,10 +240,12 @@ def _fill(conn: sqlite3.Connection, table: str, values: Iterable[str]) -> None:
     conn.executemany(f"INSERT INTO temp.{table} VALUES (?)", [(v,) for v in values])
 
 
-def _select(conn: sqlite3.Connection, files: set[str], tables: set[str]) -> list[tuple]:
-    """Fill the temporary tables prepare and fact_edges read: the files resolved again, and every name their
-    facts and the op edges look up (stage.SOME_DEFINITIONS); the files' calls (edges.call_rows)."""
+def _select(conn: sqlite3.Connection, files: set[str], registering: set[str], tables: set[str]) -> list[tuple]:
+    """Fill the temporary tables prepare and fact_edges read: the files resolved again, those whose stub
+    registrations alone are, and every name their facts and the op edges look up (stage.SOME_DEFINITIONS);
+    the files' calls (edges.call_rows)."""
     _fill(conn, "_relink_files", files)
+    _fill(conn, "_reregister_files", registering)
     calls = call_rows(conn, _FILES)
     names = {"operator()"}
     names |= {r[0] for r in conn.execute("SELECT DISTINCT kernel FROM dispatch")}
@@ -249,6 +256,8 @@ def _select(conn: sqlite3.Connection, files: set[str], tables: set[str]) -> list
     for table in ("launches", "stubs"):
         names |= {_last(k) for (k,) in conn.execute(
             f"SELECT DISTINCT kernel FROM {table} WHERE kernel IS NOT NULL AND file IN (SELECT path FROM {_FILES})")}
+    names |= {_last(k) for (k,) in conn.execute(
+        f"SELECT DISTINCT kernel FROM stubs WHERE kernel IS NOT NULL AND file IN (SELECT path FROM {_REGISTERING})")}
     if "kernel_aliases" in tables:
         for (targets,) in conn.execute(f"SELECT targets FROM kernel_aliases WHERE file IN (SELECT path FROM {_FILES})"):
             names |= {t.rsplit("::", 1)[-1] for t in json.loads(targets)}
@@ -258,7 +267,7 @@ def _select(conn: sqlite3.Connection, files: set[str], tables: set[str]) -> list
 
 def _dangling(conn: sqlite3.Connection, m: _Matched) -> bool:
     """Whether an edge that stays names a node that is gone (it should have been resolved again): every edge
-    but those of the files resolved again, which go, and the op edges, which are made again. Fills
+    but those of the files resolved again, which go, the registrations made again, and the op edges. Fills
     temp._relinked with the nodes of the files resolved again (a fact's edges start at the definition around
     it)."""
     _fill_ids(conn, "_removed", m.removed)
@@ -268,7 +277,8 @@ def _dangling(conn: sqlite3.Connection, m: _Matched) -> bool:
     return conn.execute(
         "SELECT 1 FROM edges WHERE (src IN (SELECT id FROM temp._removed) OR dst IN (SELECT id FROM temp._removed)) "
         f"AND (file IS NULL OR file NOT IN (SELECT path FROM {_FILES})) AND kind NOT IN "
-        f"({', '.join('?' * len(OP_EDGES))}) LIMIT 1", OP_EDGES).fetchone() is not None
+        f"({', '.join('?' * len(OP_EDGES))}) AND NOT (kind = ? AND file IN (SELECT path FROM {_REGISTERING})) LIMIT 1",
+        (*OP_EDGES, EdgeKind.REGISTERS)).fetchone() is not None
 
 
 # The nodes that call one of temp._changed_nodes, transitively, through the edges of the graph in the index.
@@ -363,8 +373,9 @@ def _op_edges_changed(conn: sqlite3.Connection, new: list[tuple]) -> list[tuple]
 
 
 def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved: set[int], new: list[tuple]) -> None:
-    """The edges of the files resolved again and the op edges replaced, the nodes removed, moved and added,
-    the library nodes no edge and no library call names removed, device_path updated where it changed."""
+    """The edges of the files resolved again, the registrations made again and the op edges replaced, the nodes
+    removed, moved and added, the library nodes no edge and no library call names removed, device_path
+    updated where it changed."""
     marks = ", ".join("?" * len(OP_EDGES))
     # The edges of the files resolved again, found through ix_edges_src: an edge starts at a node of its own
     # file (a fact's edges start at the definition around it), but for a stub's (registers, declared-at,
@@ -372,6 +383,8 @@ def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved:
     conn.execute(f"DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) OR "
                  f"kind = ?) AND file IN (SELECT path FROM {_FILES}) AND kind NOT IN ({marks})",
                  (NodeKind.STUB, *OP_EDGES))
+    conn.execute(f"DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE kind = ?) AND kind = ? AND file IN "
+                 f"(SELECT path FROM {_REGISTERING})", (NodeKind.STUB, EdgeKind.REGISTERS))
     new = _op_edges_changed(conn, new)
     conn.executemany("DELETE FROM nodes WHERE id = ?", [(n,) for n in m.removed])
     conn.executemany("UPDATE nodes SET line = ?, end_line = ?, ref = ?, detail = ? WHERE id = ?", m.updates)
