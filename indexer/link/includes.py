@@ -30,6 +30,8 @@ class IncludeGraph:
             for i in range(len(parts)):
                 self._by_suffix.setdefault("/".join(parts[i:]), []).append(path)
         self.direct: dict[str, list[str]] = {}
+        self._found: dict[tuple[str, str], str | None] = {}  # (folder, target) -> _find's answer, where the name's
+        # characters play no part (a path found beside the includer, or the one path ending so)
         for file, target in includes:
             found = self._find(file, target, known)
             if found is not None:
@@ -37,18 +39,23 @@ class IncludeGraph:
         self._closure: dict[str, frozenset[str]] = {}
 
     def _find(self, file: str, target: str, known: set[str]) -> str | None:
-        local = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
+        folder = file.rpartition("/")[0]  # (posixpath.dirname of a relative path)
+        got = self._found.get((folder, target), "")
+        if got != "":
+            return got
+        local = posixpath.normpath(posixpath.join(folder, target))
         if local in known:
-            return local
-        found = self._by_suffix.get(target.lstrip("./"))
-        if not found:
-            template = generated_template(target.lstrip("./"))
-            found = self._by_suffix.get(f"ATen/templates/{template}") if template is not None else None
-        if not found:
-            return None
-        if len(found) == 1:
-            return found[0]
-        return max(found, key=lambda p: (len(posixpath.commonprefix([p, file])), -len(p)))
+            got = local
+        else:
+            found = self._by_suffix.get(target.lstrip("./"))
+            if not found:
+                template = generated_template(target.lstrip("./"))
+                found = self._by_suffix.get(f"ATen/templates/{template}") if template is not None else None
+            if found and len(found) > 1:  # the nearest to the includer, by the characters of its whole path
+                return max(found, key=lambda p: (len(posixpath.commonprefix([p, file])), -len(p)))
+            got = found[0] if found else None
+        self._found[(folder, target)] = got
+        return got
 
     def closure(self, file: str) -> frozenset[str]:
         """Every checkout file `file` includes, directly or through others."""
