@@ -249,13 +249,20 @@ def main() -> None:
 
         again_s, *_ = timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])
         print(f"2. again, nothing changed   {again_s:7.2f} s   (target <= 1 s)")
+        # The update is timed five times, the edit and its undo in turn (each changes one .cu file), as the
+        # cold index is timed three times: one run on a shared machine is not the figure.
         touched = copy / TOUCHED
-        touched.write_text(touched.read_text().replace("softplus_kernel(", "softplus_kernel_renamed(", 1))
-        touch_s, *_ = timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])
+        original = touched.read_text()
+        edited = original.replace("softplus_kernel(", "softplus_kernel_renamed(", 1)
+        touches = []
+        for i in range(5):
+            touched.write_text(edited if i % 2 == 0 else original)
+            touches.append(timed([str(BIN / "tg-index"), str(copy), "--db", str(db), "-q"])[0])
         seen = subprocess.run([str(BIN / "tg-query"), "--db", str(db), "sql",
                                "SELECT count(*) FROM definitions WHERE name = 'softplus_kernel_renamed'"],
                               capture_output=True, text=True, check=True).stdout.split()[2]
-        print(f"   one .cu file touched     {touch_s:7.2f} s   (target <= 2 s; change seen: {seen == '1'})")
+        print(f"   one .cu file touched     {statistics.median(touches):7.2f} s   (target <= 2 s; median of 5, the edit"
+              f" and its undo in turn: {', '.join(f'{x:.2f}' for x in touches)}; change seen: {seen == '1'})")
 
         runs = []
         for _ in range(11):
