@@ -32,7 +32,7 @@ from pathlib import Path
 from .. import index_file
 from . import template_args
 from .kinds import EdgeKind, How, NodeKind
-from .nodes import Nodes, definition_nodes, make_nodes
+from .nodes import Nodes, definition_nodes, make_nodes, temp_nodes
 from .edges import call_rows, stub_site_edges
 from .includes import IncludeGraph
 from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, LinkSummary, callable_classes,
@@ -270,8 +270,8 @@ def _dangling(conn: sqlite3.Connection, m: _Matched) -> bool:
     but those of the files resolved again, which go, the registrations made again, and the op edges. Fills
     temp._relinked with the nodes of the files resolved again (a fact's edges start at the definition around
     it)."""
-    _fill_ids(conn, "_removed", m.removed)
-    _fill_ids(conn, "_relinked", (r[0] for r in conn.execute(
+    temp_nodes(conn, "_removed", m.removed)
+    temp_nodes(conn, "_relinked", (r[0] for r in conn.execute(
         f"SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) AND kind IN "
         f"({', '.join('?' * len(_DEFINITIONS))})", _DEFINITIONS)))
     return conn.execute(
@@ -295,9 +295,9 @@ def _device_paths(conn: sqlite3.Connection, m: _Matched, new: list[tuple]) -> tu
     edges play no part (they are none of the kinds stage.DeviceWork reads)."""
     changed = {r[0] for r in conn.execute("SELECT id FROM temp._relinked")} | {r[0] for r in m.nodes.rows}
     changed |= {row[1] for row in new if row[0] not in OP_EDGES}
-    _fill_ids(conn, "_changed_nodes", changed)
+    temp_nodes(conn, "_changed_nodes", changed)
     affected = {r[0] for r in conn.execute(_CALLERS, (EdgeKind.CALLS,))} | changed
-    _fill_ids(conn, "_callers", affected - changed)
+    temp_nodes(conn, "_callers", affected - changed)
     work = DeviceWork(n for n in _global_kernels(conn, m) if n in affected)
     kinds = (*DEVICE_WORK, EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP)
     work.add((kind, src, dst, None, None, how) for kind, src, dst, how in conn.execute(
@@ -318,12 +318,6 @@ def _device_paths(conn: sqlite3.Connection, m: _Matched, new: list[tuple]) -> tu
     return device, {n for n in affected - added if device.get(n, 0) != m.device.get(n, 0)}
 
 
-def _fill_ids(conn: sqlite3.Connection, table: str, ids: Iterable[int]) -> None:
-    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (id INTEGER PRIMARY KEY)")
-    conn.execute(f"DELETE FROM temp.{table}")
-    conn.executemany(f"INSERT INTO temp.{table} VALUES (?)", [(n,) for n in ids])
-
-
 def _global_kernels(conn: sqlite3.Connection, m: _Matched) -> list[int]:
     found = [r[0] for r in conn.execute("SELECT id FROM nodes WHERE kind = ?", (NodeKind.GLOBAL_KERNEL,))
              if r[0] not in m.removed]
@@ -338,7 +332,7 @@ def _counting(conn: sqlite3.Connection, moved: set[int], files: set[str]) -> set
     the definitions whose device_path changed (their names are among the call's words)."""
     if not moved:
         return set()
-    _fill_ids(conn, "_moved", moved)
+    temp_nodes(conn, "_moved", moved)
     words = {w for (name,) in conn.execute(
         "SELECT DISTINCT d.name FROM nodes n JOIN definitions d ON d.id = n.ref WHERE n.id IN (SELECT id FROM "
         f"temp._moved) AND n.kind IN ({', '.join('?' * len(_DEFINITIONS))})", _DEFINITIONS)

@@ -4,6 +4,7 @@ derivatives.yaml entry, numbered in that order (the same facts give the same ids
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..vocab import DefinitionKind
@@ -73,3 +74,10 @@ def definition_nodes(conn: sqlite3.Connection, guards: dict[int, str], name_line
             for ref, qualified, kind, file, line, end in conn.execute(
                 f"SELECT id, qualified_name, kind, file, {line_column}, end_line FROM definitions {where} ORDER BY id",
                 params)]
+
+
+def temp_nodes(conn: sqlite3.Connection, table: str, ids: Iterable[int]) -> None:
+    """The temporary table `table` (made when missing) holds these node ids, for a query to join on."""
+    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (id INTEGER PRIMARY KEY)")
+    conn.execute(f"DELETE FROM temp.{table}")
+    conn.executemany(f"INSERT INTO temp.{table} VALUES (?)", [(n,) for n in ids])

@@ -42,6 +42,7 @@ from collections.abc import Callable
 from . import overloads
 from .classify import template_args, written_parts
 from .kinds import EdgeKind, How
+from .nodes import temp_nodes
 from .resolve import Resolver
 from .symbols import Symbol, Symbols, split_top_level
 
@@ -289,9 +290,7 @@ def rebinding_needed(conn: sqlite3.Connection, new_rows: list, files_table: str,
 def _using(nodes: set[int], conn: sqlite3.Connection) -> set[int]:
     """Of these nodes, the templates whose edges a binding makes, and those that may hand one on (they call
     with template arguments written)."""
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS _template_callees (id INTEGER PRIMARY KEY)")
-    conn.execute("DELETE FROM temp._template_callees")
-    conn.executemany("INSERT INTO temp._template_callees VALUES (?)", [(n,) for n in nodes])
+    temp_nodes(conn, "_template_callees", nodes)
     return {r[0] for r in conn.execute(
         "SELECT DISTINCT src FROM edges WHERE src IN (SELECT id FROM temp._template_callees) AND (how = ? OR detail "
         "LIKE 'template parameter %' OR detail GLOB ? OR (kind = ? AND instr(target, '<') > 0))",
