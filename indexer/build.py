@@ -227,11 +227,45 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     start = time.perf_counter()
     root = discover.check_checkout(checkout)
     # Before anything is read: never write over a file that is not ours. The existing index's quick_check
-    # runs while the checkout is read.
-    checked = index_file.begin_check(db)
-    progress("yaml", 0, 3)
-    ck = _read_checkout(root, excludes, max_file_size)
-    target = checked()
+    # runs while the checkout is read, and, for an index of ours, while the build updates a copy of it
+    # (index_file.begin_check): its answer is asked for before the copy is renamed over the index.
+    pending = index_file.begin_check(db)
+    try:
+        progress("yaml", 0, 3)
+        ck = _read_checkout(root, excludes, max_file_size)
+        if not pending.deferred:
+            return _build_on(pending(), ck, start, progress, excludes, jobs, codegen_timeout, pending)
+        try:
+            return _build_on(index_file.IndexFile(pending.path, index_file.State.INDEX), ck, start, progress,
+                             excludes, jobs, codegen_timeout, pending)
+        except Exception:
+            if pending().state is not index_file.State.CORRUPTED:
+                raise
+        # The index is corrupted (what the update read of it may have failed, or not): built from scratch, from
+        # the checkout read again, since the update let go of most of what it had read.
+        ck = _read_checkout(root, excludes, max_file_size)
+        return _build_on(pending(), ck, start, progress, excludes, jobs, codegen_timeout, pending)
+    finally:
+        pending.close()
+
+
+class _Corrupted(Exception):
+    """The quick_check of the index updated found it corrupted: what was made from it is dropped."""
+
+
+def _confirm(pending: index_file.PendingCheck) -> None:
+    """Before an update's result replaces the index, or an index is found up to date: the index it read is
+    sound (the quick_check's answer), else _Corrupted."""
+    if pending().state is index_file.State.CORRUPTED:
+        raise _Corrupted()
+
+
+def _build_on(target: index_file.IndexFile, ck: _Checkout, start: float, progress: Progress,
+              excludes: tuple[str, ...], jobs: int | None, codegen_timeout: float | None,
+              pending: index_file.PendingCheck) -> BuildSummary:
+    """The build, once the checkout is read: over target as it is known (an index of ours is assumed sound
+    until _confirm says otherwise; a corrupted one is built from scratch)."""
+    root = ck.root
     db = target.path
     if target.state is index_file.State.CORRUPTED:
         print(target.notice, file=sys.stderr)
@@ -257,12 +291,15 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
         planned = dataclasses.replace(planned, up_to_date=False)  # the facts stand; only the graph is made again
     if planned.up_to_date:
         progress("yaml", 3, 3)
+        if target.state is index_file.State.INDEX:
+            _confirm(pending)
         return dataclasses.replace(_unchanged_summary(db, start), codegen=generated and generated.status)
     meta = {"cxx_key": cxx_key, "py_key": py_key, "link_key": link_key, "excludes": json.dumps(list(excludes)),
             "kept_stages": ""}
     if generated is not None:
         meta |= {"codegen": generated.status, "codegen_dir": str(generated.folder)}
-    return _write(_Run(ck, found, planned, progress, meta, start, previous=previous, db=db), db, jobs)
+    return _write(_Run(ck, found, planned, progress, meta, start, previous=previous, db=db,
+                       confirm=pending if target.state is index_file.State.INDEX else None), db, jobs)
 
 
 @dataclass
@@ -281,6 +318,7 @@ class _Run:
     db: Path | None = None  # the index updated, still as it was until the build's rename
     includes: object = None  # the include graph of the C++ facts (link.includes.IncludeGraph), once made
     reextracted: list[str] = field(default_factory=list)  # kept files extracted again with other files' macros
+    confirm: index_file.PendingCheck | None = None  # the check of the index updated, asked before the rename
 
 
 def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
@@ -311,6 +349,8 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
             conn.execute("ANALYZE")  # outside a transaction (_finish committed): sqlite3 opens none for it
         conn.close()
         conn = None
+        if run.confirm is not None:
+            _confirm(run.confirm)
         os.replace(tmp, db)
     except BaseException:
         if pool is not None:

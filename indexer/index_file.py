@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import enum
 import os
+import signal
 import sqlite3
 import stat
+import sys
 import threading
-from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import parent_watch
 from .errors import TgIndexError
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -74,12 +76,18 @@ def check(db: Path | str) -> IndexFile:
     return begin_check(db)()
 
 
-def begin_check(db: Path | str) -> Callable[[], IndexFile]:
+def begin_check(db: Path | str) -> PendingCheck:
     """check() in two halves. Whether the path may be written at all (a file of ours, a folder that takes
-    files) is decided here, at once; SQLite's quick_check of an existing index, which reads every page
-    (about half a second for a 2.6.0 index), runs in a thread meanwhile, and the function returned waits
-    for it and gives check()'s answer (or raises its TgIndexError). A build reads the checkout in
-    between: nothing is written before the answer is in."""
+    files) is decided here, at once. SQLite's quick_check of an existing index reads every page (about a
+    third of a second for a 2.6.0 index); it runs meanwhile, and the object returned waits for it when
+    called and gives check()'s answer (or raises its TgIndexError).
+
+    The quick_check of an index that carries our id runs in a forked process where fork is the way
+    processes start (Linux): a build goes on to update a copy of the index and asks for the answer only
+    before it renames that copy over the index. A thread would do the same work, but a process forked
+    later (the build's workers) while the thread is inside SQLite could inherit one of SQLite's locks
+    held and wait for it for ever. Elsewhere, and for an index from before the id (whose check may still
+    refuse the file), a thread runs it and the build waits for the answer before it writes anything."""
     if str(db) == "":
         raise TgIndexError(EMPTY_DB)
     path = Path(db).expanduser()
@@ -89,7 +97,7 @@ def begin_check(db: Path | str) -> Callable[[], IndexFile]:
         mode = path.stat().st_mode
     except (FileNotFoundError, NotADirectoryError):  # a new file (or a folder in its path is a file)
         _check_folder(db, path)
-        return lambda: IndexFile(path, State.NEW)
+        return PendingCheck(path, answer=IndexFile(path, State.NEW))
     except OSError as exc:
         raise TgIndexError(f"--db {db}: cannot look at it ({exc.strerror or exc}); choose another path") from None
     _refuse_non_file(db, mode)
@@ -97,17 +105,94 @@ def begin_check(db: Path | str) -> Callable[[], IndexFile]:
     if not marked:  # an index from before the application id: known by its schema, read here
         _inspect(db, path, marked)
     _check_folder(db, path)
+    if marked and sys.platform.startswith("linux"):
+        return PendingCheck(path, child=_fork_check(db, path))
     outcome: list = []
     worker = threading.Thread(target=lambda: outcome.append(_outcome(db, path, marked)), daemon=True)
     worker.start()
+    return PendingCheck(path, thread=(worker, outcome))
 
-    def result() -> IndexFile:
-        worker.join()
-        found = outcome[0]
-        if isinstance(found, TgIndexError):
-            raise found
-        return found
-    return result
+
+class PendingCheck:
+    """begin_check()'s answer on its way. Calling it waits for the answer (once; later calls repeat it).
+
+    deferred: the answer comes from a forked process, and an index of ours is assumed meanwhile (the answer
+    can only be INDEX or CORRUPTED): a build may update a copy of it, as long as it calls this before it
+    renames the copy over the index. close() stops a check whose answer is no longer wanted."""
+
+    def __init__(self, path: Path, *, answer: IndexFile | None = None,
+                 thread: tuple[threading.Thread, list] | None = None, child: tuple[int, int] | None = None):
+        self.path = path
+        self._answer = answer
+        self._thread = thread
+        self._child = child
+
+    @property
+    def deferred(self) -> bool:
+        return self._child is not None and self._answer is None
+
+    def __call__(self) -> IndexFile:
+        if self._answer is None:
+            if self._thread is not None:
+                worker, outcome = self._thread
+                worker.join()
+                found = outcome[0]
+            else:
+                found = self._from_child()
+            if isinstance(found, TgIndexError):
+                raise found
+            self._answer = found
+        return self._answer
+
+    def _from_child(self) -> IndexFile:
+        pid, reading = self._child
+        self._child = None
+        with os.fdopen(reading, "rb") as pipe:
+            said = pipe.read().decode("utf-8", "replace")
+        os.waitpid(pid, 0)
+        state, _, problem = said.partition("\t")
+        if state == State.INDEX.value:
+            return IndexFile(self.path, State.INDEX)
+        if state == State.CORRUPTED.value:
+            return IndexFile(self.path, State.CORRUPTED, problem)
+        # The process ended without an answer (killed from outside): the check is made here instead.
+        return _outcome(self.path, self.path, True)
+
+    def close(self) -> None:
+        """Stop the forked check if its answer was not asked for (a build that failed, or was interrupted)."""
+        if self._child is None:
+            return
+        pid, reading = self._child
+        self._child = None
+        os.close(reading)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+
+
+def _fork_check(db: Path | str, path: Path) -> tuple[int, int]:
+    """A forked process that runs the quick_check of an index of ours and writes its state (and problem)
+    to a pipe: (its pid, the pipe's reading end). It ignores Ctrl-C (the build handles it and stops it) and
+    ends when the build's process is gone."""
+    reading, writing = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.close(reading)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            parent_watch.exit_with_parent(parent)
+            found = _outcome(db, path, True)
+            os.write(writing, f"{found.state.value}\t{found.problem}".encode())
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(writing)
+    return pid, reading
 
 
 def _outcome(db: Path | str, path: Path, marked: bool) -> IndexFile | TgIndexError:

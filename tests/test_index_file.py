@@ -262,6 +262,72 @@ def test_the_deep_check_is_the_second_half(mini_db: Path, tmp_path: Path):
     assert index_file.begin_check(mini_db)() == index_file.IndexFile(mini_db, State.INDEX)
 
 
+def _late_answer(monkeypatch: pytest.MonkeyPatch, problem: str) -> None:
+    """The quick_check finds the index corrupted (its pages read well: only the answer is what SQLite would say).
+    The forked process that runs it is a copy of this one, patch included."""
+    real = index_file._inspect
+
+    def inspect(db, path, marked, deep=False):
+        return index_file.IndexFile(path, State.CORRUPTED, problem) if deep else real(db, path, marked)
+    monkeypatch.setattr(index_file, "_inspect", inspect)
+
+
+def test_an_update_goes_on_while_the_check_runs_and_is_dropped_when_it_finds_corruption(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture):
+    """The quick_check of an index of ours runs in a forked process while the build updates a copy of the index;
+    its answer is asked for before the rename. Here the update reads the index without trouble and the answer
+    comes back corrupted: the update's result is dropped, and the index is built again from scratch."""
+    db = tmp_path / "ix.db"
+    build(mini, db)
+    kernel = mini / "aten/src/ATen/native/cpu/BinaryOpsKernel.cpp"
+    kernel.write_text(kernel.read_text() + "\nvoid added_after_the_first_build() {}\n")
+    capsys.readouterr()
+    _late_answer(monkeypatch, "found late")
+    pending = index_file.begin_check(db)
+    assert pending.deferred
+    pending.close()
+    from tg_index.indexer import build as build_module
+    real_write, writes = build_module._write, []
+
+    def write(run, *args):
+        writes.append(run.previous is not None)
+        return real_write(run, *args)
+    monkeypatch.setattr(build_module, "_write", write)
+    build(mini, db)
+    assert writes == [True, False]  # the update of the index as it was, then a build from scratch
+    assert capsys.readouterr().err == f"notice: the index at {db} is corrupted (found late); building it again from scratch\n"
+    with sqlite3.connect(db) as conn:
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        assert conn.execute("SELECT count(*) FROM definitions WHERE name = 'added_after_the_first_build'").fetchone() == (1,)
+    assert int(meta["parsed"]) == len([f for f in mini.rglob("*") if f.suffix in (".cpp", ".h", ".cu", ".cuh")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ix.db", "mini"]
+
+
+def test_an_update_that_fails_waits_for_the_check(mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """An error in the update of an index the check finds sound is the build's error; where the check finds the
+    index corrupted, the error came from what was read of it, and the index is built again from scratch."""
+    from tg_index.indexer import build as build_module
+
+    db = tmp_path / "ix.db"
+    build(mini, db)
+    (mini / "aten/src/ATen/native/cpu/BinaryOpsKernel.cpp").write_text("void changed() {}\n")
+    real_write = build_module._write
+
+    def failing(run, *args):
+        if run.previous is not None:
+            raise sqlite3.DatabaseError("what an update of a broken index meets")
+        return real_write(run, *args)
+    monkeypatch.setattr(build_module, "_write", failing)
+    with pytest.raises(sqlite3.DatabaseError, match="what an update of a broken index meets"):
+        build(mini, db)
+    _late_answer(monkeypatch, "found late")
+    summary = build(mini, db)
+    assert summary.files > 1
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM definitions WHERE name = 'changed'").fetchone() == (1,)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ix.db", "mini"]
+
+
 def test_an_unreadable_old_index_is_refused_from_the_second_half(mini_db: Path, tmp_path: Path):
     """A file without our id whose schema reads as ours but whose pages do not: the refusal comes once the
     quick_check has run, still before anything is written."""
