@@ -152,17 +152,31 @@ INDEX_EARLY = 0.06
 class _Checkout:
     root: Path
     texts: dict[str, str]  # the YAML files that are there
-    contents: dict[str, bytes]  # C/C++/CUDA files
-    py_contents: dict[str, bytes]  # Python files
+    contents: discover.Contents  # C/C++/CUDA files
+    py_contents: discover.Contents  # Python files
     skipped: list[tuple[str, str]]  # (path, status) of files listed but not read
     header: bytes | None  # DispatchStub.h
+    hashes: dict[str, tuple[str, int]] = field(default_factory=dict)  # C/C++/CUDA file -> (sha256, size), walk order
+    py_hashes: dict[str, tuple[str, int]] = field(default_factory=dict)  # the same of the Python files
+    stats: dict[str, discover.Stat] = field(default_factory=dict)  # meta file_stats of the index written
+    unread: int = 0  # files taken as the ones the index updated read (their Stat is the one recorded)
 
     @property
     def stub_macros(self) -> str:
         return DISPATCH_STUB_H if self.header is not None else BUILTIN_STUB_MACROS
 
 
-def _read_checkout(root: Path, excludes: tuple[str, ...], max_file_size: int) -> _Checkout:
+# A file's Stat is recorded (meta file_stats) only when it last changed this long before the build began: a
+# write after the build read it then always gives another change time, even on a coarse file system clock.
+SETTLED_NS = 2_000_000_000
+
+
+def _read_checkout(root: Path, excludes: tuple[str, ...], max_file_size: int,
+                   recorded: dict[str, tuple[discover.Stat, str]] | None = None, began_ns: int = 0) -> _Checkout:
+    """What the checkout holds. recorded: path -> (Stat, sha256) of the files the index updated read, from its
+    meta file_stats; a file whose Stat is the same now is not read (its hash is the one recorded) unless a
+    stage asks for its bytes. began_ns: when the build began (time.time_ns), for SETTLED_NS."""
+    recorded = recorded or {}
     texts: dict[str, str] = {}
     for rel in (native_yaml.NATIVE_FUNCTIONS, native_yaml.TAGS, derivatives.DERIVATIVES):
         content = discover.read_yaml(root, rel, max_file_size)
@@ -170,11 +184,55 @@ def _read_checkout(root: Path, excludes: tuple[str, ...], max_file_size: int) ->
             texts[rel] = content
     # What is not read (symlinks out, FIFOs, unreadable files, ...) is listed in files with its status.
     sources, skipped = discover.walk_sources(root, excludes)
-    contents = discover.read_files(root, sources, max_file_size, skipped)
     py_sources, py_skipped = discover.glob_files(root, python_api.PY_SOURCES)
     skipped |= py_skipped
-    py_contents = discover.read_files(root, py_sources, max_file_size, skipped)
-    return _Checkout(root, texts, contents, py_contents, sorted(skipped.items()), contents.get(DISPATCH_STUB_H))
+    stats: dict[str, discover.Stat] = {}
+    settled = began_ns - SETTLED_NS
+    unread = 0
+
+    def read(rels: list[str]) -> tuple[discover.Contents, dict[str, tuple[str, int]]]:
+        nonlocal unread
+        hashes: dict[str, tuple[str, int]] = {}
+        todo: list[str] = []
+        for rel in rels:
+            known = recorded.get(rel)
+            if known is not None and rel != DISPATCH_STUB_H and discover.stat_now(root, rel) == known[0]:
+                hashes[rel] = (known[1], known[0][0])
+                stats[rel] = known[0]
+            else:
+                hashes[rel] = ("", 0)  # its place in the walk's order
+                todo.append(rel)
+        data: dict[str, bytes] = {}
+        for rel, content, stat in discover.read_each(root, todo, max_file_size, skipped):
+            data[rel] = content
+            hashes[rel] = (_sha(content), len(content))
+            if stat is not None and stat[2] < settled:
+                stats[rel] = stat
+        for rel in todo:
+            if rel not in data:  # skipped
+                del hashes[rel]
+        unread += len(rels) - len(todo)
+        return discover.Contents(root, max_file_size, data, (r for r in rels if r not in data and r in hashes)), hashes
+
+    contents, hashes = read(sources)
+    py_contents, py_hashes = read(py_sources)
+    return _Checkout(root, texts, contents, py_contents, sorted(skipped.items()), contents.get(DISPATCH_STUB_H),
+                     hashes, py_hashes, stats, unread)
+
+
+def _recorded(db: Path, root: Path) -> dict[str, tuple[discover.Stat, str]]:
+    """path -> (Stat, sha256) of the files an index of this checkout (and schema, and tool version) read, from
+    its meta file_stats and files table; empty when there is none or it cannot be read."""
+    try:
+        previous = _previous(db, root)
+        if previous is None or "file_stats" not in previous:
+            return {}
+        stats = json.loads(previous["file_stats"])
+        with sqlite3.connect(index_file.read_only_uri(db), uri=True) as conn:
+            shas = dict(conn.execute("SELECT path, sha256 FROM files"))
+        return {rel: (tuple(stat), shas[rel]) for rel, stat in stats.items() if shas.get(rel) and len(stat) == 5}
+    except (sqlite3.Error, ValueError, TypeError, AttributeError):
+        return {}
 
 
 def _codegen(ck: _Checkout, db: Path, timeout: float | None, progress: Progress) -> codegen.Generated | None:
@@ -184,6 +242,7 @@ def _codegen(ck: _Checkout, db: Path, timeout: float | None, progress: Progress)
     progress("codegen", 0, 1)
     generated = codegen.run(ck.root, codegen.folder_for(db), timeout)
     ck.contents.update(generated.files)
+    ck.hashes.update((rel, (_sha(data), len(data))) for rel, data in generated.files.items())
     progress("codegen", 1, 1)
     return generated
 
@@ -191,9 +250,9 @@ def _codegen(ck: _Checkout, db: Path, timeout: float | None, progress: Progress)
 def _found(ck: _Checkout) -> Found:
     return Found(
         yaml={rel: _sha(t.encode()) for rel, t in ck.texts.items()},
-        cxx={rel: _sha(data) for rel, data in ck.contents.items()},
-        python={rel: _sha(data) for rel, data in ck.py_contents.items()},
-        sizes={rel: len(data) for rel, data in ck.contents.items()},
+        cxx={rel: sha for rel, (sha, _size) in ck.hashes.items()},
+        python={rel: sha for rel, (sha, _size) in ck.py_hashes.items()},
+        sizes={rel: size for rel, (_sha, size) in ck.hashes.items()},
         skipped=dict(ck.skipped),
     )
 
@@ -230,11 +289,15 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     # runs while the checkout is read, and, for an index of ours, while the build updates a copy of it
     # (index_file.begin_check): its answer is asked for before the copy is renamed over the index.
     pending = index_file.begin_check(db)
+    began_ns = time.time_ns()
     try:
         progress("yaml", 0, 3)
-        ck = _read_checkout(root, excludes, max_file_size)
+        ck = _read_checkout(root, excludes, max_file_size, _recorded(pending.path, root), began_ns)
         if not pending.deferred:
-            return _build_on(pending(), ck, start, progress, excludes, jobs, codegen_timeout, pending)
+            target = pending()
+            if target.state is not index_file.State.INDEX and ck.unread:  # what it recorded is not to be trusted
+                ck = _read_checkout(root, excludes, max_file_size, None, began_ns)
+            return _build_on(target, ck, start, progress, excludes, jobs, codegen_timeout, pending)
         try:
             return _build_on(index_file.IndexFile(pending.path, index_file.State.INDEX), ck, start, progress,
                              excludes, jobs, codegen_timeout, pending)
@@ -243,7 +306,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
                 raise
         # The index is corrupted (what the update read of it may have failed, or not): built from scratch, from
         # the checkout read again, since the update let go of most of what it had read.
-        ck = _read_checkout(root, excludes, max_file_size)
+        ck = _read_checkout(root, excludes, max_file_size, None, began_ns)
         return _build_on(pending(), ck, start, progress, excludes, jobs, codegen_timeout, pending)
     finally:
         pending.close()
@@ -683,6 +746,7 @@ def _finish(conn: sqlite3.Connection, run: _Run, db: Path) -> BuildSummary:
         "parsed": str(len(run.plan.cxx_todo)),
         "py_parsed": str(len(run.plan.py_todo)),
         "stub_macros": run.ck.stub_macros,
+        "file_stats": json.dumps(run.ck.stats, separators=(",", ":")),
         "partial_files": str(partial),
         **run.meta,
     }

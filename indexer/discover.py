@@ -12,7 +12,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from enum import StrEnum
 from pathlib import Path
 
@@ -119,6 +119,11 @@ def classify(root: Path, rel: str) -> Path:
 
 def read_regular(path: Path, max_size: int) -> bytes:
     """The bytes of a regular file of at most max_size bytes; anything else raises Skipped."""
+    return _read_regular(path, max_size)[0]
+
+
+def _read_regular(path: Path, max_size: int) -> tuple[bytes, os.stat_result]:
+    """read_regular, with the file's status as it was opened."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError as exc:
@@ -138,20 +143,75 @@ def read_regular(path: Path, max_size: int) -> bytes:
             raise Skipped(f"{Skip.UNREADABLE} ({exc.strerror})") from None
     if len(data) > max_size:
         raise Skipped(f"{Skip.TOO_LARGE} (over {max_size} bytes; --max-file-size is {max_size})")
-    return data
+    return data, info
 
 
-def read_files(root: Path, rels: Iterable[str], max_size: int, skipped: dict[str, str]) -> dict[str, bytes]:
-    """The files' bytes; a file that is not read goes into skipped with its status."""
-    contents: dict[str, bytes] = {}
+def read_each(root: Path, rels: Iterable[str], max_size: int, skipped: dict[str, str]) -> Iterator[tuple[str, bytes, Stat | None]]:
+    """(path, bytes, its Stat as read, or None when it changed while it was read) of each file read; a file
+    that is not read goes into skipped with its status."""
     for rel in rels:
         try:
             # A symlink is looked at again (it may have been changed since the walk) and its target read.
             path = classify(root, rel) if os.path.islink(root / rel) else root / rel
-            contents[rel] = read_regular(path, max_size)
+            data, info = _read_regular(path, max_size)
         except Skipped as skip:
             skipped[rel] = skip.status
-    return contents
+            continue
+        yield rel, data, stat_of(info) if len(data) == info.st_size else None
+
+
+# What says a file is the one read before without reading it again (see build.py's _read_checkout): its size,
+# modification and change times in nanoseconds, inode and device. Any write changes the change time, which no
+# tool can set; a file renamed or copied into place is another inode.
+Stat = tuple[int, int, int, int, int]
+
+
+def stat_of(info: os.stat_result) -> Stat:
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
+
+
+def stat_now(root: Path, rel: str) -> Stat | None:
+    """The Stat of root/rel now (a symlink followed), None when it cannot be looked at."""
+    try:
+        return stat_of(os.stat(f"{root}/{rel}"))
+    except (OSError, ValueError):
+        return None
+
+
+class Contents(Mapping[str, bytes]):
+    """The checkout's files by relative path: the bytes of those read, and the files not read because their
+    Stat was the one recorded when the index updated read them (they are read here when asked for, which
+    only a few stages do: the files extracted again with another file's macros, the dispatch-key headers)."""
+
+    def __init__(self, root: Path, max_size: int, data: dict[str, bytes], unread: Iterable[str] = ()):
+        self._root, self._max_size, self._data, self._unread = root, max_size, data, set(unread)
+
+    def __getitem__(self, rel: str) -> bytes:
+        found = self._data.get(rel)
+        if found is not None:
+            return found
+        if rel not in self._unread:
+            raise KeyError(rel)
+        skipped: dict[str, str] = {}
+        for _rel, data, _stat in read_each(self._root, (rel,), self._max_size, skipped):
+            self._data[rel] = data
+            self._unread.discard(rel)
+            return data
+        raise TgIndexError(f"{rel} changed while it was indexed ({skipped[rel].removeprefix('skipped: ')}); "
+                           "run tg-index again")
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._data or rel in self._unread
+
+    def __iter__(self) -> Iterator[str]:  # over a copy: reading a file moves it from one collection to the other
+        return iter([*self._data, *sorted(self._unread)])
+
+    def __len__(self) -> int:
+        return len(self._data) + len(self._unread)
+
+    def update(self, more: Mapping[str, bytes]) -> None:
+        self._data.update(more)
+        self._unread.difference_update(more)
 
 
 def read_yaml(root: Path, rel: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str | None:

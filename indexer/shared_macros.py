@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from .cxx.preprocessor import Define
 
@@ -47,7 +47,7 @@ def uses_by_file(conn: sqlite3.Connection) -> dict[str, list[tuple[str, int, str
     return out
 
 
-def expand(conn: sqlite3.Connection, contents: dict[str, bytes], stub_header: bytes | None, includes) -> list[str]:
+def expand(conn: sqlite3.Connection, contents: Mapping[str, bytes], stub_header: bytes | None, includes) -> list[str]:
     """Extract again the files whose X-macro uses the macros table can now expand, replacing their rows;
     the paths extracted again. includes: the include graph of the C++ facts (link.includes.IncludeGraph)."""
     from . import cxx
@@ -67,8 +67,7 @@ def expand(conn: sqlite3.Connection, contents: dict[str, bytes], stub_header: by
     batch = RowBatch(conn.executemany, tables)
     done: list[str] = []
     for file, rows in sorted(uses.items()):
-        data = contents.get(file)
-        if data is None or file not in ids:
+        if file not in ids or file not in contents:
             continue
         shared: dict[str, Define] = {}
         for name, line, _ in rows:
@@ -78,6 +77,7 @@ def expand(conn: sqlite3.Connection, contents: dict[str, bytes], stub_header: by
         tag = shared_hash(shared)
         if all(expanded == tag for _, _, expanded in rows):
             continue  # extracted with these #defines already
+        data = contents[file]  # (a file an update did not read is read now: discover.Contents)
         if macros is None:
             macros = cxx.stub_macros(stub_header) if stub_header else cxx.DEFAULT_STUB_MACROS
         facts = cxx.extract(data, file, macros, shared)

@@ -87,6 +87,15 @@ def meta(db: Path, key: str) -> str | None:
     return row[0] if row else None
 
 
+@pytest.fixture(autouse=True)
+def settled_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files the test has just copied count as settled: each update takes the unchanged ones as the build
+    before read them, without reading them (test_build_file_stats.py), and must still give a cold build's graph."""
+    from tg_index.indexer import build as build_module
+
+    monkeypatch.setattr(build_module, "SETTLED_NS", 0)
+
+
 @pytest.fixture
 def indexed(tmp_path: Path) -> tuple[Path, Path]:
     """The fixture tree copied, and its index (an index is updated only for the checkout it was made of)."""
