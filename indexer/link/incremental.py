@@ -149,9 +149,8 @@ def _match(conn: sqlite3.Connection, old: sqlite3.Connection, changed: set[str],
         setattr(nodes, maps, {k: by_identity[tuple(cold.rows[v - 1][1:8])] for k, v in getattr(cold, maps).items()})
     nodes.stub_names = cold.stub_names
     defs, changes = ", ".join("?" * len(_DEFINITIONS)), ", ".join("?" * len(changed))
-    for node, ref, file in conn.execute(f"SELECT id, ref, file FROM nodes WHERE kind IN ({defs})", _DEFINITIONS):
-        if file not in changed:
-            nodes.definition[ref] = node
+    nodes.definition = dict(conn.execute(f"SELECT ref, id FROM nodes WHERE kind IN ({defs}) AND file NOT IN ({changes})",
+                                         (*_DEFINITIONS, *sorted(changed))))
     unchanged = conn.execute(f"SELECT count(*) FROM definitions WHERE file NOT IN ({changes})", sorted(changed))
     if unchanged.fetchone()[0] != len(nodes.definition):
         return None
