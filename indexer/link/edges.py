@@ -16,9 +16,9 @@ from .classify import COMPUTE_FAMILIES, is_service_call, vendor_family
 from .kinds import EdgeKind, How, NodeKind
 from .nodes import Nodes
 from .parallel import map_parts
-from .resolve import Context, Resolver
+from .resolve import Resolver
 from .stubs import hiding_functions
-from .symbols import Symbol, Symbols, scope_chain
+from .symbols import Symbol, Symbols
 
 Edge = tuple  # (kind, src, dst, file, line, how, target, detail)
 

@@ -45,7 +45,7 @@ import json
 import re
 from typing import Protocol
 
-from .symbols import Symbol, _declared_name, _params, normalise_scope, normalise_type, split_top_level, untemplated
+from .symbols import Symbol, _declared_name, _params, normalise_type, split_top_level, untemplated
 
 ARITHMETIC = frozenset(("bool", "char", "signed char", "unsigned char", "wchar_t", "char16_t", "char32_t", "short",
                         "unsigned short", "int", "unsigned", "unsigned int", "long", "unsigned long", "long long",

@@ -72,8 +72,8 @@ from .classify import (BUILTIN_TYPES, OpForms, argument_class, named_class, op_c
 from . import overloads
 from .configurations import one_per_build
 from .kinds import OPERATOR_CALLS, How
-from .symbols import (Symbol, Symbols, _params, is_header, normalise_scope, normalise_type, scope_chain,
-                      split_top_level, untemplated)
+from .symbols import (Symbol, Symbols, _params, is_header, normalise_scope, normalise_type, split_top_level,
+                      untemplated)
 
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
 OVERLOADS_FOLLOWED = 12  # and of one overload set (the argument types pick among them)

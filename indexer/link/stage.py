@@ -12,14 +12,13 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .. import code_hash, naming
 from .classify import OpForms, schema_arity, schema_parameters
 from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, optional_call_columns, stub_edges
 from .includes import IncludeGraph
 from .kinds import EdgeKind, How, NodeKind
-from . import overloads, template_args
+from . import template_args
 from .nodes import Nodes, make_nodes
 from .resolve import Context, Resolver
 from ..cxx.scopes import split_scope
