@@ -88,6 +88,7 @@ class Index:
         self.guard = sql_guard if sql_guard is not None else guard.Guard(conn, path)
         self._linker: Linker | None = None
         self._backward: dict[str, tuple[Backward, ...]] = {}  # op -> backward_of (the database does not change)
+        self._wrapped: dict[str, frozenset[str]] = {}  # op -> the keys with a generated wrapper (_generated_wrapper)
 
     def linker(self) -> Linker:
         """One Linker per open index: what it looks up is cached, the database does not change."""
@@ -274,7 +275,16 @@ class Index:
 
     def _generated_wrapper(self, op_name: str, key: str) -> Step | None:
         """The wrapper torchgen registers for (op, key) when --codegen's Register<Key>.cpp is indexed: its
-        definition, with the m.impl line as the site (None without --codegen's files)."""
+        definition, with the m.impl line as the site (None without --codegen's files). The op's keys that have
+        such an m.impl are asked for once, in one statement for all of them (an index without --codegen's files
+        has none, and the join below is not run)."""
+        keys = self._wrapped.get(op_name)
+        if keys is None:
+            keys = self._wrapped[op_name] = frozenset(r[0] for r in self.conn.execute(
+                "SELECT DISTINCT dispatch_key FROM registrations WHERE op = ? AND kind = 'impl' AND file LIKE ?",
+                (op_name, f"{codegen.PREFIX}/%")))
+        if key not in keys:
+            return None
         row = self.conn.execute(
             "SELECT d.qualified_name, d.file, d.line, r.line FROM registrations r JOIN definitions d "
             "ON d.file = r.file AND d.name = r.function WHERE r.kind = 'impl' AND r.dispatch_key = ? AND r.op = ? "

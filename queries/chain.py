@@ -29,7 +29,7 @@ from ..indexer.link.kinds import EdgeKind, How, NodeKind
 from ..indexer.naming import ufunc_stub
 from ..indexer.vocab import DefinitionKind, StepKind, StubKind
 from .device_branches import Branches, branch_device, dense
-from .results import Definition, Step, Truncation
+from .results import Definition, Step, Truncation, new_step
 
 GENERATED = "generated"
 UFUNC_SOURCES = "aten/src/ATen/native/ufunc/"  # where the ufunc:: functions of ufunc_inner_loop ops live
@@ -130,7 +130,7 @@ class _Walk:
         at = self.marks.setdefault(fields[:6], count)
         if at == count:
             kind, name, loc, device, detail, site, depth, how = fields
-            self.steps.append(Step(kind, name, loc, device, detail, depth, how, site, parent))
+            self.steps.append(new_step(kind, name, loc, device, detail, depth, how, site, parent))
             if site is not None:
                 self.sites.add((site.file, site.line))
         return at
@@ -647,8 +647,8 @@ class Linker:
         helper = Definition(qualified, kind, Location(file, line), end_line, signature)
         below, cuts = self.chain(helper, key, depth)
         return [Step(StepKind.CALL, helper.qualified_name, helper.loc, detail=why, how=How.GENERATED, parent=caller),
-                *[Step(s.kind, s.name, s.loc, s.device, s.detail, s.depth + 1, s.how, s.site,
-                       at if s.parent is None else s.parent + 1 + at) for s in below]], cuts
+                *[new_step(s.kind, s.name, s.loc, s.device, s.detail, s.depth + 1, s.how, s.site,
+                           at if s.parent is None else s.parent + 1 + at) for s in below]], cuts
 
     # -- composite ops and backward -------------------------------------------------------------
 
