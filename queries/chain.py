@@ -126,10 +126,10 @@ class _Walk:
     def add(self, fields: tuple, parent: int | None) -> int:
         """The step of these fields (_step's order), found below the step at index `parent`, once: its index
         in the chain. A step is made only the first time: its identity is the fields before depth and how."""
+        kind, name, loc, device, detail, site, depth, how = fields
         count = len(self.steps)
-        at = self.marks.setdefault(fields[:6], count)
+        at = self.marks.setdefault((kind, name, id(loc), device, detail, id(site)), count)
         if at == count:
-            kind, name, loc, device, detail, site, depth, how = fields
             self.steps.append(new_step(kind, name, loc, device, detail, depth, how, site, parent))
             if site is not None:
                 self.sites.add((site.file, site.line))
@@ -516,7 +516,7 @@ class Linker:
         yield _step(StepKind.STUB, stub.name, loc, level, how=How.EXACT), None, False
         registered = False
         for kind, _dst, file, line, how, target, detail, where, dn, _need in self._stub_edges(stub.id):
-            where = where or Location(file, line)
+            where = where or self.place(file, line)
             if kind == EdgeKind.DECLARED_AT:
                 yield _step(StepKind.DECLARED, stub.name, where, level), None, False
             elif kind == EdgeKind.DEFINED_AT:

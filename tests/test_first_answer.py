@@ -1,14 +1,19 @@
 """What makes a fresh Index's first answer cheaper keeps it the answer it was: steps made without the dataclass's
-__init__ equal those it makes, and the generated-wrapper lookup asks the registrations once per op."""
+__init__ equal those it makes, the generated-wrapper lookup asks the registrations once per op, and the places a
+walk tells its steps apart by are the Linker's one object per file and line."""
 
 from __future__ import annotations
 
 from dataclasses import fields, replace
 from pathlib import Path
 
+import pytest
+from tg_index.indexer.build import build
 from tg_index.indexer.facts import Location
 from tg_index.queries.api import Index
 from tg_index.queries.results import Step, new_step, to_data
+
+LINK = Path(__file__).parent / "fixtures" / "link"
 
 
 def test_new_step_is_the_step_its_constructor_makes():
@@ -35,3 +40,31 @@ def test_the_generated_wrapper_keys_are_asked_once_per_op(mini_db: Path):
     assert sum("SELECT DISTINCT dispatch_key FROM registrations" in s for s in seen) == 1
     assert not any("JOIN definitions d ON d.file = r.file" in s for s in seen)  # no --codegen files here
     assert all(k.wrapper is None for k in answer.keys)
+
+
+
+@pytest.mark.parametrize("which", ["link", "mini"])
+def test_every_place_a_walk_shows_is_the_linker_s_one_object(which: str, mini_db: Path,
+                                                               tmp_path_factory: pytest.TempPathFactory):
+    """A walk tells steps apart by their places' identity (_Walk.add): every place in a chain it makes is the
+    Linker's one Location for that file and line."""
+    db = mini_db
+    if which == "link":
+        db = tmp_path_factory.mktemp("link") / "link.db"
+        build(LINK, db, jobs=1)
+    ix = Index.open(db)
+    linker = ix.linker()
+    walked = 0
+    for key, kernel, origin, ns, structured, func in ix.conn.execute(
+            "SELECT k.key, k.kernel, k.origin, k.cpp_namespace, k.structured, o.func FROM dispatch k "
+            "JOIN ops o ON o.id = k.op_id ORDER BY k.id").fetchall():
+        found, _reason, _n = linker.definition(key, kernel, ns, origin, bool(structured), func)
+        if found is None:
+            continue
+        steps, _cuts = linker.chain(found, key, 8, kernel=True)
+        for step in steps:
+            for loc in (step.loc, step.site):
+                if loc is not None:
+                    assert linker._places.get((loc.file, loc.line)) is loc, (key, kernel, step)
+                    walked += 1
+    assert walked > 10
