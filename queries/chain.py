@@ -220,9 +220,11 @@ _SHOWN = _EDGES.format("n.device_path IN (1, 2, 3)")  # a walk outside a functor
 _FUNCTOR = _EDGES.format("1")  # a functor's body: every call of a function
 _BATCH = 500  # nodes whose edges one statement reads
 # An op node's (op, key) kernels (has-kernel, whose detail is the key) and the definition implementing each,
-# in the order of the edges (the first definition of a key is its kernel).
+# in the order of the edges (the first definition of a key is its kernel). The kernel node between them is not
+# read: the build makes a has-kernel edge and the implements edge out of its target together, from one kernel
+# node (indexer/link/edges.py op_edges), so that an implements edge from it is enough.
 _KERNELS = ("SELECT hk.src, hk.detail, im.dst, n.kind, n.name, n.file, n.line, n.device_path FROM edges hk "
-            "JOIN nodes kn ON kn.id = hk.dst JOIN edges im ON im.src = hk.dst JOIN nodes n ON n.id = im.dst "
+            "JOIN edges im ON im.src = hk.dst JOIN nodes n ON n.id = im.dst "
             f"WHERE hk.src IN (SELECT value FROM json_each(?)) AND hk.kind = '{EdgeKind.HAS_KERNEL}' AND "
             f"im.kind = '{EdgeKind.IMPLEMENTS}' ORDER BY hk.src, hk.id, im.id")
 
@@ -276,6 +278,7 @@ class Linker:
         # every time (an answer's keys sharing a definition, repeated questions, ops sharing helpers).
         self._chains: dict[tuple[int, str, int, bool], tuple[list[Step], tuple[Truncation, ...]]] = {}
         self._nodes: dict[tuple[str, str, int], int | None] = {}
+        self._definitions: dict[tuple, tuple[Definition | None, str, int]] = {}  # definition()'s answers
         self.branches = Branches(conn)
         self._sorted: dict[int, list[tuple]] = {}  # a stub's edges in _stub_edges's order
         self._kernel_table: dict[int, dict[str, _Node]] = {}  # an op node's kernels: key -> implementing node
@@ -335,7 +338,15 @@ class Linker:
 
     def definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool,
                    func: str = "") -> tuple[Definition | None, str, int]:
-        """(the definition the link stage chose, reason when none, number of candidates)."""
+        """(the definition the link stage chose, reason when none, number of candidates), asked once."""
+        asked = (key, kernel, cpp_namespace, origin, structured, func)
+        got = self._definitions.get(asked)
+        if got is None:
+            got = self._definitions[asked] = self._definition(*asked)
+        return got
+
+    def _definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool,
+                    func: str) -> tuple[Definition | None, str, int]:
         sql = ("SELECT n.name, d.kind, n.file, n.line, n.end_line, d.signature, e.how, e.detail FROM dispatch k "
                "JOIN nodes kn ON kn.ref = k.id AND kn.kind = ? JOIN edges e ON e.src = kn.id AND e.kind = ? "
                "LEFT JOIN nodes n ON n.id = e.dst LEFT JOIN definitions d ON d.id = n.ref "

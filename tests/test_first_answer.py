@@ -4,6 +4,7 @@ walk tells its steps apart by are the Linker's one object per file and line."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -68,3 +69,28 @@ def test_every_place_a_walk_shows_is_the_linker_s_one_object(which: str, mini_db
                     assert linker._places.get((loc.file, loc.line)) is loc, (key, kernel, step)
                     walked += 1
     assert walked > 10
+
+
+def test_the_kernels_of_ops_are_read_without_their_kernel_nodes(mini_db: Path):
+    """The has-kernel edge's target is the kernel node the implements edge leaves (the build makes both from one
+    node): reading the kernels of every op without joining that node gives the rows the join gave."""
+    from tg_index.queries import chain
+
+    ix = Index.open(mini_db)
+    ops = json.dumps([r[0] for r in ix.conn.execute("SELECT id FROM nodes WHERE kind = 'op' ORDER BY id")])
+    joined = chain._KERNELS.replace("JOIN edges im ON im.src = hk.dst",
+                                    "JOIN nodes kn ON kn.id = hk.dst JOIN edges im ON im.src = hk.dst")
+    assert joined != chain._KERNELS
+    rows = ix.conn.execute(chain._KERNELS, (ops,)).fetchall()
+    assert rows and rows == ix.conn.execute(joined, (ops,)).fetchall()
+
+
+def test_a_kernel_s_definition_is_asked_once(mini_db: Path):
+    ix = Index.open(mini_db)
+    seen: list[str] = []
+    ix.conn.set_trace_callback(seen.append)
+    first = ix.kernels_for("add.out")
+    asked = sum("JOIN edges e ON e.src = kn.id" in s for s in seen)
+    assert ix.kernels_for("add.out") == first and Index.open(mini_db).kernels_for("add.out") == first
+    ix.conn.set_trace_callback(None)
+    assert asked >= len(first[0].keys) and sum("JOIN edges e ON e.src = kn.id" in s for s in seen) == asked
