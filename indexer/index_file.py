@@ -83,11 +83,12 @@ def begin_check(db: Path | str) -> PendingCheck:
     called and gives check()'s answer (or raises its TgIndexError).
 
     The quick_check of an index that carries our id runs in a forked process where fork is the way
-    processes start (Linux): a build goes on to update a copy of the index and asks for the answer only
-    before it renames that copy over the index. A thread would do the same work, but a process forked
-    later (the build's workers) while the thread is inside SQLite could inherit one of SQLite's locks
-    held and wait for it for ever. Elsewhere, and for an index from before the id (whose check may still
-    refuse the file), a thread runs it and the build waits for the answer before it writes anything."""
+    processes start (Linux) and this process runs no other thread: a build goes on to update a copy of the
+    index and asks for the answer only before it renames that copy over the index. A thread would do the
+    same work, but a process forked later (the build's workers) while the thread is inside SQLite could
+    inherit one of SQLite's locks held and wait for it for ever; for the same reason nothing is forked
+    while other threads run. Elsewhere, and for an index from before the id (whose check may still refuse
+    the file), a thread runs it and the build waits for the answer before it writes anything."""
     if str(db) == "":
         raise TgIndexError(EMPTY_DB)
     path = Path(db).expanduser()
@@ -105,7 +106,7 @@ def begin_check(db: Path | str) -> PendingCheck:
     if not marked:  # an index from before the application id: known by its schema, read here
         _inspect(db, path, marked)
     _check_folder(db, path)
-    if marked and sys.platform.startswith("linux"):
+    if marked and sys.platform.startswith("linux") and threading.active_count() == 1:
         return PendingCheck(path, child=_fork_check(db, path))
     outcome: list = []
     worker = threading.Thread(target=lambda: outcome.append(_outcome(db, path, marked)), daemon=True)
@@ -149,7 +150,7 @@ class PendingCheck:
         self._child = None
         with os.fdopen(reading, "rb") as pipe:
             said = pipe.read().decode("utf-8", "replace")
-        os.waitpid(pid, 0)
+        _reap(pid)
         state, _, problem = said.partition("\t")
         if state == State.INDEX.value:
             return IndexFile(self.path, State.INDEX)
@@ -169,7 +170,14 @@ class PendingCheck:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        _reap(pid)
+
+
+def _reap(pid: int) -> None:
+    try:
         os.waitpid(pid, 0)
+    except ChildProcessError:  # waited for already (by a caller's own wait for any child)
+        pass
 
 
 def _fork_check(db: Path | str, path: Path) -> tuple[int, int]:

@@ -303,6 +303,28 @@ def test_an_update_goes_on_while_the_check_runs_and_is_dropped_when_it_finds_cor
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ix.db", "mini"]
 
 
+def test_no_check_is_forked_while_other_threads_run(mini_db: Path, tmp_path: Path):
+    """A process forked while another thread is inside SQLite could inherit one of its locks held: with other
+    threads running, the check runs in a thread and its answer is waited for before anything is written."""
+    import threading
+
+    db = tmp_path / "ix.db"
+    shutil.copy(mini_db, db)
+    alone = index_file.begin_check(db)
+    assert alone.deferred
+    assert alone() == index_file.IndexFile(db, State.INDEX)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        pending = index_file.begin_check(db)
+        assert not pending.deferred
+        assert pending() == index_file.IndexFile(db, State.INDEX)
+    finally:
+        stop.set()
+        other.join()
+
+
 def test_an_update_that_fails_waits_for_the_check(mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """An error in the update of an index the check finds sound is the build's error; where the check finds the
     index corrupted, the error came from what was read of it, and the index is built again from scratch."""
