@@ -171,3 +171,49 @@ def test_a_rebuild_binds_as_a_cold_build(path: str, old: str, new: str, how: str
     build(root, cold, jobs=1)
     assert meta(db, "linked") == how
     assert graph(db) == graph(cold)
+
+
+OVERLOADED = """\
+namespace at { namespace native {
+struct Tensor {};
+void tensor_path(Tensor& self) {}
+void scalar_path(Tensor& self) {}
+template <typename RNG>
+struct PickStub {
+  void operator()(Tensor& self, const Tensor& p) { tensor_path(self); }
+  void operator()(Tensor& self, double p) { scalar_path(self); }
+};
+template <template <typename> class pick_kernel, typename RNG>
+void pick_impl_(Tensor& self, double p) {
+  pick_kernel<RNG>()(self, p);
+}
+template <template <typename> class pick_kernel, typename RNG>
+void pick_impl_(Tensor& self, const Tensor& p) {
+  pick_kernel<RNG>()(self, p);
+}
+void pick_(Tensor& self, double p) { pick_impl_<PickStub, int>(self, p); }
+void pick_(Tensor& self, const Tensor& p) { pick_impl_<PickStub, int>(self, p); }
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def overloaded_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("tparams-overloaded")
+    (root / N).mkdir(parents=True)
+    (root / N / "Pick.cpp").write_text(OVERLOADED)
+    (root / N / "native_functions.yaml").write_text("- func: pick_(Tensor(a!) self) -> Tensor(a!)\n")
+    out = root / "ix.db"
+    build(root, out, jobs=1)
+    return out
+
+
+def test_a_functor_made_and_called_runs_the_operator_its_argument_types_choose(overloaded_db: Path):
+    """`pick_kernel<RNG>()(self, p)` with p a double calls PickStub's operator()(Tensor&, double) (Pick.cpp:8),
+    with p a Tensor its operator()(Tensor&, const Tensor&) (Pick.cpp:7); so does the object made, which nothing
+    else uses. Without argument types the call would reach both."""
+    with sqlite3.connect(overloaded_db) as conn:
+        got = conn.execute(
+            "SELECT s.line, e.kind, d.line FROM edges e JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst "
+            "WHERE s.name = 'at::native::pick_impl_' AND e.how = 'template-argument' ORDER BY s.line, e.id").fetchall()
+    assert got == [(11, "runs-functor", 8), (11, "calls", 8), (15, "runs-functor", 7), (15, "calls", 7)]

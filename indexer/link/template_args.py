@@ -74,6 +74,7 @@ def bind(edge_rows: list, symbols: Symbols, resolver: Resolver, contexts: Callab
     by_node = {s.node: s for syms in symbols.by_file.values() for s in syms}
     arg_types = _site_argument_types(conn, edge_rows, by_node) if conn is not None else {}
     sites = _sites(edge_rows, by_node, arg_types, resolver.types)
+    typed = _object_calls(conn, edge_rows, by_node) if conn is not None else {}
     out: list = []
     by_name = None  # (src, file, line, callee) of a member call bound: its rows by name that follow are dropped
     for row in edge_rows:
@@ -84,13 +85,49 @@ def bind(edge_rows: list, symbols: Symbols, resolver: Resolver, contexts: Callab
         if row[5] is not How.TEMPLATE_PARAMETER:
             out.append(row)
         elif _member(row[6], row[7]):
-            bound = [e for e in _bound(row, by_node, sites, resolver, contexts, functors) if e[2] is not None]
+            bound = [e for e in _bound(row, by_node, sites, resolver, contexts, functors, typed) if e[2] is not None]
             if bound:
                 out.extend(bound)
                 by_name = (row[1], row[3], row[4], row[6])
         else:
-            out.extend(_bound(row, by_node, sites, resolver, contexts, functors))
+            out.extend(_bound(row, by_node, sites, resolver, contexts, functors, typed))
+    return _made_and_called(out, typed)
+
+
+def _object_calls(conn: sqlite3.Connection, edge_rows: list, by_node: dict[int, Symbol]
+                  ) -> dict[tuple[str, int, str], str]:
+    """(file, line, callee) -> the argument types (calls.arg_types) of the calls through a template parameter that
+    call the object they make (`bernoulli_kernel<RNG>()(self, p, gen)`, written `bernoulli_kernel<RNG>()`); read
+    by their callers' names (ix_calls_caller)."""
+    rows = [row for row in edge_rows if row[5] is How.TEMPLATE_PARAMETER and row[6].endswith(")")
+            and row[6].startswith(row[7]) and row[1] in by_node]
+    if not rows:
+        return {}
+    wanted = {(row[3], row[4], row[6]) for row in rows}
+    callers = sorted({by_node[row[1]].qualified_name for row in rows})
+    out: dict[tuple[str, int, str], str] = {}
+    for file, line, callee, types in conn.execute(
+            "SELECT file, line, callee, arg_types FROM calls WHERE caller IN (SELECT value FROM json_each(?)) "
+            "AND arg_types IS NOT NULL", (json.dumps(callers),)):
+        if (file, line, callee) in wanted:
+            out[(file, line, callee)] = types
     return out
+
+
+def _made_and_called(out: list, typed: dict) -> list:
+    """A functor made and called on the same line (`Stub<RNG>()(self, p, gen)`: the row of the object made,
+    `Stub<RNG>`, and the row of its call, `Stub<RNG>()`) runs the operator() its call chose by the argument
+    types, not each overload: the runs-functor edges of the object made keep the call's operators."""
+    if not typed:
+        return out
+    called: dict[tuple, set[int]] = {}
+    for e in out:
+        if e[0] == EdgeKind.CALLS and e[5] is How.TEMPLATE_ARGUMENT and (e[3], e[4], e[6]) in typed:
+            called.setdefault((e[1], e[3], e[4], e[6], e[7]), set()).add(e[2])
+    if not called:
+        return out
+    return [e for e in out if not (e[0] == EdgeKind.RUNS_FUNCTOR and e[5] is How.TEMPLATE_ARGUMENT and
+                                   e[2] not in called.get((e[1], e[3], e[4], e[6] + "()", e[7]), (e[2],)))]
 
 
 def _member(callee: str, param: str) -> bool:
@@ -210,7 +247,7 @@ def _arguments(node: int, param: str, sites: dict, depth: int = 0) -> list[_Site
 
 
 def _bound(row: tuple, by_node: dict[int, Symbol], sites: dict, resolver: Resolver, contexts: Callable,
-           functors) -> list[tuple]:
+           functors, typed: dict | None = None) -> list[tuple]:
     kind, src, _dst, file, line, _how, callee, param = row[:8]
     caller = by_node[src]
     bound = _arguments(src, param, sites)
@@ -230,7 +267,7 @@ def _bound(row: tuple, by_node: dict[int, Symbol], sites: dict, resolver: Resolv
                         callee, detail) for t in resolver.resolve(ctx, callee, member, -1, arg))
         else:
             edges = _rewritten(kind, src, file, line, arg + callee[len(param):], callee, detail, ctx, resolver,
-                               functors)
+                               functors, (typed or {}).get((file, line, callee)), by_node)
             if not site.deduced or any(e[2] is not None for e in edges):  # a deduced `T(0)` says nothing more
                 out.extend(edges)
     if not out:
@@ -246,15 +283,22 @@ def _unbound(row: tuple, caller: Symbol) -> list[tuple]:
 
 
 def _rewritten(kind: str, src: int, file: str, line: int, written: str, callee: str, detail: str, ctx,
-               resolver: Resolver, functors) -> list[tuple]:
+               resolver: Resolver, functors, arg_types: str | None = None,
+               by_node: dict[int, Symbol] | None = None) -> list[tuple]:
     """The edges of the call with the argument written in. A functor class made (`Stub<RNG>`) runs its
-    operator(), and the call of the object made (`Stub<RNG>()(...)`, written `Stub<RNG>()`) calls it;
+    operator(), and the call of the object made (`Stub<RNG>()(...)`, written `Stub<RNG>()`) calls it: the
+    overload the call's argument types choose (arg_types, calls.arg_types), where they choose one, else each;
     anything else is looked up as written. The edges keep the callee as the caller writes it (`target`)."""
     head = written.split("(", 1)[0]
     name = written_parts(head)[1].split("<", 1)[0]
     operators = functors(ctx, head, name) if functors is not None else []
     if operators:
         edge = EdgeKind.RUNS_FUNCTOR if written == head else EdgeKind.CALLS
+        if edge == EdgeKind.CALLS and arg_types is not None and len(operators) > 1 and by_node is not None and \
+                all(o in by_node for o in operators):
+            chosen = overloads.pick([by_node[o] for o in operators], arg_types, resolver.class_types)
+            if chosen is not None:
+                operators = [chosen.node]
         return [(edge, src, op, file, line, How.TEMPLATE_ARGUMENT, callee, detail) for op in operators]
     return [(kind, src, t.node, file, line, How.TEMPLATE_ARGUMENT if t.node is not None else t.how, callee, detail)
             for t in resolver.resolve(ctx, written, name, -1, None)]
