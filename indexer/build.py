@@ -220,18 +220,37 @@ def _read_checkout(root: Path, excludes: tuple[str, ...], max_file_size: int,
                      hashes, py_hashes, stats, unread)
 
 
-def _recorded(db: Path, root: Path) -> dict[str, tuple[discover.Stat, str]]:
-    """path -> (Stat, sha256) of the files an index of this checkout (and schema, and tool version) read, from
-    its meta file_stats and files table; empty when there is none or it cannot be read."""
+@dataclass(frozen=True)
+class _Prior:
+    """What a build reads of the index it may update, once: its meta and its files rows."""
+
+    meta: dict[str, str]
+    files: list[tuple[int, str, str, str]]  # (id, path, sha256, status)
+
+
+def _prior(db: Path, root: Path) -> _Prior | None:
+    """The meta and files rows of an index of this checkout (and schema, and tool version) at db; None when
+    there is none, or it cannot be read (a corrupted index: its check says so)."""
+    previous = _previous(db, root)
+    if previous is None:
+        return None
     try:
-        previous = _previous(db, root)
-        if previous is None or "file_stats" not in previous:
-            return {}
-        stats = json.loads(previous["file_stats"])
         with sqlite3.connect(index_file.read_only_uri(db), uri=True) as conn:
-            shas = dict(conn.execute("SELECT path, sha256 FROM files"))
+            return _Prior(previous, conn.execute("SELECT id, path, sha256, status FROM files").fetchall())
+    except sqlite3.Error:
+        return None
+
+
+def _recorded(prior: _Prior | None) -> dict[str, tuple[discover.Stat, str]]:
+    """path -> (Stat, sha256) of the files the index read, from its meta file_stats and files rows; empty when
+    there is none or it cannot be read."""
+    if prior is None or "file_stats" not in prior.meta:
+        return {}
+    try:
+        stats = json.loads(prior.meta["file_stats"])
+        shas = {path: sha for _id, path, sha, _status in prior.files}
         return {rel: (tuple(stat), shas[rel]) for rel, stat in stats.items() if shas.get(rel) and len(stat) == 5}
-    except (sqlite3.Error, ValueError, TypeError, AttributeError):
+    except (ValueError, TypeError, AttributeError):
         return {}
 
 
@@ -292,14 +311,17 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
     began_ns = time.time_ns()
     try:
         progress("yaml", 0, 3)
-        ck = _read_checkout(root, excludes, max_file_size, _recorded(pending.path, root), began_ns)
+        prior = _prior(pending.path, root)
+        ck = _read_checkout(root, excludes, max_file_size, _recorded(prior), began_ns)
         if not pending.deferred:
             target = pending()
-            if target.state is not index_file.State.INDEX and ck.unread:  # what it recorded is not to be trusted
-                ck = _read_checkout(root, excludes, max_file_size, None, began_ns)
-            return _build_on(target, ck, start, progress, excludes, jobs, codegen_timeout, pending)
+            if target.state is not index_file.State.INDEX:
+                prior = None
+                if ck.unread:  # what it recorded is not to be trusted
+                    ck = _read_checkout(root, excludes, max_file_size, None, began_ns)
+            return _build_on(target, ck, prior, start, progress, excludes, jobs, codegen_timeout, pending)
         try:
-            return _build_on(index_file.IndexFile(pending.path, index_file.State.INDEX), ck, start, progress,
+            return _build_on(index_file.IndexFile(pending.path, index_file.State.INDEX), ck, prior, start, progress,
                              excludes, jobs, codegen_timeout, pending)
         except Exception:
             if pending().state is not index_file.State.CORRUPTED:
@@ -307,7 +329,7 @@ def _build(checkout: Path, db: Path, progress: Progress, excludes: tuple[str, ..
         # The index is corrupted (what the update read of it may have failed, or not): built from scratch, from
         # the checkout read again, since the update let go of most of what it had read.
         ck = _read_checkout(root, excludes, max_file_size, None, began_ns)
-        return _build_on(pending(), ck, start, progress, excludes, jobs, codegen_timeout, pending)
+        return _build_on(pending(), ck, None, start, progress, excludes, jobs, codegen_timeout, pending)
     finally:
         pending.close()
 
@@ -323,12 +345,11 @@ def _confirm(pending: index_file.PendingCheck) -> None:
         raise _Corrupted()
 
 
-def _build_on(target: index_file.IndexFile, ck: _Checkout, start: float, progress: Progress,
+def _build_on(target: index_file.IndexFile, ck: _Checkout, prior: _Prior | None, start: float, progress: Progress,
               excludes: tuple[str, ...], jobs: int | None, codegen_timeout: float | None,
               pending: index_file.PendingCheck) -> BuildSummary:
     """The build, once the checkout is read: over target as it is known (an index of ours is assumed sound
-    until _confirm says otherwise; a corrupted one is built from scratch)."""
-    root = ck.root
+    until _confirm says otherwise; a corrupted one is built from scratch). prior: what was read of it."""
     db = target.path
     if target.state is index_file.State.CORRUPTED:
         print(target.notice, file=sys.stderr)
@@ -337,16 +358,15 @@ def _build_on(target: index_file.IndexFile, ck: _Checkout, start: float, progres
     py_key = _py_extractor_hash()
     cxx_key = f"{_extractor_hash()}:{_sha(header) if header else 'default'}:{','.join(sorted(excludes))}"
 
-    previous = _previous(db, root) if target.state is index_file.State.INDEX else None
+    previous = prior.meta if prior is not None and target.state is index_file.State.INDEX else None
     _remove_orphans(db)
     old_files: dict[str, tuple[int, str]] = {}
     old_skips: dict[str, str] = {}
     if previous is not None:
-        with sqlite3.connect(index_file.read_only_uri(db), uri=True) as conn:
-            for i, p, h, status in conn.execute("SELECT id, path, sha256, status FROM files"):
-                old_files[p] = (i, h)
-                if not h:
-                    old_skips[p] = status
+        for i, p, h, status in prior.files:
+            old_files[p] = (i, h)
+            if not h:
+                old_skips[p] = status
     found = _found(ck)
     planned = plan(previous, old_files, found, cxx_key=cxx_key, py_key=py_key, old_skips=old_skips)
     link_key = _link_hash()
