@@ -100,7 +100,7 @@ def _object_calls(conn: sqlite3.Connection, edge_rows: list, by_node: dict[int, 
     call the object they make (`bernoulli_kernel<RNG>()(self, p, gen)`, written `bernoulli_kernel<RNG>()`); read
     by their callers' names (ix_calls_caller)."""
     rows = [row for row in edge_rows if row[5] is How.TEMPLATE_PARAMETER and row[6].endswith(")")
-            and row[6].startswith(row[7]) and row[1] in by_node]
+            and not _member(row[6], row[7]) and row[1] in by_node]
     if not rows:
         return {}
     wanted = {(row[3], row[4], row[6]) for row in rows}
