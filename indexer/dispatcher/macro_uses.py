@@ -79,7 +79,7 @@ class MacroTable:
 def load(conn: sqlite3.Connection) -> MacroTable:
     includes = IncludeGraph(
         (r[0] for r in conn.execute("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
-        conn.execute("SELECT file, target FROM includes ORDER BY id"))
+        conn.execute("SELECT file, target, system FROM includes ORDER BY id"))
     return MacroTable(conn.execute("SELECT name, params, body, file, line FROM macros ORDER BY id"), includes)
 
 

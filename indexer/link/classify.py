@@ -94,6 +94,24 @@ def is_service_call(callee: str) -> bool:
     return _SERVICE.search(callee) is not None
 
 
+# The CUDA driver's, the CUDA runtime's and HIP's calls that launch a kernel by its handle, where no `<<<...>>>` is
+# written: a kernel the checkout compiles at run time (the jiterator's NVRTC kernels, launched by
+# jit_utils.cpp's launch_jitted_pwise_function through `nvrtc.cuLaunchKernel`). Such a call is the device work done.
+_LAUNCH_API = re.compile(r"(?:^|::|\.|->)(?:(cu)Launch(?:Cooperative)?Kernel(?:Ex)?|(cuda)Launch(?:Cooperative)?Kernel"
+                         r"(?:ExC)?|(hip)(?:Module|Ext)?Launch(?:Cooperative)?Kernel(?:GGL|Ex)?)(?:<.*>)?$")
+_LAUNCH_FAMILY = {"cu": "cuda driver", "cuda": "cuda runtime", "hip": "hip"}
+
+
+def compute_family(callee: str) -> str | None:
+    """The library family of a vendor call that does the work (a compute library's, or a kernel launched through a
+    driver or runtime API: "cuda driver" for `nvrtc.cuLaunchKernel`), else None (a service or runtime call)."""
+    launch = _LAUNCH_API.search(callee)
+    if launch is not None:
+        return _LAUNCH_FAMILY[next(g for g in launch.groups() if g)]
+    family = vendor_family(callee)
+    return family if family in COMPUTE_FAMILIES else None
+
+
 def vendor_family(callee: str) -> str:
     """The library family of a vendor call written without a library_calls fact (cub::, thrust::, cudaMemcpy)."""
     m = _FAMILY.search(callee)

@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import index_file
 from ..vocab import Origin, StubKind
 from .kernels import implementation
-from .classify import COMPUTE_FAMILIES, is_service_call, vendor_family
+from .classify import compute_family, is_service_call
 from .kinds import EdgeKind, How, NodeKind
 from .nodes import Nodes
 from .parallel import map_parts
@@ -202,8 +202,7 @@ class _Calls:
                 for op_node in functors(ctx, callee, name):
                     yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, callee, "constructed")
             if t.how is How.VENDOR and family is None and t.detail is None and \
-                    vendor_family(callee) in COMPUTE_FAMILIES:
-                family = vendor_family(callee)
+                    (family := compute_family(callee)) is not None:
                 new_library = (family, callee) not in nodes.library
             if family is not None and t.node is None and not is_service_call(callee):
                 dst = (family, callee) if new_library else nodes.library.get((family, callee))

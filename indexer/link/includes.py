@@ -12,6 +12,11 @@ ATen/CPUFunctions.h -> DispatchKeyFunctions.h, ATen/CPUFunctions_inl.h -> Dispat
 per op ATen/ops/add.h -> Function.h, add_ops.h -> Operator.h, add_native.h -> NativeFunction.h,
 add_meta.h -> NativeMetaFunction.h, add_cpu_dispatch.h -> DispatchKeyFunction.h). The lines a template
 writes through `${...}` are not read: a generated header reaches what its template includes.
+
+A system include (`<...>`) of a header the toolchain provides, written without a folder (`<math.h>`, `<cuda.h>`,
+`<nccl.h>`), is the toolchain's, outside the checkout: the build puts no folder of the checkout that holds a
+header of that name (qnnpack's src/qnnpack/math.h, torch/csrc/api/include/torch/cuda.h) first on the include
+path, and a compiler would find the C library's, CUDA's or NCCL's.
 """
 
 from __future__ import annotations
@@ -20,8 +25,24 @@ import posixpath
 from collections.abc import Iterable
 
 
+# The headers of the C library, POSIX, the compilers' intrinsics and unwinder, and the CUDA toolkit and NCCL, as
+# they are included: by name alone, between angle brackets.
+TOOLCHAIN_HEADERS = frozenset("""assert.h complex.h ctype.h errno.h fenv.h float.h inttypes.h iso646.h limits.h locale.h
+math.h setjmp.h signal.h stdalign.h stdarg.h stdatomic.h stdbool.h stddef.h stdint.h stdio.h stdlib.h stdnoreturn.h
+string.h tgmath.h threads.h time.h uchar.h wchar.h wctype.h unistd.h fcntl.h dlfcn.h pthread.h sched.h dirent.h
+poll.h pwd.h semaphore.h strings.h syslog.h termios.h execinfo.h cxxabi.h malloc.h alloca.h link.h elf.h unwind.h
+libunwind.h immintrin.h x86intrin.h xmmintrin.h emmintrin.h pmmintrin.h tmmintrin.h smmintrin.h nmmintrin.h
+cpuid.h intrin.h arm_neon.h arm_sve.h arm_bf16.h arm_fp16.h altivec.h vecintrin.h windows.h io.h process.h
+cuda.h cuda_runtime.h cuda_runtime_api.h cuda_fp16.h cuda_bf16.h cuda_fp8.h cuda_fp16.hpp cuda_bf16.hpp
+cuda_profiler_api.h cuda_awbarrier.h cuda_pipeline.h cuda_occupancy.h device_functions.h driver_types.h
+vector_types.h library_types.h mma.h cooperative_groups.h nvrtc.h nvToolsExt.h nvml.h nccl.h cublas.h cublas_v2.h
+cublasLt.h cusparse.h cusparseLt.h cusolverDn.h cusolverSp.h cufft.h cufftXt.h curand.h curand_kernel.h
+curand_philox4x32_x.h cudnn.h cupti.h omp.h mpi.h""".split())
+
+
 class IncludeGraph:
-    def __init__(self, files: Iterable[str], includes: Iterable[tuple[str, str]]):
+    def __init__(self, files: Iterable[str], includes: Iterable[tuple]):
+        """`includes`: (file, target as written[, whether it is a system include]) rows."""
         self._by_suffix: dict[str, list[str]] = {}
         paths = list(files)
         known = set(paths)
@@ -32,7 +53,9 @@ class IncludeGraph:
         self.direct: dict[str, list[str]] = {}
         self._found: dict[tuple[str, str], str | None] = {}  # (folder, target) -> _find's answer, where the name's
         # characters play no part (a path found beside the includer, or the one path ending so)
-        for file, target in includes:
+        for file, target, *system in includes:
+            if system and system[0] and target in TOOLCHAIN_HEADERS:
+                continue
             found = self._find(file, target, known)
             if found is not None:
                 self.direct.setdefault(file, []).append(found)

@@ -67,8 +67,8 @@ import re
 from typing import NamedTuple
 
 from ..cxx.argument_types import arithmetic_result
-from .classify import (BUILTIN_TYPES, OpForms, argument_class, named_class, op_called, template_args,
-                       written_parts)
+from .classify import (BUILTIN_TYPES, STANDARD_NAMES, OpForms, argument_class, named_class, op_called,
+                       template_args, written_parts)
 from . import overloads
 from .configurations import one_per_build
 from .kinds import OPERATOR_CALLS, How
@@ -249,6 +249,14 @@ def _sees_at(ctx: "Context") -> bool:
     """Whether unqualified lookup from the caller can find at's or c10's classes (at::Tensor): the caller is in
     at or c10, or its file brings one in with a using-directive."""
     return any(n == ns or n.startswith(ns + "::") for n in (*ctx.chain, *ctx.usings) for ns in ("at", "c10"))
+
+
+def _sees_ops(ctx: "Context") -> bool:
+    """Whether unqualified lookup from the caller can find the functions torchgen declares for the ops (at::add,
+    in Functions.h): the caller is in at or torch (whose headers write `using namespace at;`), or its file brings
+    one in with a using-directive. A kernel of a vendor library's namespace (flash_attn's fmha) calling `min(a, b)`
+    does not call the op min."""
+    return any(n == ns or n.startswith(ns + "::") for n in (*ctx.chain, *ctx.usings) for ns in ("at", "torch"))
 
 
 def _takes(s: Symbol, argc: int, fewest: Callable[[Symbol], int] = _fewest) -> bool:
@@ -1021,6 +1029,10 @@ class Resolver:
                  receiver_type: str | None) -> list[Target]:
         qualifier, last, receiver = written_parts(callee)
         qualifier = qualifier.removeprefix("::")
+        # `::lgamma(a)`: qualified by the global namespace, lookup sees only what is declared there (a function of the
+        # checkout outside every namespace, or the C library's and CUDA's math, declared outside the checkout), never
+        # a function of the name in a namespace the caller is in or uses, nor an op through `at::`
+        in_global = receiver is None and not qualifier and callee.startswith("::")
         if receiver is not None and (not _PLAIN_RECEIVER.fullmatch(receiver) or (receiver_type or "").startswith("decltype(")):
             receiver_type = self._receiver_type(ctx, receiver, receiver_type)  # the extractor gave a chain's root
         elif receiver is not None and receiver_type is None and self.fields:  # `x_.f()` in a method defined elsewhere
@@ -1055,6 +1067,15 @@ class Resolver:
             return [Target(None, How.VENDOR, f"`{receiver_type}` outside at and c10, under `using namespace "
                                              f"{brought};`: that library's class, not at::{receiver_type}")]
         cands = self.symbols.by_name.get(callee_name)
+        if in_global and cands:
+            cands = [s for s in cands if not s.scope] or None
+        if cands and receiver is None and not qualifier and callee_name in STANDARD_NAMES:
+            # A function outside every namespace with a name the C and C++ libraries and CUDA's math provide (min,
+            # pow, isinf) is what the caller calls only when it sees it: the caller's own file or one it includes.
+            # Else the toolchain's is (a helper of the same name in a file the caller never includes, such as
+            # 1.13.1 jit/codegen/cuda/runtime/helpers.cu's device min, is no candidate)
+            self._file_used = True
+            cands = [s for s in cands if s.scope or s.file == ctx.file or ctx.includes(s.file)] or None
         if receiver is not None and receiver_type is not None and callee_name in self.tensor_methods and \
                 receiver_type.split("<", 1)[0] in self._generated_classes():
             cands = None  # at::Tensor's methods of an op's name are mostly generated: the op's (below)
@@ -1064,6 +1085,7 @@ class Resolver:
             found = self._lookup(ctx, cands, qualifier, receiver, receiver_type)
             if found is not None:
                 syms, how, *united = found  # united: a scope's own functions and a using-declaration's
+                how = How.EXACT if in_global else how  # `::f`: named by its qualified name
                 owner = receiver_type if receiver is not None else qualifier
                 if receiver is None and _constructors(syms, last):  # `c10::complex<double>(0, 0)`: the class's
                     owner = f"{qualifier}::{last}" if qualifier else last  # arguments are written on its name
@@ -1083,7 +1105,7 @@ class Resolver:
                                    tuple(ops))]
             if receiver_type in _TENSOR_TYPES:
                 return [Target(None, How.TENSOR_METHOD)]
-        else:
+        elif not in_global and (qualifier or _sees_ops(ctx)):
             base = op_called(qualifier, callee_name, self.ops)
             if base is not None and qualifier.startswith("at::_ops::"):  # at::_ops::add_Tensor::call: add.Tensor
                 return [Target(None, How.OP, None, (self.ops.struct_op(qualifier),))]
@@ -1099,7 +1121,7 @@ class Resolver:
         outside = self._outside(qualifier or (receiver_type or ""), ctx)
         if outside is not None:
             return [Target(None, How.VENDOR, f"{outside}:: is no namespace or class of the checkout")]
-        if not cands and receiver is None and not qualifier:
+        if not cands and receiver is None and not qualifier and not in_global:
             brought = self._vendor_using(ctx)
             if brought is not None:
                 return [Target(None, How.VENDOR, f"through `using namespace {brought};`, no namespace of the checkout")]

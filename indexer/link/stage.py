@@ -181,7 +181,7 @@ def include_graph(conn: sqlite3.Connection, tables: set[str]) -> IncludeGraph:
     """The include graph of the C++ files' facts."""
     return IncludeGraph(
         (r[0] for r in conn.execute("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
-        conn.execute("SELECT file, target FROM includes ORDER BY id") if "includes" in tables else ())
+        conn.execute("SELECT file, target, system FROM includes ORDER BY id") if "includes" in tables else ())
 
 
 def _namespaces(conn: sqlite3.Connection, inline: frozenset[str]) -> frozenset[str]:
