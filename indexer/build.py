@@ -423,6 +423,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
             pool.join()
             pool = None
         _shared_macro_stage(conn, run)
+        _guard_stage(conn)
         _release_sources(run)
         _dispatcher_stage(conn, run)
         _link_stage(conn, run, jobs or os.cpu_count() or 1)
@@ -635,6 +636,14 @@ def _shared_macro_stage(conn: sqlite3.Connection, run: _Run) -> None:
     run.reextracted = [rel for rel in done if rel not in todo]
     conn.commit()
     run.progress("X-macro lists", 1, 1)
+
+
+def _guard_stage(conn: sqlite3.Connection) -> None:
+    """The stretches under an #if that no build compiles, decided with every file's #defines (guards.py)."""
+    from . import guards
+
+    guards.mark(conn)
+    conn.commit()
 
 
 def _link_stage(conn: sqlite3.Connection, run: _Run, jobs: int) -> None:

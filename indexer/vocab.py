@@ -8,6 +8,10 @@ from enum import StrEnum
 # out for a device's dense tensors only (by a layout test such as `is_quantized()`) is named DENSE + device.
 BRANCH_DEVICES = ("CPU", "CUDA", "HIP", "MPS", "XPU", "Meta", "Vulkan", "Metal", "MTIA", "XLA", "Lazy", "HPU")
 DENSE = "Dense"
+# device_branches.branch of a stretch of lines under an #if that holds calls (indexer/cxx/extract.py): the build
+# decides its guard with the checkout's constant #defines (guards.py)
+PREPROCESSOR = "#if"
+NEVER_COMPILED = "never compiled"  # device_branches.not_on of such a stretch whose guard no build makes true (guards.py)
 
 
 class Origin(StrEnum):

@@ -122,6 +122,7 @@ class _Walk:
     sites: set[tuple[str, int]] = field(default_factory=set)  # the call sites of the steps so far
     off_device: dict[str, dict[str, None]] = field(default_factory=dict)  # a branch that never runs on the
     # walk's device -> the calls written in it
+    uncompiled: dict[str, dict[str, None]] = field(default_factory=dict)  # lines under an #if no build compiles
 
     def add(self, fields: tuple, parent: int | None) -> int:
         """The step of these fields (_step's order), found below the step at index `parent`, once: its index
@@ -146,6 +147,10 @@ class _Walk:
             cuts.append(Truncation(f"calls in branches that never run on {self.branch}, "
                                    "not followed", RULE,
                                    tuple(f"{where}: {', '.join(names)}" for where, names in self.off_device.items())))
+        if self.uncompiled:
+            cuts.append(Truncation("calls under an #if that the checkout's own #defines make false in every build, "
+                                   "not followed", RULE,
+                                   tuple(f"{where} -> {', '.join(names)}" for where, names in self.uncompiled.items())))
         return tuple(cuts)
 
 
@@ -480,11 +485,13 @@ class Linker:
         if level == 0 or walk.composite or body:  # the redispatches below are followed: their ops' kernels at once
             self._prefetch_kernels([e[1] for e in edges if e[0] == EdgeKind.REDISPATCHES_TO_OP and e[8] is not None])
         shown = FUNCTOR_ONLY if in_functor else COMPOSITE_OR_FUNCTOR if walk.composite or body else ALWAYS
-        device = walk.branch
+        device = walk.branch or ""  # no device: only what no build compiles is left out
         for kind, _dst, file, line, how, target, detail, loc, dn, need in edges:
-            if device is not None and (kind != _CALLS or (dn is not None and need <= shown)) and (
+            if (kind != _CALLS or (dn is not None and need <= shown)) and (
                     why := self.branches.ruled_out(file, line, device, walk.dense)) is not None:
-                walk.off_device.setdefault(why, {})[target or str(kind)] = None  # a branch not run on the device
+                # a branch not run on the device, or under an #if the checkout's own #defines make false
+                (walk.uncompiled if why in self.branches.never else walk.off_device).setdefault(why, {})[
+                    target or str(kind)] = None
                 continue
             if kind == _CALLS:
                 if dn is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..indexer.vocab import BRANCH_DEVICES, DENSE
+from ..indexer.vocab import BRANCH_DEVICES, DENSE, NEVER_COMPILED, PREPROCESSOR
 
 SHOWN = 80  # the characters of a condition a truncation shows
 _BACKEND_SUFFIX = "Meta"  # SparseMeta, SparseCsrMeta, QuantizedMeta, NestedTensorMeta: the Meta device
@@ -29,40 +29,55 @@ def dense(key: str) -> bool:
 
 
 class Branches:
-    """The device branches of an index, read a file at a time (the database does not change)."""
+    """The device branches of an index, read a file at a time (the database does not change); and the stretches
+    of lines under an #if whose guard the checkout decides false (indexer/guards.py), on every device."""
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self._files: set[str] | None = None
         self._rows: dict[str, list[tuple[int, int, frozenset[str], int, str]]] = {}
+        self._macros = None  # guards.MacroValues, made (and the module imported) at the first such stretch read
+        self.never: set[str] = set()  # what ruled_out said of a stretch never compiled
 
     def _of(self, file: str) -> list[tuple[int, int, frozenset[str], int, str]]:
         if self._files is None:
             try:
-                self._files = {r[0] for r in self.conn.execute("SELECT DISTINCT file FROM device_branches")}
+                self._files = {r[0] for r in self.conn.execute(
+                    "SELECT DISTINCT file FROM device_branches WHERE not_on != ''")}
             except sqlite3.OperationalError:  # an index written before the table existed: no branches known
                 self._files = set()
         if file not in self._files:
             return []
         rows = self._rows.get(file)
         if rows is None:
-            rows = self._rows[file] = [
-                (first, last, frozenset(not_on.split(",")), line, condition) for first, last, not_on, line, condition
-                in self.conn.execute("SELECT first_line, last_line, not_on, line, condition FROM device_branches "
-                                     "WHERE file = ? ORDER BY first_line", (file,))]
+            rows = self._rows[file] = []
+            for first, last, not_on, line, branch, condition in self.conn.execute(
+                    "SELECT first_line, last_line, not_on, line, branch, condition FROM device_branches "
+                    "WHERE file = ? AND not_on != '' ORDER BY first_line", (file,)):
+                if branch != PREPROCESSOR:
+                    shown = condition if len(condition) <= SHOWN else condition[:SHOWN - 3] + "..."
+                    rows.append((first, last, frozenset(not_on.split(",")), line, f"if {shown}"))
+                    continue
+                from ..indexer.guards import MacroValues, decide  # why the build found it false
+
+                if self._macros is None:
+                    self._macros = MacroValues(self.conn)
+                why = f"#if {condition}: {'; '.join(decide(condition, self._macros)[1]) or 'false'}"
+                self.never.add(f"{file.rsplit('/', 1)[-1]}:{line} {why}")
+                rows.append((first, last, frozenset((NEVER_COMPILED,)), line, why))
         return rows
 
     def ruled_out(self, file: str | None, line: int | None, device: str, dense_tensors: bool = False) -> str | None:
         """`FILE:LINE if (CONDITION)` of the innermost branch around file:line that never runs on `device`
-        (for its dense tensors too, if `dense_tensors`); None: the line can run there."""
+        (for its dense tensors too, if `dense_tensors`), or `FILE:LINE #if GUARD: why` of a stretch no build
+        compiles (on any device, "" included: a walk for no device); None: the line can run there."""
         if file is None or line is None:
             return None
         found = None
         also = DENSE + device if dense_tensors else device
-        for first, last, not_on, at, condition in self._of(file):
+        for first, last, not_on, at, said in self._of(file):
             if first > line:
                 break
-            if line <= last and (device in not_on or also in not_on):
-                shown = condition if len(condition) <= SHOWN else condition[:SHOWN - 3] + "..."
-                found = f"{file.rsplit('/', 1)[-1]}:{at} if {shown}"
+            if line <= last and (device in not_on or also in not_on or NEVER_COMPILED in not_on):
+                found = f"{file.rsplit('/', 1)[-1]}:{at} {said}"
         return found

@@ -395,6 +395,7 @@ class Macro(Base):
     body: Mapped[str] = mapped_column(Text, comment="the replacement, comments stripped, line continuations joined, whitespace folded; the first 4000 characters")
     line: Mapped[int] = mapped_column(Integer, comment="line of the #define")
     truncated: Mapped[int] = mapped_column(Integer, comment="1 when the body is longer than 4000 characters and cut there")
+    guard: Mapped[str | None] = mapped_column(Text, comment="the #if conditions the #define is written under, joined with && (as definitions.guard); NULL: none, the include guard aside")
 
 
 class Using(Base):
@@ -472,7 +473,9 @@ class InlineNamespace(Base):
 class DeviceBranch(Base):
     """Lines of a C++ function body that run only on some devices: a branch of an `if` that tests one
     (`if (self.is_mps()) ... else ...`; indexer/cxx/device_branches.py). kernels-for does not follow a call
-    written there when it walks a key of a device the branch never runs on."""
+    written there when it walks a key of a device the branch never runs on. Rows of branch `#if` are the
+    stretches of lines under an #if that hold calls, with their guard: kernels-for does not follow a call
+    written where the checkout's own constant #defines make the guard false (queries/device_branches.py)."""
 
     __tablename__ = "device_branches"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -481,10 +484,12 @@ class DeviceBranch(Base):
     first_line: Mapped[int] = mapped_column(Integer, comment="the branch's first line (a block: its first statement's)")
     last_line: Mapped[int] = mapped_column(Integer, comment="its last line")
     not_on: Mapped[str] = mapped_column(String, comment="the devices it never runs on, comma-joined: CPU,CUDA,HIP,XPU")
-    line: Mapped[int] = mapped_column(Integer, comment="the if's line")
+    line: Mapped[int] = mapped_column(Integer, comment="the if's line (#if: the line of the directive before the stretch)")
     branch: Mapped[str] = mapped_column(String, comment="then, else, or after (the statements after an if whose "
-                                                        "then-branch returns or throws)")
-    condition: Mapped[str] = mapped_column(Text, comment="the condition as written, whitespace collapsed")
+                                                        "then-branch returns or throws); #if: a stretch under an "
+                                                        "#if, not_on empty")
+    condition: Mapped[str] = mapped_column(Text, comment="the condition as written, whitespace collapsed; #if: the "
+                                                         "stretch's guard, as definitions.guard writes it")
 
 
 class PyMethodDefRow(Base):

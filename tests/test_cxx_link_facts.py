@@ -74,7 +74,7 @@ def test_directives_in_a_damaged_file():
     f = cxx.extract(src, "aten/src/ATen/native/broken.cpp")
     assert f.parse_errors > 0
     assert f.includes == (IncludeFact("a.h", 1, False), IncludeFact("x.h", 5, True))
-    assert f.macros == (MacroFact("BAD", "(a)", "a +", 6),)
+    assert f.macros == (MacroFact("BAD", "(a)", "a +", 6, guard="USE_X"),)  # written under `#if USE_X`
     assert [(d.name, d.guard) for d in f.definitions if d.name == "fine"] == [("fine", "defined(Y)")]
 
 

@@ -25,6 +25,7 @@ unknown too: nothing reads as false because it could not be read. Never eval().
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 Truth = bool | None
@@ -48,6 +49,10 @@ class Env:
     """One compile context: the names it defines, with their values."""
 
     values: dict[str, int] = field(default_factory=dict)
+    # Another model, the query side's (queries/preprocessor.py): the value of a name, or of a call `F()` with no
+    # arguments (`called`), None when unknown. With it, a name it does not know is unknown rather than 0, and
+    # `defined(X)` is unknown: only what every build of the checkout agrees on is known.
+    lookup: Callable[[str, bool], int | None] | None = None
 
     @classmethod
     def of(cls, names) -> Env:
@@ -74,8 +79,28 @@ class _Unreadable(Exception):
     """The expression is not one the preprocessor could evaluate."""
 
 
+_DEFINED = re.compile(r"\bdefined\s*(?:\(\s*\w+\s*\)|\w+)")
+_NAME = re.compile(r"\b(?!true\b|false\b)[A-Za-z_]\w*")
+
+
+def may_be_false(expr: str) -> bool:
+    """Whether the checkout's own #defines could make an #if false in every build: the expression reads a name's
+    value (`AT_USE_JITERATOR()`, `CUDA_VERSION >= 12000`), or is false whatever is defined (`0`, `0 && defined(X)`).
+    One that only asks whether names are defined (`defined(USE_ROCM) && !defined(_MSC_VER)`), or reads only names
+    reserved for the implementation (`__CUDA_ARCH__ >= 800`: the compiler's), is a build's choice."""
+    if any(not _RESERVED.fullmatch(m.group()) for m in _NAME.finditer(_DEFINED.sub("", expr))):
+        return True
+    return evaluate(expr, Env(lookup=lambda _name, _called: None)) is False
+
+
 def evaluate(expr: str, env: Env) -> Truth:
     """Whether `#if expr` holds in env: True, False or None (unknown)."""
+    got = value_of(expr, env)
+    return None if got is None else got != 0
+
+
+def value_of(expr: str, env: Env) -> int | None:
+    """The integer value of a preprocessor expression in env, None when unknown."""
     try:
         tokens = _tokens(expr)
         parser = _Parser(tokens, env)
@@ -84,7 +109,7 @@ def evaluate(expr: str, env: Env) -> Truth:
             raise _Unreadable
     except (_Unreadable, RecursionError):
         return None
-    return None if value is None else value.v != 0
+    return None if value is None else value.v
 
 
 def _tokens(expr: str) -> list[tuple[str, str]]:
@@ -208,14 +233,22 @@ class _Parser:
                 raise _Unreadable
             if paren:
                 self.take(")")
-            return _Value(int(name in self.env.values))
+            return _Value(int(name in self.env.values)) if self.env.lookup is None else None
+        lookup = self.env.lookup
         if self.peek() == "(":  # a function-like macro call: its value is not the file's to know
+            if lookup is not None and self.k + 1 < len(self.tokens) and self.tokens[self.k + 1][1] == ")":
+                self.k += 2
+                value = lookup(text, True)
+                return None if value is None else _Value(value)
             self.skip_call()
             return None
         if text in self.env.values:
             return _Value(self.env.values[text])
         if text in ("true", "false"):
             return _Value(int(text == "true"))
+        if lookup is not None:
+            value = lookup(text, False)
+            return None if value is None else _Value(value)
         if _RESERVED.fullmatch(text):
             return None  # the compiler's own macro (__cplusplus, _MSC_VER): unknown here
         return _Value(0)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import replace
 
 from .facts import IncludeFact, MacroFact
 from .scan import dec, join_continuations, norm, strip_comments
@@ -66,6 +67,8 @@ def directives(f: SourceFile) -> None:
             starts.append(last + 1)
             guards.append(nodes[-1] if nodes else None)
     f.guards = (starts, guards, {})
+    if len(starts) > 1:  # each #define with the #if conditions it is written under (a build's choice: no constant)
+        f.macro_facts = [m if (g := guard_at(f, m.line)) is None else replace(m, guard=g) for m in f.macro_facts]
 
 
 def guard_at(f: SourceFile, line: int) -> str | None:

@@ -10,13 +10,16 @@ make its calls special, the registrations read the library blocks and m.impl cal
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import replace
 
 from . import (aliases, calls, classes, constants, definitions, device_branches, directives, method_tables, namespaces,
                registrations, sites, usings)
 from .body_macros import body_macro_uses
+from .conditions import may_be_false
 from .expansions import macro_definitions
-from .facts import CxxFacts, LaunchFact
+from ..vocab import PREPROCESSOR
+from .facts import CxxFacts, DeviceBranchFact, LaunchFact
 from .launches import kernel_name, text_launches
 from .preprocessor import Define, text_define
 from .prepare import prepare
@@ -158,6 +161,28 @@ def _guarded(f: SourceFile, defs: list) -> list:
     return out
 
 
+def _compiled_under(f: SourceFile) -> list[DeviceBranchFact]:
+    """Each stretch of lines under an #if (between two directives) that holds a call, a launch, a dtype dispatch or
+    a stub's use, with its guard: the query side leaves out what is written where the checkout's own #defines
+    decide the guard false (`#else` of `#if AT_USE_JITERATOR()`, which jit_macros.h defines as true)."""
+    starts, guards, _ = f.guards
+    if len(starts) == 1:
+        return []
+    lines = sorted({x.line for x in f.calls} | {x.line for x in f.launches} | {x.line for x in f.dtypes}
+                   | {x.line for x in f.stub_uses} | {x.line for x in f.libcalls})
+    out = []
+    end = f.orig.count(b"\n") + 1
+    for i, node in enumerate(guards):
+        if node is None:
+            continue
+        first, last = starts[i], (starts[i + 1] - 1 if i + 1 < len(starts) else end)
+        k = bisect.bisect_left(lines, first)
+        if k < len(lines) and lines[k] <= last and (guard := directives.guard_at(f, first)) is not None and \
+                may_be_false(guard):
+            out.append(DeviceBranchFact(first, last, "", first - 1, PREPROCESSOR, guard))
+    return out
+
+
 def _facts(f: SourceFile) -> CxxFacts:
     return CxxFacts(
         path=f.path,
@@ -179,6 +204,6 @@ def _facts(f: SourceFile) -> CxxFacts:
         kernel_aliases=tuple(sorted(f.kernel_aliases, key=lambda x: (x.line, x.name))),
         inline_namespaces=tuple(f.inline_namespaces),
         constants=tuple(f.constants),
-        device_branches=tuple(f.device_branches),
+        device_branches=tuple(f.device_branches) + tuple(_compiled_under(f)),
         parse_errors=f.parse_errors,
     )

@@ -109,9 +109,10 @@ class DeviceBranchFact:
     first_line: int
     last_line: int
     not_on: str  # the devices it never runs on, comma-joined: "CPU,CUDA,HIP,XPU,Meta"
-    line: int  # the `if`
-    branch: str  # then, else, or after (the statements after an `if` whose then-branch returns)
-    condition: str  # the condition as written, whitespace collapsed, cut at 200 characters
+    line: int  # the `if`; for PREPROCESSOR, the line of the directive that opens the stretch
+    branch: str  # then, else, after (the statements after an `if` whose then-branch returns), or PREPROCESSOR
+    condition: str  # the condition as written, whitespace collapsed, cut at 200 characters; for PREPROCESSOR the guard
+
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ class MacroFact:
     body: str  # comments stripped, continuations joined, whitespace folded; at most MACRO_BODY_LIMIT characters
     line: int
     truncated: bool = False  # the body was longer than MACRO_BODY_LIMIT and is cut there
+    guard: str | None = None  # the #if conditions the #define is written under (directives.py), None: none
 
 
 @dataclass(frozen=True)
