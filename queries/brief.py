@@ -17,6 +17,7 @@ from typing import Any
 from ..indexer.link.kinds import How
 from ..indexer.vocab import StepKind
 from .api import KernelsFor, Reach, Trace
+from .chain import PER_DTYPE
 
 LIST_CAP = 1  # stubs and registered kernels shown per key line; "+N" says how many more there are
 BRIEF_DTYPE_DEPTH = 1  # the dtype sets of the kernel and of the function one level below it (a registered kernel)
@@ -170,7 +171,11 @@ def key_brief(k: Any) -> dict[str, Any]:
     # the kernels registered (a nullptr registration is none), by the name's last component as __global__s are
     item["registered"] = [n for n in _names(steps, StepKind.REGISTERED, lambda s: _last_component(s.name))
                           if n != "nullptr"]
-    item["device_functions"] = _names(steps, StepKind.UFUNC, lambda s: "ufunc::" + s.name.split("::")[-1])
+    # what the kernel's loops run: a generated kernel's ufunc:: functions, or the function template an AT_DISPATCH
+    # lambda calls with its scalar_t (chain.PER_DTYPE: multi_margin_loss_cpu_kernel)
+    item["device_functions"] = _names(steps, StepKind.UFUNC, lambda s: "ufunc::" + s.name.split("::")[-1]) + [
+        n for n in _names([s for s in steps if s.kind == StepKind.CALL and s.detail == PER_DTYPE], StepKind.CALL,
+                          lambda s: _last_component(s.name))]
     item["launches"] = _launches(steps)
     item["library"] = _names(steps, StepKind.LIBRARY, _library)
     item["dtypes"] = _names(steps, StepKind.DTYPES, _dtype_set)

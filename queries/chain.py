@@ -207,6 +207,10 @@ def _step(kind: str, name: str, loc: Location | None, depth: int, device: str | 
     return kind, name, loc, device, detail, site, depth, how
 
 
+NATIVE = "aten/src/ATen/native/"  # the kernels' folder
+PER_DTYPE = "run per dtype by the dispatch"  # Step.detail of a call _instantiated finds
+
+
 # The edges a walk can show: every edge with a target, and of those without one the places (dtypes, a
 # stub's declaration and definition, nullptr registrations, lambdas run) and the ambiguous calls some of
 # whose candidates lead to device work; calls ending in a macro, the standard library or a type are not read.
@@ -221,7 +225,12 @@ _EDGES = ("SELECT e.src, e.kind, e.dst, e.file, e.line, e.how, e.target, e.detai
           "(e.dst IS NOT NULL OR e.kind != 'calls' OR e.detail LIKE '%lead to device work%') AND "
           f"(e.kind != '{EdgeKind.CALLS}' OR n.id IS NULL OR e.how = '{How.TEMPLATE_ARGUMENT}' OR "
           f"(n.kind IN ('{NodeKind.FUNCTION}', '{NodeKind.STRUCTURED}') AND {{}})) ORDER BY e.src, e.id")
-_SHOWN = _EDGES.format("n.device_path IN (1, 2, 3)")  # a walk outside a functor
+# Outside a functor, also the calls of a function template of native/ with a loop in its body that name the
+# dispatch's `scalar_t` in their template arguments (_instantiated: the per-dtype loop an AT_DISPATCH lambda runs,
+# when it does no device work).
+_SHOWN = _EDGES.format("(n.device_path IN (1, 2, 3) OR (n.device_path = 0 AND instr(e.target, 'scalar_t') AND "
+                       f"substr(n.file, 1, {len(NATIVE)}) = '{NATIVE}' AND "
+                       "EXISTS (SELECT 1 FROM definitions d WHERE d.id = n.ref AND d.loops)))")  # outside a functor
 _FUNCTOR = _EDGES.format("1")  # a functor's body: every call of a function
 _BATCH = 500  # nodes whose edges one statement reads
 # An op node's (op, key) kernels (has-kernel, whose detail is the key) and the definition implementing each,
@@ -232,6 +241,21 @@ _KERNELS = ("SELECT hk.src, hk.detail, im.dst, n.kind, n.name, n.file, n.line, n
             "JOIN edges im ON im.src = hk.dst JOIN nodes n ON n.id = im.dst "
             f"WHERE hk.src IN (SELECT value FROM json_each(?)) AND hk.kind = '{EdgeKind.HAS_KERNEL}' AND "
             f"im.kind = '{EdgeKind.IMPLEMENTS}' ORDER BY hk.src, hk.id, im.id")
+
+
+# A callee written with template arguments that name `scalar_t`, without a receiver: `loss_kernel<scalar_t>(...)`,
+# `at::native::vol2col<scalar_t>(...)`; not `x.data_ptr<scalar_t>()` nor `accscalar_t`.
+_SCALAR_ARGUMENT = re.compile(r"[\w:]+<[^()]*\bscalar_t\b")
+
+
+def _instantiated(edges: list, target: str | None, dn: _Node) -> bool:
+    """Whether a call of a function that leads to no device work is the loop an AT_DISPATCH lambda runs per dtype,
+    which a C++ reader follows as the kernel's body (multi_margin_loss_out_cpu_template's `multi_margin_loss_cpu_kernel
+    <scalar_t>(...)` in its AT_DISPATCH_FLOATING_TYPES, 2.6.0 LossMultiMargin.cpp:138, the innermost loop): a function
+    template of native/ called with the dispatch's `scalar_t` by a function that dispatches on dtypes (_SHOWN read
+    only those with a loop in their body: a per-dtype check such as checkQuantizedTensor<scalar_t> is no loop)."""
+    return dn.loc is not None and dn.loc.file.startswith(NATIVE) and target is not None and \
+        _SCALAR_ARGUMENT.match(target) is not None and any(e[0] == EdgeKind.DTYPES for e in edges)
 
 
 def _run_as_functor(edges: list, file: str, line: int, dst: int) -> bool:
@@ -504,6 +528,8 @@ class Linker:
                         ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
                     else:
                         yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc), dn, False
+                elif need == FUNCTOR_ONLY and how not in _SEVERAL and _instantiated(edges, target, dn):
+                    yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc, detail=PER_DTYPE), dn, False
                 # else: nothing device-bound below it (a composite follows redispatches); a __global__: its launch
             elif kind == EdgeKind.DTYPES:
                 yield _step(StepKind.DTYPES, target, loc, level, detail=detail), None, False

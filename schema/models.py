@@ -201,6 +201,7 @@ class Definition(Base):
     template_params: Mapped[str | None] = mapped_column(Text, comment="JSON list, name:kind per parameter of its template head, in order: [\"K:template\", \"RNG:type\", \"N:value\"] for template <template <typename> class K, typename RNG, int N>; NULL for no template")
     returns: Mapped[str | None] = mapped_column(String, comment="the declared return type without cv-qualifiers, & and * and the at::/c10:: qualifiers: TensorOptions, MaybeOwned<Tensor>; NULL for auto, constructors and the structured kernels' macro heads")
     constrained: Mapped[int] = mapped_column(Integer, comment="1 for a template that overload resolution may leave out (SFINAE): its template head gives a parameter a default or leaves one unnamed (typename = std::enable_if_t<...>), has a requires-clause, or enable_if is written in its return type or parameters")
+    loops: Mapped[int] = mapped_column(Integer, comment="1 when its body holds a for, while or do loop (a range-for too)")
 
 
 class Stub(Base):

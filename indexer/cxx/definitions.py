@@ -126,7 +126,25 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
         template_params=_template_params(node) if is_template else None,
         returns=return_type(node, fd) if owner is None else written,
         constrained=is_template and constrained(node, decl),
+        loops=has_loop(f, node.child_by_field_name("body")),
     )
+
+
+_LOOP_WORD = re.compile(rb"\b(?:for|while|do)\b")
+_LOOPS = frozenset(("for_statement", "for_range_loop", "while_statement", "do_statement"))
+
+
+def has_loop(f: SourceFile, body) -> bool:
+    """Whether a function body holds a loop statement: each `for`, `while` or `do` word of its text (a cheap scan
+    first) is asked of the tree, so that one in a comment, a string or a name does not count."""
+    if body is None:
+        return False
+    for m in _LOOP_WORD.finditer(f.src, body.start_byte, body.end_byte):
+        node = body.descendant_for_byte_range(m.start(), m.end())
+        if node is not None and node.type in ("for", "while", "do") and node.parent is not None and \
+                node.parent.type in _LOOPS:
+            return True
+    return False
 
 
 def conversion_owner(node) -> str | None:

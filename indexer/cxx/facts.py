@@ -33,6 +33,7 @@ class DefinitionFact:
     template_params: tuple[str, ...] | None = None  # "K:template", "RNG:type", "N:value" per parameter of its template head; None: no template
     returns: str | None = None  # the declared return type, normalised like a receiver type ("TensorOptions"); None: auto, none
     constrained: bool = False  # a template overload resolution may drop (SFINAE): template_params.py constrained
+    loops: bool = False  # its body holds a for, while or do loop (definitions.has_loop)
 
 
 @dataclass(frozen=True)
