@@ -115,9 +115,10 @@ _BLOCK = {StepKind.REGISTERED: (StepKind.STUB,), StepKind.DEFINITION: (StepKind.
 _GENERATED_HEAD = (StepKind.REGISTERED,)  # the helper a generated registered kernel calls (chain.py: ufunc stubs)
 
 
-def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str]]:
+def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str], set[int]]:
     """The chain's steps (one path's first, then the op's own others, then its redispatches', each shallowest
-    first) and the brief lists (_SLOTS) whose first name is then on that path, each below the one before.
+    first), the brief lists (_SLOTS) whose first name is then on that path, each below the one before, and the
+    ids of the op's own steps (those not below a redispatched op).
 
     The path ends at the shallowest __global__ kernel of the op's own work, the steps not below a
     redispatched op (else library call or launch helper, else registered kernel, stub or ufunc device
@@ -153,14 +154,14 @@ def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str
     mine = set(own)
     order = sorted(everything, key=lambda i: (i not in path, i not in mine, chain[i].depth))
     slots = list(dict.fromkeys(_SLOTS[chain[i].kind] for i in order if i in path and chain[i].kind in _SLOTS))
-    return [chain[i] for i in order], slots
+    return [chain[i] for i in order], slots, {id(chain[i]) for i in own}
 
 
 def key_brief(k: Any) -> dict[str, Any]:
     """One dispatch key of a kernels-for answer, brief: kernel, definition and what lies below it. Each list
     starts with its step on one path from the kernel to its end (`path`: those lists), then the others
     shallowest first."""
-    steps, path = _path_first(k.chain)
+    steps, path, own = _path_first(k.chain)
     item: dict[str, Any] = {"key": k.key, "kernel": k.kernel, "origin": k.origin,
                             "definition": None if k.definition is None else _loc(k.definition.file, k.definition.line)}
     if k.via:
@@ -171,11 +172,12 @@ def key_brief(k: Any) -> dict[str, Any]:
     # the kernels registered (a nullptr registration is none), by the name's last component as __global__s are
     item["registered"] = [n for n in _names(steps, StepKind.REGISTERED, lambda s: _last_component(s.name))
                           if n != "nullptr"]
-    # what the kernel's loops run: a generated kernel's ufunc:: functions, or the function template an AT_DISPATCH
-    # lambda calls with its scalar_t (chain.PER_DTYPE: multi_margin_loss_cpu_kernel)
-    item["device_functions"] = _names(steps, StepKind.UFUNC, lambda s: "ufunc::" + s.name.split("::")[-1]) + [
-        n for n in _names([s for s in steps if s.kind == StepKind.CALL and s.detail == PER_DTYPE], StepKind.CALL,
-                          lambda s: _last_component(s.name))]
+    # what the kernel's loops run: a generated kernel's ufunc:: functions, or the loop an AT_DISPATCH lambda of the
+    # op's own work calls with its scalar_t (chain.PER_DTYPE: multi_margin_loss_cpu_kernel; not that of an op it
+    # redispatches to, which that op's own answer names)
+    item["device_functions"] = _names(steps, StepKind.UFUNC, lambda s: "ufunc::" + s.name.split("::")[-1]) + _names(
+        [s for s in steps if s.kind == StepKind.CALL and s.detail == PER_DTYPE and id(s) in own], StepKind.CALL,
+        lambda s: _last_component(s.name))
     item["launches"] = _launches(steps)
     item["library"] = _names(steps, StepKind.LIBRARY, _library)
     item["dtypes"] = _names(steps, StepKind.DTYPES, _dtype_set)

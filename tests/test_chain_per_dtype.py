@@ -22,6 +22,9 @@ YAML = """\
 - func: other.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
   dispatch:
     CPU: other_out
+- func: wrapper(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: wrapper
 """
 TYPECAST_H = """\
 namespace c10 {
@@ -53,6 +56,7 @@ void other_template(Tensor& output) {
 }
 Tensor& loss_out(const Tensor& self, Tensor& out) { loss_template(out); return out; }
 Tensor& other_out(const Tensor& self, Tensor& out) { other_template(out); return out; }
+Tensor wrapper(const Tensor& self) { Tensor out; return at::loss_out(out, self); }
 } }
 """
 
@@ -78,3 +82,12 @@ def test_another_instantiation_is_not(ix: Index):
     [cpu] = answer.keys
     assert [s.name for s in cpu.chain if s.kind == "call"] == ["at::native::(anonymous)::other_template"]
     assert brief.key_brief(cpu)["device_functions"] == []
+
+
+def test_an_op_it_redispatches_to_keeps_its_loop_in_its_own_brief(ix: Index):
+    # wrapper's composite chain goes on into loss.out's CPU kernel and its loop (Loss.cpp:24 at::loss_out); the brief
+    # line of wrapper names no device function of its own
+    [answer] = ix.kernels_for("wrapper")
+    [composite] = answer.keys
+    assert "at::native::(anonymous)::loss_kernel" in [s.name for s in composite.chain]
+    assert brief.key_brief(composite)["device_functions"] == []
