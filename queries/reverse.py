@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ..indexer import naming
 from ..indexer.link.kinds import EdgeKind, How, NodeKind
 from .chain import binding_site, device_of, is_cuda, ufunc_definitions
+from .device_branches import Branches
 from .results import OpsFor, Reach, Truncation
 
 CALLERS_PER_NODE = 200  # edges followed up from one node
@@ -36,6 +37,7 @@ _Entry = tuple[int, tuple[str, ...], str | None, tuple[str, int] | None]
 class _Cuts:
     callers: dict[str, None] = field(default_factory=dict)
     ambiguous: dict[str, None] = field(default_factory=dict)  # callers whose call may mean another definition
+    uncompiled: dict[str, None] = field(default_factory=dict)  # callers whose call no build compiles
     deep: int = 0
 
     def truncations(self, depth: int) -> tuple[Truncation, ...]:
@@ -46,6 +48,9 @@ class _Cuts:
         if self.ambiguous:
             cuts.append(Truncation("callers not followed: their call is ambiguous (it may mean another definition)",
                                    0, tuple(self.ambiguous)))
+        if self.uncompiled:
+            cuts.append(Truncation("callers not followed: their call is under an #if that the checkout's own #defines "
+                                   "make false in every build", 0, tuple(self.uncompiled)))
         if self.deep:
             cuts.append(Truncation(f"walk stopped at --depth with {self.deep} nodes whose callers were not "
                                    "looked at", depth))
@@ -57,6 +62,7 @@ class Reverse:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
+        self.branches = Branches(conn)
 
     def starts(self, name: str) -> list[tuple[int, str, str | None]]:
         """(node, its name, its file) of every definition, stub or vendor entry point the name means: a
@@ -152,6 +158,9 @@ class Reverse:
                 continue  # the template runs this argument only when called from the site that writes it
             if how in (How.AMBIGUOUS, How.OVERLOAD_SET):
                 cuts.ambiguous[sname] = None  # a caller that may mean another definition does not say it reaches this one
+                continue
+            if (why := self.branches.ruled_out(file, line, "")) is not None:  # "": only what no build compiles
+                cuts.uncompiled[f"{sname} ({why})"] = None
                 continue
             hop_device = device
             if kind == EdgeKind.REGISTERS:

@@ -170,3 +170,13 @@ def test_a_value_is_the_integer_read():
     ("defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800", False)])
 def test_which_guards_are_written_for_the_build_to_decide(guard: str, maybe: bool):
     assert may_be_false(guard) is maybe
+
+
+def test_ops_for_does_not_go_up_through_a_stretch_no_build_compiles(db):
+    ix = Index.open(db)
+    assert [(h.op, h.key) for h in ix.ops_for("at::native::fast_path").hits] == [("other", "CompositeExplicitAutograd"),
+                                                                              ("thing", "CUDA")]
+    slow = ix.ops_for("at::native::slow_path")
+    assert slow.hits == ()
+    assert [t.names for t in slow.truncated if "#defines" in t.what] == [
+        ("at::native::thing_cuda (Thing.cu:8 #if !(USE_FAST_PATH()): USE_FAST_PATH() is `true`, jit_macros.h:2)",)]
