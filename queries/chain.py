@@ -529,7 +529,12 @@ class Linker:
                     else:
                         yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc), dn, False
                 elif need == FUNCTOR_ONLY and how not in _SEVERAL and _instantiated(edges, target, dn):
-                    yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc, detail=PER_DTYPE), dn, False
+                    if (why := self.branches.ruled_out(file, line, device, walk.dense)) is not None:  # as above
+                        (walk.uncompiled if why in self.branches.never else walk.off_device).setdefault(why, {})[
+                            target] = None
+                    else:
+                        yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc, detail=PER_DTYPE), dn, \
+                            False
                 # else: nothing device-bound below it (a composite follows redispatches); a __global__: its launch
             elif kind == EdgeKind.DTYPES:
                 yield _step(StepKind.DTYPES, target, loc, level, detail=detail), None, False

@@ -46,6 +46,9 @@ void loss_template(Tensor& output) {
     loss_kernel<scalar_t>(output.data_ptr<scalar_t>(), output.numel());
     c10::convert<scalar_t>(1);
     check_kind<scalar_t>(output);
+#if 0
+    loss_kernel<scalar_t>(nullptr, 0);
+#endif
   });
 }
 void other_template(Tensor& output) {
@@ -72,7 +75,7 @@ def test_the_function_the_dispatch_runs_per_dtype_is_a_step(ix: Index):
     [answer] = ix.kernels_for("loss.out")
     [cpu] = answer.keys
     calls = [(s.name, s.loc.line, s.site.line if s.site else None, s.detail) for s in cpu.chain if s.kind == "call"]
-    assert calls == [("at::native::(anonymous)::loss_template", 10, 23, None),
+    assert calls == [("at::native::(anonymous)::loss_template", 10, 26, None),
                      ("at::native::(anonymous)::loss_kernel", 5, 12, "run per dtype by the dispatch")]
     assert brief.key_brief(cpu)["device_functions"] == ["loss_kernel"]
 
@@ -91,3 +94,11 @@ def test_an_op_it_redispatches_to_keeps_its_loop_in_its_own_brief(ix: Index):
     [composite] = answer.keys
     assert "at::native::(anonymous)::loss_kernel" in [s.name for s in composite.chain]
     assert brief.key_brief(composite)["device_functions"] == []
+
+
+def test_a_call_no_build_compiles_is_not_one(ix: Index):
+    # Loss.cpp:16 calls loss_kernel<scalar_t> again, under `#if 0`: only the call of :12 is a step
+    [answer] = ix.kernels_for("loss.out")
+    sites = [s.site.line for s in answer.keys[0].chain if s.detail == "run per dtype by the dispatch"]
+    assert sites == [12]
+    assert [n for t in answer.keys[0].truncated for n in t.names] == ["Loss.cpp:15 #if 0: false -> loss_kernel<scalar_t>"]
