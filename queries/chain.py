@@ -136,6 +136,11 @@ class _Walk:
                 self.sites.add((site.file, site.line))
         return at
 
+    def left_out(self, why: str, name: str, never: set[str]) -> None:
+        """A call not followed: in a branch the walk's device never takes, or (`why` in `never`, Branches.never)
+        under an #if the checkout's own #defines make false."""
+        (self.uncompiled if why in never else self.off_device).setdefault(why, {})[name] = None
+
     def truncations(self, depth: int) -> tuple[Truncation, ...]:
         cuts = []
         if self.too_deep:
@@ -513,9 +518,7 @@ class Linker:
         for kind, _dst, file, line, how, target, detail, loc, dn, need in edges:
             if (kind != _CALLS or (dn is not None and need <= shown)) and (
                     why := self.branches.ruled_out(file, line, device, walk.dense)) is not None:
-                # a branch not run on the device, or under an #if the checkout's own #defines make false
-                (walk.uncompiled if why in self.branches.never else walk.off_device).setdefault(why, {})[
-                    target or str(kind)] = None
+                walk.left_out(why, target or str(kind), self.branches.never)
                 continue
             if kind == _CALLS:
                 if dn is None:
@@ -530,8 +533,7 @@ class Linker:
                         yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc), dn, False
                 elif need == FUNCTOR_ONLY and how not in _SEVERAL and _instantiated(edges, target, dn):
                     if (why := self.branches.ruled_out(file, line, device, walk.dense)) is not None:  # as above
-                        (walk.uncompiled if why in self.branches.never else walk.off_device).setdefault(why, {})[
-                            target] = None
+                        walk.left_out(why, target, self.branches.never)
                     else:
                         yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc, detail=PER_DTYPE), dn, \
                             False

@@ -49,7 +49,7 @@ class Env:
     """One compile context: the names it defines, with their values."""
 
     values: dict[str, int] = field(default_factory=dict)
-    # Another model, the query side's (queries/preprocessor.py): the value of a name, or of a call `F()` with no
+    # Another model, the build's guard stage's (indexer/guards.py): the value of a name, or of a call `F()` with no
     # arguments (`called`), None when unknown. With it, a name it does not know is unknown rather than 0, and
     # `defined(X)` is unknown: only what every build of the checkout agrees on is known.
     lookup: Callable[[str, bool], int | None] | None = None

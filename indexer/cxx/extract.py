@@ -13,12 +13,12 @@ from __future__ import annotations
 import bisect
 from dataclasses import replace
 
+from ..vocab import PREPROCESSOR
 from . import (aliases, calls, classes, constants, definitions, device_branches, directives, method_tables, namespaces,
                registrations, sites, usings)
 from .body_macros import body_macro_uses
 from .conditions import may_be_false
 from .expansions import macro_definitions
-from ..vocab import PREPROCESSOR
 from .facts import CxxFacts, DeviceBranchFact, LaunchFact
 from .launches import kernel_name, text_launches
 from .preprocessor import Define, text_define
@@ -163,8 +163,9 @@ def _guarded(f: SourceFile, defs: list) -> list:
 
 def _compiled_under(f: SourceFile) -> list[DeviceBranchFact]:
     """Each stretch of lines under an #if (between two directives) that holds a call, a launch, a dtype dispatch or
-    a stub's use, with its guard: the query side leaves out what is written where the checkout's own #defines
-    decide the guard false (`#else` of `#if AT_USE_JITERATOR()`, which jit_macros.h defines as true)."""
+    a stub's use, with its guard: the build decides the guard with every file's #defines (indexer/guards.py), and
+    the walks leave out what is written where it is false (`#else` of `#if AT_USE_JITERATOR()`, which jit_macros.h
+    defines as true)."""
     starts, guards, _ = f.guards
     if len(starts) == 1:
         return []

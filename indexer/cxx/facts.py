@@ -115,7 +115,6 @@ class DeviceBranchFact:
     condition: str  # the condition as written, whitespace collapsed, cut at 200 characters; for PREPROCESSOR the guard
 
 
-
 @dataclass(frozen=True)
 class LibraryCallFact:
     """A call into a vendor library family."""

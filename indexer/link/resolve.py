@@ -245,18 +245,13 @@ def _returned_category(signature: str) -> str:
     return "xvalue" if head.startswith("&&") else "lvalue" if head.startswith("&") else "prvalue"
 
 
-def _sees_at(ctx: "Context") -> bool:
-    """Whether unqualified lookup from the caller can find at's or c10's classes (at::Tensor): the caller is in
-    at or c10, or its file brings one in with a using-directive."""
-    return any(n == ns or n.startswith(ns + "::") for n in (*ctx.chain, *ctx.usings) for ns in ("at", "c10"))
-
-
-def _sees_ops(ctx: "Context") -> bool:
-    """Whether unqualified lookup from the caller can find the functions torchgen declares for the ops (at::add,
-    in Functions.h): the caller is in at or torch (whose headers write `using namespace at;`), or its file brings
-    one in with a using-directive. A kernel of a vendor library's namespace (flash_attn's fmha) calling `min(a, b)`
+def _sees(ctx: "Context", spaces: tuple[str, ...]) -> bool:
+    """Whether unqualified lookup from the caller can find what these namespaces declare: the caller is in one of
+    them, or its file brings one in with a using-directive. ("at", "c10"): at's and c10's classes (at::Tensor);
+    ("at", "torch"): the functions torchgen declares for the ops (at::add, in Functions.h; torch's headers write
+    `using namespace at;`), so that a kernel of a vendor library's namespace (flash_attn's fmha) calling `min(a, b)`
     does not call the op min."""
-    return any(n == ns or n.startswith(ns + "::") for n in (*ctx.chain, *ctx.usings) for ns in ("at", "torch"))
+    return any(n == ns or n.startswith(ns + "::") for n in (*ctx.chain, *ctx.usings) for ns in spaces)
 
 
 def _takes(s: Symbol, argc: int, fewest: Callable[[Symbol], int] = _fewest) -> bool:
@@ -1062,7 +1057,7 @@ class Resolver:
             receiver_type = self._pointee(receiver_type)
         if receiver_type is not None and (receiver_type.startswith("std::") or _STD_TYPES.match(receiver_type)):
             return [Target(None, How.STANDARD, "a method of a standard library type")]
-        if receiver is not None and receiver_type in _TENSOR_TYPES and not _sees_at(ctx) and \
+        if receiver is not None and receiver_type in _TENSOR_TYPES and not _sees(ctx, ("at", "c10")) and \
                 (brought := self._vendor_using(ctx)) is not None:  # flash_attn's kernels: cute::Tensor
             return [Target(None, How.VENDOR, f"`{receiver_type}` outside at and c10, under `using namespace "
                                              f"{brought};`: that library's class, not at::{receiver_type}")]
@@ -1105,7 +1100,7 @@ class Resolver:
                                    tuple(ops))]
             if receiver_type in _TENSOR_TYPES:
                 return [Target(None, How.TENSOR_METHOD)]
-        elif not in_global and (qualifier or _sees_ops(ctx)):
+        elif not in_global and (qualifier or _sees(ctx, ("at", "torch"))):
             base = op_called(qualifier, callee_name, self.ops)
             if base is not None and qualifier.startswith("at::_ops::"):  # at::_ops::add_Tensor::call: add.Tensor
                 return [Target(None, How.OP, None, (self.ops.struct_op(qualifier),))]
