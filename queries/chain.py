@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..indexer.facts import Location
-from ..indexer.link.kinds import EdgeKind, How, NodeKind
+from ..indexer.link.kinds import SEVERAL, EdgeKind, How, NodeKind
 from ..indexer.naming import ufunc_stub
 from ..indexer.vocab import DefinitionKind, StepKind, StubKind
 from .device_branches import Branches, branch_device, dense
@@ -41,7 +41,7 @@ _AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas liv
 _FUNCTION_NODES = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
 _COMPOSITE = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 _RUNTIME_OF_COMPOSITE = ("CPU", "CUDA")
-_SEVERAL = (How.AMBIGUOUS, How.OVERLOAD_SET)  # calls with an edge per candidate
+_SEVERAL = SEVERAL  # calls with an edge per candidate
 _CALLS = str(EdgeKind.CALLS)
 
 

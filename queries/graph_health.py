@@ -3,8 +3,9 @@ by default) ended in the graph, each share, and the names left ambiguous or unre
 
 A call site is one written call (a file, a line, a callee as written, in one function); a template call
 reaching several specialisations, or an ambiguous one with an edge per candidate, is still one site.
-The outcomes: one definition, a named class, one template or overload set, one definition per build
-configuration (a definition under each of guards no build holds together, configurations.py), unresolved.
+The outcomes: one definition, a named class, one template or overload set (or a pure virtual member's overrides),
+one definition per build configuration (a definition under each of guards no build holds together,
+configurations.py), unresolved.
 An operator expression on an operand of a class (`a * b` on Tensors calls at::operator*) is an implicit call:
 its sites are counted apart, not in the shares of the calls written.
 """
@@ -23,7 +24,9 @@ ONE_DEFINITION = (How.EXACT, How.SAME_FILE, How.INCLUDE, How.SAME_NAMESPACE, How
                   How.OVERLOAD, How.UNIQUE, How.REGISTERED, How.TEMPLATE_ARGUMENT, How.ARGUMENT_TYPES, How.LAMBDA,
                   How.ARGUMENT_DEPENDENT)
 NAMED_CLASS = (How.OP, How.TENSOR_METHOD, How.VENDOR, How.STANDARD, How.MACRO, How.TYPE, How.GENERATED)
-SEVERAL = (How.SPECIALISATIONS, How.OVERLOAD_SET)  # one template or overload set; the types pick among them
+# one template or overload set, the types picking among them; or a member declared without a body, whose overrides
+# in the derived classes the object picks among
+SEVERAL = (How.SPECIALISATIONS, How.OVERLOAD_SET, How.OVERRIDES)
 UNRESOLVED = (How.AMBIGUOUS, How.NOT_IN_CHECKOUT, How.VIRTUAL)
 PER_BUILD = (How.PER_BUILD,)  # one definition per build configuration: counted apart (the lead decides where it counts)
 _CALL_KINDS = (EdgeKind.CALLS, EdgeKind.REDISPATCHES_TO_OP, EdgeKind.CALLS_LIBRARY, EdgeKind.USES_STUB)

@@ -366,7 +366,8 @@ def _call_share_lines(c: CallShares, show: int) -> list[str]:
            f"  one definition in the checkout  {c.one_definition:7} {pct(c.one_definition):>6}",
            f"  a named class                   {c.named_class:7} {pct(c.named_class):>6}   "
            "(op through the dispatcher, Tensor method, vendor, standard library, macro, type, generated)",
-           f"  one template or overload set    {c.several:7} {pct(c.several):>6}   (the argument types pick among them)",
+           f"  one template or overload set    {c.several:7} {pct(c.several):>6}   (the argument types pick among them; "
+           "overrides: the object)",
            f"  one per build configuration     {c.per_build:7} {pct(c.per_build):>6}   (exclusive #if guards)",
            f"  unresolved                      {c.unresolved:7} {pct(c.unresolved):>6}   (ambiguous, not in the checkout, "
            "through a parameter)",

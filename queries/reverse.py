@@ -15,7 +15,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from ..indexer import naming
-from ..indexer.link.kinds import EdgeKind, How, NodeKind
+from ..indexer.link.kinds import SEVERAL, EdgeKind, How, NodeKind
 from .chain import binding_site, device_of, is_cuda, ufunc_definitions
 from .device_branches import Branches
 from .results import OpsFor, Reach, Truncation
@@ -156,7 +156,7 @@ class Reverse:
         for kind, src, how, detail, skind, sname, sref, sdetail, file, line in rows[:CALLERS_PER_NODE]:
             if site is not None and kind == EdgeKind.CALLS and (file, line) != site:
                 continue  # the template runs this argument only when called from the site that writes it
-            if how in (How.AMBIGUOUS, How.OVERLOAD_SET):
+            if how in SEVERAL:
                 cuts.ambiguous[sname] = None  # a caller that may mean another definition does not say it reaches this one
                 continue
             if (why := self.branches.ruled_out(file, line, "")) is not None:  # "": only what no build compiles

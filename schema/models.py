@@ -681,7 +681,7 @@ class Edge(Base):
     dst: Mapped[int | None] = mapped_column(Integer, index=True, comment="nodes.id of the target; NULL when it is not resolved (see how) or the edge is a location (declared-at, dtypes)")
     file: Mapped[str | None] = mapped_column(String, comment="where the edge is written: the call, the <<<, the REGISTER_DISPATCH, the yaml line")
     line: Mapped[int | None] = mapped_column(Integer)
-    how: Mapped[str] = mapped_column(String, comment="exact, same-file, include, same-namespace, using, receiver-type, overload, argument-types, argument-dependent, specialisations, unique-name, registered, yaml, generated, per-build-configuration; for no target: op, tensor-method, macro, standard, vendor, type, ambiguous, not-in-checkout, virtual")
+    how: Mapped[str] = mapped_column(String, comment="exact, same-file, include, same-namespace, using, receiver-type, overload, argument-types, argument-dependent, overrides, specialisations, unique-name, registered, yaml, generated, per-build-configuration; for no target: op, tensor-method, macro, standard, vendor, type, ambiguous, not-in-checkout, virtual")
     target: Mapped[str | None] = mapped_column(String, comment="the name as written at the edge's place: at::cuda::blas::gemm<scalar_t>, add_kernel")
     detail: Mapped[str | None] = mapped_column(Text, comment="registers: device and CPU capability (CPU AVX2); launches: the <<<config>>>; dtypes: the macro and its dtypes; ambiguous: the number of candidates")
 

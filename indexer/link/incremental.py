@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .. import index_file
 from . import template_args
-from .kinds import EdgeKind, How, NodeKind
+from .kinds import SEVERAL, EdgeKind, How, NodeKind
 from .nodes import Nodes, definition_nodes, make_nodes, temp_nodes
 from .edges import call_rows, stub_site_edges
 from .includes import IncludeGraph
@@ -338,8 +338,8 @@ def _counting(conn: sqlite3.Connection, moved: set[int], files: set[str]) -> set
         for w in _WORD.findall(name)}
     more = set()
     if words:
-        for file, target in conn.execute("SELECT DISTINCT file, target FROM edges WHERE dst IS NULL AND how IN (?, ?)",
-                                         (How.AMBIGUOUS, How.OVERLOAD_SET)):
+        for file, target in conn.execute("SELECT DISTINCT file, target FROM edges WHERE dst IS NULL AND how IN (?, ?, ?)",
+                                         SEVERAL):
             if file not in files and target and not words.isdisjoint(_WORD.findall(target)):
                 more.add(file)
     return more

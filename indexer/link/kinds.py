@@ -61,6 +61,7 @@ class How(StrEnum):
     AMBIGUOUS = "ambiguous"  # several candidates remain (detail: how many)
     NOT_IN_CHECKOUT = "not-in-checkout"  # no definition of the name in the checkout
     VIRTUAL = "virtual"  # a call through a virtual method or a function pointer with no known target
+    OVERRIDES = "overrides"  # a member the receiver's class declares without a body: each derived class's definition
     LAMBDA = "local-lambda"  # a variable of the caller holding a lambda, called (detail: the lambda's line); its body is the caller's
     TEMPLATE_ARGUMENT = "template-argument"  # through a template parameter, to what a call site writes as its argument
     TEMPLATE_PARAMETER = "template-parameter"  # (while linking only) a call through a template parameter, not yet bound
@@ -68,6 +69,9 @@ class How(StrEnum):
     ARGUMENT_DEPENDENT = "argument-dependent"  # an unqualified call that ordinary lookup finds nothing for: the function in the namespace of an argument's type (ADL)
     ARGUMENT_TYPES = "argument-types"  # one overload of an overload set, picked by the argument types written (link/overloads.py; detail: how many)
 
+
+# The ways a call keeps an edge per candidate (or, past a bound, one edge counting them): resolve.py _many
+SEVERAL = (How.AMBIGUOUS, How.OVERLOAD_SET, How.OVERRIDES)
 
 # The operator functions an operator expression calls (cxx/calls.py writes `a * b` as a call of `operator*`)
 OPERATOR_CALLS = frozenset("operator" + sign for sign in (

@@ -540,6 +540,7 @@ class Resolver:
         self._shared: dict[tuple, list[Target]] = {}
         self._nameless: dict[tuple, list[Target]] = {}
         self._bases_memo: dict[str, set[str]] = {}
+        self._subclasses: dict[str, set[str]] | None = None  # class -> the classes naming it as a base (_derived)
         self._file_used = False  # set while resolving when the answer depended on the caller's file
         self.aliases: dict[str, str] = {}  # type aliases at namespace or class level, checkout-wide
         self.scope_usings = scope_usings or {}  # namespace -> namespaces its headers' using-directives bring in
@@ -1178,7 +1179,9 @@ class Resolver:
                 got = [s for s in cands if s.scope.rsplit("::", 1)[-1] in level]
                 if got:
                     return got, How.RECEIVER
-            return None
+            derived = self._derived(receiver_type)
+            got = [s for s in cands if s.kind == "method" and s.scope.rsplit("::", 1)[-1] in derived]
+            return (got, How.OVERRIDES) if got else None
         if any(s.local for s in cands):  # a file-local definition the caller's file cannot see takes no part
             cands = [s for s in cands if self._visible(ctx, s)]
             if not cands:
@@ -1296,6 +1299,25 @@ class Resolver:
         if got is None:
             got = self._bases_memo[type_name] = self._walk_bases(type_name)
         return got
+
+    def _derived(self, type_name: str) -> set[str]:
+        """The classes derived from a type's class, directly or not (last components): where the class declares
+        a member it does not define (a pure virtual one: Quantizer::quantize, QuantizerBase.h), a call of it on
+        the class runs one of theirs."""
+        if self._subclasses is None:
+            self._subclasses = {}
+            for name, bases in self.bases.items():
+                for b in bases:
+                    self._subclasses.setdefault(b.split("<", 1)[0].rsplit("::", 1)[-1], set()).add(
+                        name.split("<", 1)[0].rsplit("::", 1)[-1])
+        start = untemplated(type_name).rstrip("*& ").rsplit("::", 1)[-1]
+        seen, todo = set(), [start]
+        while todo:
+            for sub in self._subclasses.get(todo.pop(), ()):
+                if sub not in seen and sub != start:
+                    seen.add(sub)
+                    todo.append(sub)
+        return seen
 
     def _walk_bases(self, type_name: str) -> list[set[str]]:
         seen = {untemplated(type_name).rsplit("::", 1)[-1]}  # AttentionKernel<...>::Params -> Params
@@ -1695,6 +1717,8 @@ class Resolver:
             return [Target(visible[0].node, how)]
         self._file_used = True
         for pick, rule in ((lambda s: s.file == ctx.file, How.SAME_FILE), (lambda s: ctx.includes(s.file), How.INCLUDE)):
+            if how is How.OVERRIDES:  # the object decides which override runs, not where their bodies are
+                break
             near = [s for s in visible if pick(s)]
             if near:
                 visible = near
@@ -1705,6 +1729,8 @@ class Resolver:
         if len(fits) == 1:
             return [Target(fits[0].node, How.OVERLOAD)]
         fits = fits or visible
+        if how is How.OVERRIDES:
+            return self._many(fits, How.OVERRIDES)
         if united or len({untemplated(s.qualified_name) for s in fits}) == 1:
             return self._many(fits, How.OVERLOAD_SET)
         return self._many(fits, How.AMBIGUOUS)

@@ -17,7 +17,7 @@ from .. import code_hash, naming
 from .classify import OpForms, schema_arity, schema_parameters
 from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, optional_call_columns, stub_edges
 from .includes import IncludeGraph
-from .kinds import EdgeKind, How, NodeKind
+from .kinds import SEVERAL, EdgeKind, How, NodeKind
 from . import template_args
 from .nodes import Nodes, make_nodes
 from .resolve import Context, Resolver
@@ -359,7 +359,7 @@ def count_device_candidates(device: dict[int, int], edge_rows: list) -> None:
     (detail "7 (2 lead to device work)"), so a walk can say what it did not follow; `device` maps the
     nodes to their device_path."""
     for i, row in enumerate(edge_rows):
-        if row[5] in (How.AMBIGUOUS, How.OVERLOAD_SET) and row[2] is None and len(row) > 8:
+        if row[5] in SEVERAL and row[2] is None and len(row) > 8:
             count = sum(device.get(n) == 1 for n in row[8])
             edge_rows[i] = (*row[:7], f"{row[7]} ({count} lead to device work)" if count else row[7])
         elif len(row) > 8:
