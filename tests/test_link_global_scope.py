@@ -176,11 +176,28 @@ def test_a_kernel_launched_through_the_driver_api_is_a_library_call_that_ends_th
     ("nvrtc.cuLaunchKernel", "cuda driver"), ("nvrtc().cuLaunchCooperativeKernel", "cuda driver"),
     ("cudaLaunchKernel", "cuda runtime"), ("cudaLaunchKernelExC", "cuda runtime"),
     ("hipLaunchKernelGGL", "hip"), ("hipModuleLaunchKernel", "hip"), ("cublasSgemm", "cublas"),
-    ("cudaMemcpyAsync", None), ("cuLaunchHostFunc", None), ("cudaGetDevice", None)])
+    ("cudaMemcpyAsync", None), ("cuLaunchHostFunc", None), ("cudaGetDevice", None),
+    # CPU libraries called through a C API or a namespace the checkout does not define: 2.6.0 mkl/SpectralOps.cpp:318
+    # pocketfft::c2c, native/NNPACK.cpp's nnp_convolution_output, quantized/cpu's pytorch_qnnp_run_operator and
+    # xnnpack/'s xnn_run_operator are the work done
+    ("pocketfft::c2c", "pocketfft"), ("nnp_convolution_output", "nnpack"), ("pytorch_qnnp_run_operator", "qnnpack"),
+    ("xnn_run_operator", "xnnpack"), ("xnn_invoke_runtime", "xnnpack"), ("ducc0::c2c", "ducc")])
 def test_compute_family(callee: str, family: str | None):
     from tg_index.indexer.link.classify import compute_family
 
     assert compute_family(callee) == family
+
+
+@pytest.mark.parametrize("callee, service", [
+    ("pytorch_qnnp_create_add_nc_q8", True), ("pytorch_qnnp_setup_add_nc_q8", True), ("pytorch_qnnp_delete_operator", True),
+    ("xnn_create_runtime_v2", True), ("xnn_reshape_convolution2d_nhwc_f32", True), ("nnp_initialize", True),
+    ("pytorch_qnnp_run_operator", False), ("xnn_run_operator", False), ("nnp_convolution_output", False)])
+def test_operator_setup_is_a_service_call(callee: str, service: bool):
+    # QNNPACK's, XNNPACK's and NNPACK's calls that make, set up, reshape or delete an operator configure the library;
+    # the run call that follows them computes
+    from tg_index.indexer.link.classify import is_service_call
+
+    assert is_service_call(callee) is service
 
 
 HALF_H = """\

@@ -59,16 +59,17 @@ _PARTS: dict[str, tuple[str, str, str | None]] = {}
 
 
 _FAMILY = re.compile(r"(?:^|::)(cublasLt|cublas|cudnn|cusparse|cufft|curand|cusolver|nvrtc|nccl|magma|mkl|cblas|"
-                     r"vsl|vml|v[sdi]Rng|Dfti|"
+                     r"vsl|vml|v[sdi]Rng|Dfti|pytorch_qnnp(?=_)|qnnp(?=_)|xnn(?=_)|nnp(?=_)|pocketfft|ducc0|"
                      r"thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|fbgemm|xnnpack|qnnpack|sleef|hip|rocblas|miopen|"
                      r"cuda|cu|MPS|mps)", re.I)
 
 
-# Families whose calls do the work (a vendor call that ends a chain); the CUDA runtime's and generic
+# Families whose calls do the work (a vendor call that ends a chain: also pocketfft::c2c, PyTorch's CPU FFT where MKL
+# is not built, mkl/SpectralOps.cpp); the CUDA runtime's and generic
 # ones (cudaGetDevice, cudaMemcpyAsync, thrust::device) stay calls to a vendor library, not chain ends.
 COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft", "curand", "cusolver", "nccl", "magma",
                               "mkl", "cub", "thrust", "onednn", "cutlass", "cute", "fbgemm", "xnnpack", "qnnpack",
-                              "sleef", "rocblas", "miopen", "mps"))
+                              "sleef", "rocblas", "miopen", "mps", "nnpack", "pocketfft", "ducc"))
 
 
 # Vendor calls that configure or ask the library (threads, version, memory; the CUDA libraries' handles,
@@ -76,7 +77,9 @@ COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft"
 # cublasSetStream; their Get* queries, such as a workspace size, stay calls of the library) or that only name what an algorithm runs on (thrust's execution policies, iterators and
 # pointer wrappers: thrust::cuda::par, thrust::make_counting_iterator; fbgemm's CPU capability checks,
 # fbgemm::is_radix_sort_accelerated_with_openmp; oneDNN's attributes, scales, dims, engines, streams and the
-# descriptors it expects, ideep::attr_t::fuse_relu) rather than compute: an edge to the
+# descriptors it expects, ideep::attr_t::fuse_relu; the C APIs of QNNPACK, XNNPACK and NNPACK making, setting up,
+# reshaping and deleting an operator, pytorch_qnnp_create_add_nc_q8, whose pytorch_qnnp_run_operator, xnn_run_operator
+# or nnp_convolution_output then computes) rather than compute: an edge to the
 # vendor (How.VENDOR), not a calls-library edge that ends a chain as the work done.
 _SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak|finalize|thread)\w*|"
                       r"vsl(New|Delete|Copy|SkipAhead|LeapFrog|Get|Save|Load)\w*|"
@@ -86,6 +89,7 @@ _SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak
                       r"thrust::(\w+::)?(par|par_nosync|seq|device|host)|"
                       r"thrust::(\w*_iterator|make_\w*_iterator|device_ptr|device_pointer_cast|raw_pointer_cast)(<.*>)?|"
                       r"fbgemm::(fbgemmSupportedCPU|is_\w+)|"
+                      r"(pytorch_qnnp|qnnp|xnn|nnp)_(create|setup|reshape|define|delete|initialize|deinitialize|log)\w*|"
                       r"ideep::(attr_t(::\w+)?|scale_t|zero_point_t|dims|engine(::\w+)?|stream(::\w+)?|tensor::desc|"
                       r"utils::\w+|\w+::expected_\w+_desc))$")
 
@@ -119,7 +123,8 @@ def vendor_family(callee: str) -> str:
         return "vendor"
     name = m.group(1).lower()
     return {"cu": "cuda runtime", "cuda": "cuda runtime", "mkldnn": "onednn", "dnnl": "onednn", "ideep": "onednn",
-            "cblas": "mkl", "vsl": "mkl", "vml": "mkl", "dfti": "mkl"}.get(name, "mkl" if name[:1] == "v" and name.endswith("rng")
+            "cblas": "mkl", "vsl": "mkl", "vml": "mkl", "dfti": "mkl", "pytorch_qnnp": "qnnpack", "qnnp": "qnnpack",
+            "xnn": "xnnpack", "nnp": "nnpack", "ducc0": "ducc"}.get(name, "mkl" if name[:1] == "v" and name.endswith("rng")
                                                                     else name)
 
 
