@@ -102,6 +102,11 @@ def _launches(steps: list[Any]) -> list[str]:
 
 
 _ENDS = (StepKind.GLOBAL_KERNEL, StepKind.LIBRARY, StepKind.LAUNCH)  # a chain's end, in the order the brief prefers
+# A library's conversion of a buffer between floating-point formats (fbgemm::FloatToFloat16_simd, Copy.cpp's copy_
+# of float to half, which a `.to(kFloat)` on the way reaches): data moved, not the computing the op is about; the
+# end of the brief's path only where the chain has no other end (mean's CPU path is its sum_out's reduction)
+_CONVERSION = re.compile(r"(?:^|::)(?:Float|Half|Float16|Bfloat16|BFloat16)To(?:Float|Half|Float16|Bfloat16|BFloat16)"
+                         r"(?:_\w+)?(?:<.*>)?$")
 _RANK = {kind: i for i, kind in enumerate((*_ENDS, StepKind.REGISTERED, StepKind.STUB, StepKind.UFUNC))}
 _SLOTS = {StepKind.STUB: "stubs", StepKind.REGISTERED: "registered", StepKind.UFUNC: "device_functions",
           StepKind.GLOBAL_KERNEL: "launches", StepKind.LAUNCH: "launches", StepKind.LIBRARY: "library"}
@@ -113,6 +118,10 @@ _SLOTS = {StepKind.STUB: "stubs", StepKind.REGISTERED: "registered", StepKind.UF
 _BLOCK = {StepKind.REGISTERED: (StepKind.STUB,), StepKind.DEFINITION: (StepKind.REGISTERED, StepKind.REDISPATCH),
           StepKind.GLOBAL_KERNEL: (StepKind.LAUNCH,)}
 _GENERATED_HEAD = (StepKind.REGISTERED,)  # the helper a generated registered kernel calls (chain.py: ufunc stubs)
+
+
+def _conversion(step: Any) -> bool:
+    return step.kind == StepKind.LIBRARY and _CONVERSION.search(step.name) is not None
 
 
 def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str], set[int]]:
@@ -148,6 +157,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str
     pool = own if any(chain[i].kind in _SLOTS for i in own) else everything
     path: set[int] = set()
     ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL] or [
+        i for i in pool if chain[i].kind in _ENDS and not _conversion(chain[i])] or [
         i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS]
     if ends:  # the shallowest; at one depth a library call before a launch helper, a stub step last
         path = set(above(min(ends, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK))))))

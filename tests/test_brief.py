@@ -140,3 +140,34 @@ def test_a_key_line_follows_one_path_of_the_ops_own_work():
     assert item["path"] == ["stubs", "registered", "launches"]
     assert brief.key_brief_text(item, ["CUDA"], {}) == (
         "  CUDA: topk_out_cuda [] -> sort_stub +1 -> sort_cuda_kernel +1 -> fill_reverse_indices_kernel <<<>>> +1")
+
+
+def test_a_float_format_conversion_ends_the_line_only_where_nothing_else_does():
+    """mean's CPU kernel (2.6.0 ReduceOps.cpp:1348) works through redispatches only: `.to(sum_out_dtype)` reaches
+    copy_, whose CPU body converts a float buffer to half with fbgemm::FloatToFloat16_simd (Copy.cpp:164), a
+    shallower end than the reduction its at::sum_out reaches (sum_stub -> sum_kernel_impl -> binary_kernel_reduce_vec).
+    The conversion is data moved: the line follows the reduction, and names the conversion only when the chain has no
+    other end."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    chain = [
+        _step("redispatch", "to.dtype", 0, None),  # 0
+        _step("definition", "at::native::to", 0, None),  # 1
+        _step("library", "fbgemm::FloatToFloat16_simd", 1, 1, "fbgemm"),  # 2
+        _step("redispatch", "sum.IntList_out", 0, None),  # 3
+        _step("definition", "at::native::structured_sum_out::impl", 0, None),  # 4
+        _step("stub", "sum_stub", 1, 4),  # 5
+        _step("registered", "sum_kernel_impl", 1, 4, "CPU"),  # 6
+        _step("definition", "sum_kernel_impl", 1, 4),  # 7
+        _step("launch", "lambda at line 624", 2, 7, "binary_kernel_reduce_vec"),  # 8
+    ]
+    key = SimpleNamespace(key="CPU", kernel="mean_out", origin="yaml", via=None, note=None, definition=None,
+                          chain=chain)
+    item = brief.key_brief(key)
+    assert item["path"] == ["stubs", "registered", "launches"]
+    assert brief.key_brief_text(item, ["CPU"], {}) == \
+        "  CPU: mean_out [] -> sum_stub -> sum_kernel_impl -> binary_kernel_reduce_vec"
+    alone = brief.key_brief(SimpleNamespace(**{**vars(key), "chain": chain[:3]}))
+    assert alone["path"] == ["library"]
+    assert brief.key_brief_text(alone, ["CPU"], {}) == "  CPU: mean_out [] -> fbgemm:FloatToFloat16_simd"
