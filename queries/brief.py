@@ -102,11 +102,13 @@ def _launches(steps: list[Any]) -> list[str]:
 
 
 _ENDS = (StepKind.GLOBAL_KERNEL, StepKind.LIBRARY, StepKind.LAUNCH)  # a chain's end, in the order the brief prefers
-# A library's conversion of a buffer between floating-point formats (fbgemm::FloatToFloat16_simd, Copy.cpp's copy_
-# of float to half, which a `.to(kFloat)` on the way reaches): data moved, not the computing the op is about; the
-# end of the brief's path only where the chain has no other end (mean's CPU path is its sum_out's reduction)
-_CONVERSION = re.compile(r"(?:^|::)(?:Float|Half|Float16|Bfloat16|BFloat16)To(?:Float|Half|Float16|Bfloat16|BFloat16)"
-                         r"(?:_\w+)?(?:<.*>)?$")
+# Library calls that are not the computing the op is about: a conversion of a buffer between floating-point formats
+# (fbgemm::FloatToFloat16_simd, Copy.cpp's copy_ of float to half, which a `.to(kFloat)` on the way reaches: data
+# moved), and a query made before the work (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize,
+# cublasLtMatmulAlgoGetHeuristic, cusolverDnXgeqrf_bufferSize, magma_get_dgeqrf_nb). Each is the end of the brief's
+# path only where the chain has no other end: mean's CPU path is its sum_out's reduction, mm's CUDA path the matmul.
+_SECONDARY = re.compile(r"(?:^|::)(?:(?:Float|Half|Float16|Bfloat16|BFloat16)To(?:Float|Half|Float16|Bfloat16|BFloat16)"
+                        r"(?:_\w+)?|\w*Get[A-Z]\w*|magma_get_\w+|\w*_?[bB]ufferSize\w*|\w*WorkspaceSize\w*)(?:<.*>)?$")
 _RANK = {kind: i for i, kind in enumerate((*_ENDS, StepKind.REGISTERED, StepKind.STUB, StepKind.UFUNC))}
 _SLOTS = {StepKind.STUB: "stubs", StepKind.REGISTERED: "registered", StepKind.UFUNC: "device_functions",
           StepKind.GLOBAL_KERNEL: "launches", StepKind.LAUNCH: "launches", StepKind.LIBRARY: "library"}
@@ -120,8 +122,8 @@ _BLOCK = {StepKind.REGISTERED: (StepKind.STUB,), StepKind.DEFINITION: (StepKind.
 _GENERATED_HEAD = (StepKind.REGISTERED,)  # the helper a generated registered kernel calls (chain.py: ufunc stubs)
 
 
-def _conversion(step: Any) -> bool:
-    return step.kind == StepKind.LIBRARY and _CONVERSION.search(step.name) is not None
+def _secondary(step: Any) -> bool:
+    return step.kind == StepKind.LIBRARY and _SECONDARY.search(step.name) is not None
 
 
 def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str], set[int]]:
@@ -157,7 +159,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str
     pool = own if any(chain[i].kind in _SLOTS for i in own) else everything
     path: set[int] = set()
     ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL] or [
-        i for i in pool if chain[i].kind in _ENDS and not _conversion(chain[i])] or [
+        i for i in pool if chain[i].kind in _ENDS and not _secondary(chain[i])] or [
         i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS]
     if ends:  # the shallowest; at one depth a library call before a launch helper, a stub step last
         path = set(above(min(ends, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK))))))

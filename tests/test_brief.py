@@ -171,3 +171,18 @@ def test_a_float_format_conversion_ends_the_line_only_where_nothing_else_does():
     alone = brief.key_brief(SimpleNamespace(**{**vars(key), "chain": chain[:3]}))
     assert alone["path"] == ["library"]
     assert brief.key_brief_text(alone, ["CPU"], {}) == "  CPU: mean_out [] -> fbgemm:FloatToFloat16_simd"
+
+
+def test_a_library_query_before_the_work_is_not_the_line_s_end():
+    """2.6.0 cudnn/BatchNorm.cpp: cudnn_batch_norm asks cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize
+    (:196) before cudnnBatchNormalizationForwardTrainingEx (:213) computes, both at one depth: the line names the
+    computing call."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    chain = [_step("library", "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", 0, None, "cudnn"),
+             _step("library", "cudnnBatchNormalizationForwardTrainingEx", 0, None, "cudnn")]
+    key = SimpleNamespace(key="CUDA", kernel="cudnn_batch_norm", origin="yaml", via=None, note=None, definition=None,
+                          chain=chain)
+    assert brief.key_brief_text(brief.key_brief(key), ["CUDA"], {}) == \
+        "  CUDA: cudnn_batch_norm [] -> cudnn:cudnnBatchNormalizationForwardTrainingEx +1"

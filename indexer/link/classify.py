@@ -45,6 +45,14 @@ _VENDOR = re.compile(
     r"MTL[A-Z]\w*|dispatch_[a-z]\w*|vk[A-Z]\w*|vma[A-Z]\w*|cutlass[A-Z]\w*)$|^(thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|cudnn_frontend|mkl|fbgemm|pytorch_qnnpack|"
     r"qnnpack|xnnpack|sleef|Sleef|nnpack|cpuinfo|pocketfft|ducc0|tensorpipe|gloo|ncclx?|at::cuda::blas)::|"
     r"^(xnn|pytorch_qnnp|qnnp|nnp|Sleef|ducc|cpuinfo)_\w+$")
+# The Fortran BLAS and LAPACK routines PyTorch calls on CPU through its own `extern "C"` declarations (2.6.0
+# native/BatchLinearAlgebra.cpp: `sgeqrf_`, `zpotrf_`, `dgesdd_`; native/CPUBlas.cpp: `sgemm_`, `daxpy_`): a type letter
+# (s, d, c, z; sb for bfloat16), for LAPACK the matrix kind and the operation, for BLAS the operation, and the
+# trailing underscore of Fortran's linkage; no definition in the checkout. LAPACK's C interface is LAPACKE_*.
+_LAPACK = re.compile(r"^[sdcz](?:ge|sy|he|po|tr|or|un|gb|gt|pt|st|hs|bd|la)(?:trf|trs|tri|con|qrf|lqf|gqr|mqr|ev|evd|"
+                     r"evx|evr|gv|svd|sdd|ls|lsd|lss|lsy|swp|qp3)_$")
+_BLAS = re.compile(r"^(?:[sdcz]|sb)(?:gemm|gemv|axpy|copy|dot[cu]?|scal|swap|nrm2|asum|trsm|trmm|trmv|trsv|syrk|herk|"
+                   r"ger[cu]?|symm|hemm|symv|hemv)_$")
 _STANDARD = re.compile(r"^(::)?(std|cuda::std|__gnu_cxx|__cxxabiv1|detail_std)::")
 # Compiler intrinsics: x86 (_mm_*, _mm256_*, _mm512_*, _cvtsh_ss, _bit_scan...) and Arm NEON / SVE (vld1q_f32, svadd_f32_x).
 _INTRINSIC = re.compile(r"_mm\d*_\w+|_(cvt|bit|tzcnt|lzcnt|pdep|pext|popcnt|rdtsc|xgetbv)\w*|"
@@ -69,7 +77,7 @@ _FAMILY = re.compile(r"(?:^|::)(cublasLt|cublas|cudnn|cusparse|cufft|curand|cuso
 # ones (cudaGetDevice, cudaMemcpyAsync, thrust::device) stay calls to a vendor library, not chain ends.
 COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft", "curand", "cusolver", "nccl", "magma",
                               "mkl", "cub", "thrust", "onednn", "cutlass", "cute", "fbgemm", "xnnpack", "qnnpack",
-                              "sleef", "rocblas", "miopen", "mps", "nnpack", "pocketfft", "ducc"))
+                              "sleef", "rocblas", "miopen", "mps", "nnpack", "pocketfft", "ducc", "lapack", "blas"))
 
 
 # Vendor calls that configure or ask the library (threads, version, memory; the CUDA libraries' handles,
@@ -94,7 +102,19 @@ _SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak
                       r"utils::\w+|\w+::expected_\w+_desc))$")
 
 
+# cuDNN's C++ frontend only builds what cuDNN runs: its descriptor, graph, plan and variant-pack builders, their
+# setters, the graph's tensor and node definitions, validation and plan building (2.6.0 cudnn/Conv_v8.cpp,
+# cudnn/MHA.cpp) configure it; the work is cudnnBackendExecute, or the graph's execute.
+_FRONTEND = re.compile(r"^cudnn_frontend::")
+# The member of a library's object that runs what was built: `mha_graph->execute(handle, variant_pack, workspace)`
+# on a cudnn_frontend graph (cudnn/MHA.cpp:851), a oneDNN primitive's execute.
+RUN_METHOD = "execute"
+_RUNS = re.compile(r"(?:^|::|\.|->)" + RUN_METHOD + r"$")
+
+
 def is_service_call(callee: str) -> bool:
+    if _FRONTEND.search(callee) is not None:
+        return _RUNS.search(callee) is None
     return _SERVICE.search(callee) is not None
 
 
@@ -116,8 +136,21 @@ def compute_family(callee: str) -> str | None:
     return family if family in COMPUTE_FAMILIES else None
 
 
+def _fortran(name: str) -> str | None:
+    """"lapack" or "blas" for a Fortran routine's name (dgeqrf_, sgemm_) or LAPACK's C interface (LAPACKE_dormqr_work,
+    which BatchLinearAlgebra.cpp's own dormqr_ calls where the build uses it), else None."""
+    if name.startswith("LAPACKE_"):
+        return "lapack"
+    if not name.endswith("_"):
+        return None
+    return "lapack" if _LAPACK.match(name) else "blas" if _BLAS.match(name) else None
+
+
 def vendor_family(callee: str) -> str:
     """The library family of a vendor call written without a library_calls fact (cub::, thrust::, cudaMemcpy)."""
+    fortran = _fortran(callee)
+    if fortran is not None:
+        return fortran
     m = _FAMILY.search(callee)
     if m is None:
         return "vendor"
@@ -459,7 +492,7 @@ def named_class(qualifier: str, last: str, receiver: str | None, macros: set[str
     name = last.split("<", 1)[0]
     if _STANDARD.match(written):
         return How.STANDARD
-    if _VENDOR.search(written):
+    if _VENDOR.search(written) or (not qualifier and receiver is None and _fortran(name) is not None):
         return How.VENDOR
     if receiver is None and not qualifier:
         if name in LANGUAGE or name.startswith("__") or _INTRINSIC.fullmatch(name):

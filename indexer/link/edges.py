@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import index_file
 from ..vocab import Origin, StubKind
 from .kernels import implementation
-from .classify import compute_family, is_service_call
+from .classify import RUN_METHOD, compute_family, is_service_call
 from .kinds import EdgeKind, How, NodeKind
 from .nodes import Nodes
 from .parallel import map_parts
@@ -201,12 +201,15 @@ class _Calls:
             if t.how is How.TYPE and functors is not None:
                 for op_node in functors(ctx, callee, name):
                     yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, callee, "constructed")
-            if t.how is How.VENDOR and family is None and t.detail is None and \
-                    (family := compute_family(callee)) is not None:
+            if t.how is How.VENDOR and family is None and (t.detail is None or t.library and name == RUN_METHOD) \
+                    and (family := compute_family(callee if t.detail is None else f"{t.library}::{name}")) is not None:
                 new_library = (family, callee) not in nodes.library
             if family is not None and t.node is None and not is_service_call(callee):
                 dst = (family, callee) if new_library else nodes.library.get((family, callee))
                 yield (EdgeKind.CALLS_LIBRARY, src.node, dst, file, line, How.VENDOR, callee, family)
+            elif family is not None and t.node is None and t.how is How.NOT_IN_CHECKOUT:
+                # a library's configuring call that extraction named (cudnn_frontend::TensorBuilder().setDim): the vendor's
+                yield (EdgeKind.CALLS, src.node, None, file, line, How.VENDOR, callee, family)
             elif t.how is How.OP:
                 for op_node in (nodes.op[o] for o in t.op):
                     yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, callee, t.detail)

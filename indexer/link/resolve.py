@@ -87,6 +87,7 @@ class Target(NamedTuple):
     detail: str | None = None
     op: tuple[str, ...] = ()  # the ops a How.OP call can mean
     candidates: tuple[int, ...] = ()  # the nodes an ambiguous call with no edge per candidate can mean
+    library: str | None = None  # a How.VENDOR call's namespace outside the checkout (cudnn_frontend for `graph->execute`)
 
 
 class Context(NamedTuple):
@@ -1116,7 +1117,7 @@ class Resolver:
             return [Target(None, How.GENERATED, "a member of the class torchgen generates for the structured kernel")]
         outside = self._outside(qualifier or (receiver_type or ""), ctx)
         if outside is not None:
-            return [Target(None, How.VENDOR, f"{outside}:: is no namespace or class of the checkout")]
+            return [Target(None, How.VENDOR, f"{outside}:: is no namespace or class of the checkout", library=outside)]
         if not cands and receiver is None and not qualifier and not in_global:
             brought = self._vendor_using(ctx)
             if brought is not None:
