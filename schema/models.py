@@ -432,8 +432,9 @@ class CxxClass(Base):
 
 
 class Constant(Base):
-    """A const or constexpr variable at namespace scope (constexpr ScalarType kLong = ScalarType::Long;): the
-    type of an argument that names it (the link stage picks among overloads by it)."""
+    """A variable at namespace scope, const or constexpr (constexpr ScalarType kLong = ScalarType::Long;) or not
+    (static TensorAssign tensor_assign;): the type of an argument or a receiver that names it (the link stage picks
+    among overloads and binds template parameters by it)."""
 
     __tablename__ = "constants"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -444,6 +445,7 @@ class Constant(Base):
     type: Mapped[str] = mapped_column(String, comment="as calls.receiver_type writes one: ScalarType; `*` added for a pointer; decltype(<name>) for an auto one initialised with a name")
     line: Mapped[int] = mapped_column(Integer, comment="line of the declaration, or of the macro use that declares it")
     macro: Mapped[str | None] = mapped_column(String, comment="the file's own macro whose use declares it (DEFINE_CONSTANT through an X-macro list); NULL when written out")
+    constant: Mapped[int] = mapped_column(Integer, comment="1 when declared const or constexpr, 0 for a mutable variable")
 
 
 class KernelAlias(Base):

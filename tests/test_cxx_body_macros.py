@@ -86,11 +86,12 @@ void f() {
 
 def test_a_member_call_a_macro_writes_gets_the_type_of_the_variable_at_the_use():
     # native/DistributionTemplates.h's CHECK_EMPTY_AND_RETURN(self) writes `self.numel()`: self is the
-    # function's `const Tensor&` at the use; `other`, declared nowhere, stays untyped
+    # function's `const Tensor&` at the use; `other`, declared nowhere in the function, is a name the link stage
+    # looks up (a namespace's variable)
     src = (b"#define CHECK_EMPTY_AND_RETURN(tensor) if (tensor.numel() == 0) { return tensor; }\n"
            b"namespace at::native {\n"
            b"Tensor& f(const Tensor& self) {\n  CHECK_EMPTY_AND_RETURN(self);\n  CHECK_EMPTY_AND_RETURN(other);\n"
            b"  return self;\n}\n}\n")
     facts = extract(src, "aten/src/ATen/native/Checks.h")
     assert [(c.callee, c.line, c.receiver_type, c.receiver_const) for c in facts.calls if c.callee.endswith("numel")] \
-        == [("self.numel", 4, "Tensor", True), ("other.numel", 5, None, None)]
+        == [("self.numel", 4, "Tensor", True), ("other.numel", 5, "decltype(other)", None)]

@@ -117,13 +117,23 @@ def test_receiver_types_of_member_calls():
         (8, "inferred.sizes", "decltype(std::declval<Tensor>().contiguous())"),  # auto: its initializer, for the link
         (10, "b.store", "Vectorized<scalar_t>"),
         (12, "t.dim", "Tensor"),
-        (14, "later.f", None),  # declared after the call
+        (14, "later.f", "decltype(later)"),  # declared after the call: a name the link looks up
         (16, "later.f", "TensorIterator"),
         (17, "this->helper", None),
         (18, "self.sizes", "Tensor"),
         (18, "self.sizes().size", "Tensor"),  # a chain: the type of the variable it starts with
-        (21, "iter.dtype", None),  # another function's parameter
+        (21, "iter.dtype", "decltype(iter)"),  # another function's parameter: not this one's
     ]
+
+
+def test_the_receiver_of_an_explicit_operator_call():
+    # 2.6.0 cpu/ScatterGatherKernel.cpp:213 and :224: `loop_func.template operator()<scalar_t, func_t>(...)` on a
+    # local `_cpu_scatter_gather_dim_loop<is_scatter_like> loop_func;` calls that class's operator()
+    src = (b"void k() {\n  _dim_loop<true> loop_func;\n"
+           b"  auto loop = [&](char** d) { loop_func.template operator()<scalar_t, func_t>(d, f); };\n}\n")
+    f = cxx.extract(src, "aten/src/ATen/native/cpu/K.cpp")
+    assert [(c.line, c.callee, c.receiver_type) for c in f.calls if c.callee.startswith("loop_func")] == [
+        (3, "loop_func.operator()<scalar_t,func_t>", "_dim_loop<true>")]
 
 
 def test_receiver_types_in_a_damaged_function():

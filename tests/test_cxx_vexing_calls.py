@@ -77,10 +77,11 @@ void f() {
 def test_a_variable_made_by_its_constructor_types_its_member_calls():
     # `std::vector<int64_t> dims(n);` reads as a function declaration (native/cuda/NaiveDilatedConvolution.cu:254):
     # it declares the variable dims of that type, which dims.end() is called on; a function declared at
-    # namespace scope, g below, declares no variable of the function that calls g.end()
+    # namespace scope, g below, declares no variable of the function that calls g.end(): that name is written for
+    # the link stage to look up among the namespace's variables (constants)
     src = (b"namespace at::native {\nstd::vector<int64_t> g(int64_t n);\n"
            b"void f(int64_t n, const Tensor& t) {\n  std::vector<int64_t> dims(n);\n  dims.end();\n"
            b"  Tensor copy(t);\n  copy.dim();\n  g.end();\n}\n}\n")
     facts = extract(src, "aten/src/ATen/native/cuda/X.cu")
     assert [(c.callee, c.line, c.receiver_type) for c in facts.calls if "." in c.callee] == [
-        ("dims.end", 5, "std::vector<int64_t>"), ("copy.dim", 7, "Tensor"), ("g.end", 8, None)]
+        ("dims.end", 5, "std::vector<int64_t>"), ("copy.dim", 7, "Tensor"), ("g.end", 8, "decltype(g)")]

@@ -102,8 +102,9 @@ def test_namespace_constants_are_facts():
         C("kFloat", "c10::kFloat", "ScalarType", 5, "FORALL_TYPES"),  # the X-macro use's line
         C("kLong", "c10::kLong", "ScalarType", 5, "FORALL_TYPES"),
         C("kStrided", "c10::kStrided", "decltype(Layout::Strided)", 9),
+        C("counter", "c10::counter", "int", 10, None, False),  # not const: a variable, which types what names it
         C("kName", "c10::kName", "char*", 11),
-    ]  # `int counter` (:10) is not const: no constant
+    ]
 
 
 def test_enums_are_classes_of_kind_enum():
@@ -133,8 +134,9 @@ def test_a_constant_or_enumerator_picks_the_optional_of_its_type(calls, line, wa
     assert calls[line] == {("argument-types", want)}
 
 
-def test_a_mutable_variable_says_nothing(calls):
-    # Make.cpp:8 `int counter` is no constant: both dtype overloads stay
+def test_a_mutable_variable_is_typed_and_an_int_picks_no_dtype(calls):
+    # Make.cpp:8 `counter` is ScalarType.h:10's `int counter`, a mutable variable typed as a constant is; an int
+    # converts to neither optional<TypeMeta> nor optional<ScalarType> (an enum class): both dtype overloads stay
     assert calls[8] == {("overload-set", 5), ("overload-set", 6)}
 
 
@@ -142,3 +144,50 @@ def test_an_optional_is_not_preferred_to_a_standard_conversion(calls):
     # Make.cpp:9 take(int64_t): int64_t -> double is a standard conversion, better than optional<int64_t>'s
     # user-defined one; the text does not settle it here, and nothing is picked
     assert calls[9] == {("overload-set", 10), ("overload-set", 11)}
+
+
+PARALLEL_CPP = """\
+#include <atomic>
+namespace at {
+namespace {
+std::atomic<int> num_intraop_threads{-1};                                      // :4
+struct Pool { int load() const { return 0; } };                               // :5
+struct Worker { int load() const { return 1; } };                             // :6
+}
+int get_num_threads() {
+  int n = num_intraop_threads.load();                                          // :9
+  return n;
+}
+}
+"""
+HOLDER_CPP = """\
+namespace at { namespace native {
+struct Holder { int value() const { return 2; } };                            // :2
+static Holder the_holder;                                                      // :3
+int read_it() { return the_holder.value(); }                                   // :4
+struct Other { int value() const { return 3; } };                             // :5
+int shadowed() { Other the_holder; return the_holder.value(); }                // :6
+} }
+"""
+
+
+@pytest.fixture(scope="module")
+def variables(tmp_path_factory: pytest.TempPathFactory):
+    built = built_tree(tmp_path_factory.mktemp("variables"), {
+        N + "native_functions.yaml": YAML, "aten/src/ATen/ParallelNative.cpp": PARALLEL_CPP,
+        N + "Holder.cpp": HOLDER_CPP})
+    return {(f.rsplit("/", 1)[-1], line): (how, name, at)
+            for f, line, _target, how, _d, name, at in call_edges(built)}
+
+
+def test_a_member_call_on_a_namespace_variable_takes_its_type(variables):
+    # ParallelNative.cpp:9 num_intraop_threads.load() on the std::atomic<int> of :4 (2.6.0 ParallelNative.cpp:64):
+    # the standard library's, not Pool's or Worker's load (:5, :6)
+    assert variables[("ParallelNative.cpp", 9)] == ("standard", None, None)
+    # Holder.cpp:4 the_holder.value() on the file's `static Holder the_holder;` (:3): Holder::value (:2)
+    assert variables[("Holder.cpp", 4)] == ("receiver-type", "at::native::Holder::value", 2)
+
+
+def test_a_local_of_the_name_hides_the_namespace_variable(variables):
+    # Holder.cpp:6 declares its own the_holder, an Other: Other::value (:5), not the namespace's Holder's
+    assert variables[("Holder.cpp", 6)] == ("receiver-type", "at::native::Other::value", 5)

@@ -105,13 +105,16 @@ def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple[str, int, int, str, in
     declarations = []  # the file's, read on first need
 
     def typed(call: CallFact, offset: int) -> CallFact:
-        obj = member_object(call.callee) if call.receiver_type is None else None
-        if obj is None or obj.startswith("this->"):
+        obj = member_object(call.callee)
+        # the snippet declares none of the use's variables: its receiver_types wrote `decltype(self)` for them
+        if obj is None or obj.startswith("this->") or call.receiver_type not in (None, f"decltype({obj})"):
             return call
         if not declarations:
             declarations.append(Declarations(f))
         found, const = declarations[0].receiver(obj, offset, call.callee[len(obj):])
-        return call._replace(receiver_type=found, receiver_const=const) if found is not None else call
+        if found is None and not declarations[0].declared(obj, offset):
+            found = f"decltype({obj})"  # not the use's function's either: a namespace's variable, for the link
+        return call._replace(receiver_type=found, receiver_const=const)
 
     def use_of(caller: str | None):
         if caller is None or not caller.startswith(_USE):

@@ -2,17 +2,24 @@
 `constexpr DeviceType kCPU = DeviceType::CPU;`): what an argument written `at::kLong` or `kCPU` is, so that
 the link stage can pick among overloads by it (`options().dtype(at::kLong)`: dtype(optional<ScalarType>)).
 
-A constant is a variable declared `const` or `constexpr` outside every function and class, in a namespace,
-`extern "C"` block or `#if` branch: one ConstantFact per declarator, its type written as receivers.py
+A constant is a variable declared outside every function and class, in a namespace, `extern "C"` block or
+`#if` branch, `const` or `constexpr` or not (`constant` says which): one ConstantFact per declarator, its type
+written as receivers.py
 normalises one (`*` added for a pointer declarator); an `auto` one keeps `decltype(<initializer>)` when the
 initializer is a name (`constexpr auto kStrided = Layout::Strided;`), which the link stage types. A use at
 namespace scope of one of the file's own function-like macros that expands to such declarations
 (`AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS(DEFINE_CONSTANT)` in c10/core/ScalarType.h) is expanded with
 the file's macros and its declarations are read from the expansion, at the use's line and scope, `macro`
-naming the macro used. Mutable variables are left out: an argument that names one is left unknown.
+naming the macro used. A mutable variable types what names it as a constant does: a receiver
+(`num_intraop_threads.load()` on a `std::atomic<int>`, ParallelNative.cpp) or an argument (`tensor_assign`, a
+`static TensorAssign` in cpu/ScatterGatherKernel.cpp, which binds the template parameter it is passed for).
+A declaration whose type is written in capitals and underscores only is a macro's use that tree-sitter reads as one
+(`C10_DEFINE_REGISTRY(...)`), not a variable.
 """
 
 from __future__ import annotations
+
+import re
 
 from .expansions import macro_use_sites
 from .facts import ConstantFact
@@ -27,6 +34,7 @@ _CONTAINERS = ("namespace_definition", "linkage_specification", "preproc_if", "p
                "preproc_elif", "preproc_elifdef")
 _CONSTANT = (b"const", b"constexpr")
 _NAMES = ("identifier", "qualified_identifier")
+_MACRO_LIKE = re.compile(rb"[A-Z][A-Z0-9_]*")
 _EXPANSION_LIMIT = 20_000  # characters of one use's expansion read for declarations
 
 
@@ -55,11 +63,10 @@ def _declarations(root, f: SourceFile | None):
 
 
 def _read(decl, scope: list[str], line: int, macro: str | None) -> list[ConstantFact]:
-    """The declaration's constants: one per declarator, if the declaration is const or constexpr."""
-    if not any(q.type == "type_qualifier" and q.text in _CONSTANT for q in decl.children):
-        return []
+    """The declaration's variables: one per declarator."""
+    constant = any(q.type == "type_qualifier" and q.text in _CONSTANT for q in decl.children)
     kind = decl.child_by_field_name("type")
-    if kind is None:
+    if kind is None or (not constant and _MACRO_LIKE.fullmatch(kind.text) is not None):
         return []
     is_auto = kind.type == "placeholder_type_specifier"
     written = None if is_auto else normalised_type(kind.text)
@@ -80,7 +87,7 @@ def _read(decl, scope: list[str], line: int, macro: str | None) -> list[Constant
         if t:
             name = dec(d.text)
             out.append(ConstantFact(name, "::".join([*scope, name]), t + "*" if pointer and not is_auto else t,
-                                    line, macro))
+                                    line, macro, constant))
     return out
 
 

@@ -225,13 +225,15 @@ class FieldFact:
 
 @dataclass(frozen=True)
 class ConstantFact:
-    """A const or constexpr variable at namespace scope (constants.py): what an argument that names it is."""
+    """A variable at namespace scope, const, constexpr or not (constants.py): what an argument or a receiver that
+    names it is."""
 
     name: str  # "kLong"
     qualified_name: str  # "c10::kLong" (the enclosing namespaces, as in definitions.qualified_name)
     type: str  # as receiver types are written (`ScalarType`), `*` added for a pointer; `decltype(Layout::Strided)` for an auto one
     line: int
     macro: str | None = None  # the file's own macro whose use at this line declares it (an X-macro list)
+    constant: bool = True  # declared const or constexpr
 
 
 @dataclass(frozen=True)

@@ -67,9 +67,10 @@ def member_object(callee: str) -> str | None:
 
 
 def _has_receiver(callee: str, at: int) -> bool:
-    """Whether the callee is a member call (`x.f`, `x.g(a).f`, `x.field.f`) and not a longer expression."""
+    """Whether the callee is a member call (`x.f`, `x.g(a).f`, `x.field.f`, `x.template operator()<T, F>`, which
+    calls.py writes `x.operator()<T,F>`) and not a longer expression."""
     rest = callee[at:]
-    return bool(re.fullmatch(r"~?[A-Za-z_]\w*(?:<.*>)?", rest)) or (
+    return bool(re.fullmatch(r"(?:~?[A-Za-z_]\w*|operator\(\))(?:<.*>)?", rest)) or (
         ("(" in rest or "." in rest or "->" in rest) and re.search(r"(?:\.|->)~?[A-Za-z_]\w*(?:<[^()]*>)?\Z", rest) is not None
         and re.fullmatch(r"[\w:<>,.\->()\[\]*&+ ]*", rest) is not None and rest.count("(") == rest.count(")"))
 
@@ -85,6 +86,8 @@ def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> "Decla
         call = f.calls[index]
         got, const = (types.field(name[6:], offset), None) if name.startswith("this->") else \
             types.receiver(name, offset, call.callee[len(name):])
+        if got is None and not name.startswith("this->") and not types.declared(name, offset):
+            got = f"decltype({name})"  # a name the function does not declare: a namespace's variable, for the link
         if got is not None:
             f.calls[index] = call._replace(receiver_type=got, receiver_const=const)
     return types

@@ -260,6 +260,22 @@ def _takes(s: Symbol, argc: int, fewest: Callable[[Symbol], int] = _fewest) -> b
     return (s.min_args < 0 or fewest(s) <= argc) and (s.max_args < 0 or argc <= s.max_args)
 
 
+_UNNAMED_CLASS = re.compile(r"(?:struct|class|union)\s*\{")  # a variable's type written as a class body
+_DECLARED = re.compile(r"\s*(.*?)\s*\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:=.*|\{.*\})?\s*")
+
+
+def _unnamed_member(type_name: str, name: str) -> str | None:
+    """The declared type of a data member of a class written in place as a variable's type (2.6.0
+    ParallelNative.cpp:174 `struct { ...; std::condition_variable cv; } state;`: state.cv is a
+    std::condition_variable), or None."""
+    body = type_name[type_name.find("{") + 1:type_name.rfind("}")]
+    for member in split_top_level(body.replace(";", ",")):
+        m = _DECLARED.fullmatch(member)
+        if m is not None and m.group(2) == name and m.group(1) and "(" not in m.group(1):
+            return m.group(1)
+    return None
+
+
 def _declared_fewest(s: Symbol) -> int:
     """The fewest arguments a call may pass, counting the defaults a declaration elsewhere may give: 0 for a
     function defined in a source file that other files call (mps/OperationUtils.mm's `getMPSShape(const
@@ -1022,6 +1038,16 @@ class Resolver:
         self._file_used = True
         return ctx.visible(s.file)
 
+    def _seen(self, ctx: Context, syms: list[Symbol]) -> list[Symbol]:
+        """The definitions lookup sees from the caller (_visible). A header that sees none of them sees a header's
+        static or unnamed-namespace one all the same: its includers include what it relies on before it (cuda/
+        CUDALoops.cuh calls `::make_offset_calculator<N>(iter)`, a static function of OffsetCalculator.cuh, which it
+        does not include: Loops.cuh includes that header, then CUDALoops.cuh)."""
+        seen = [s for s in syms if self._visible(ctx, s)]
+        if not seen and is_header(ctx.file):
+            seen = [s for s in syms if is_header(s.file)]
+        return seen
+
     def _resolve(self, ctx: Context, callee: str, callee_name: str, argc: int,
                  receiver_type: str | None) -> list[Target]:
         qualifier, last, receiver = written_parts(callee)
@@ -1184,7 +1210,7 @@ class Resolver:
             got = [s for s in cands if s.kind == "method" and s.scope.rsplit("::", 1)[-1] in derived]
             return (got, How.OVERRIDES) if got else None
         if any(s.local for s in cands):  # a file-local definition the caller's file cannot see takes no part
-            cands = [s for s in cands if self._visible(ctx, s)]
+            cands = self._seen(ctx, cands)
             if not cands:
                 return None
         inline = self.symbols.inline
@@ -1362,10 +1388,11 @@ class Resolver:
         if not parts or len(parts) > _CHAIN_STEPS:
             return None
         _sep, name, args = parts[0]
-        if args is None:  # a variable: the type the extractor read, or a field of the caller's class
-            t = root if len(parts) > 1 or root is None or not root.startswith("decltype(") else None
-            if t is None and root is None and self.fields and not name.startswith("("):
-                t = self._member_of_caller(ctx, name)
+        if args is None:  # a variable: the type the extractor read, or a field of the caller's class or a
+            t = root if len(parts) > 1 or root is None or not root.startswith("decltype(") else None  # namespace's
+            if t is None and root is None and not name.startswith("("):  # variable (the constants table)
+                t = self._name_type(ctx, name) if _NAME.fullmatch(name) else \
+                    self._member_of_caller(ctx, name) if self.fields else None
         elif name.startswith(("std::declval<", "declval<")):
             t = template_args(name)
         elif (place := _STD_GET.fullmatch(name)) is not None:  # a structured binding's name (cxx/receivers.py)
@@ -1460,6 +1487,8 @@ class Resolver:
         """The declared type of a data member of a class (a qualified or last name, template arguments as
         written), found in the class or its nearest base that declares it: the classes of that last name
         that declare it must agree on its type; None when they do not, or the type names no class."""
+        if _UNNAMED_CLASS.match(type_name):
+            return _unnamed_member(type_name, name)
         written = untemplated(type_name.rstrip("*& "))
         for level in self._class_levels(written):
             types = set()
@@ -1681,7 +1710,7 @@ class Resolver:
 
     def _choose(self, ctx: Context, syms: list[Symbol], how: How, last: str, argc: int,
                 spread: bool = False, united: bool = False) -> list[Target]:
-        visible = [s for s in syms if self._visible(ctx, s)]
+        visible = self._seen(ctx, syms)
         if not visible:
             return [Target(None, How.NOT_IN_CHECKOUT, "only local definitions in other files")]
         if spread:  # a class template named with dependent arguments: each specialisation (never "the one")
