@@ -197,7 +197,11 @@ def _body(fields: tuple, target: _Node, body: bool) -> bool:
     `at::hardtanh_out` -> the CUDA kernel hardtanh_out, which redispatches to clamp.out). A kernel with device work
     of its own keeps its helpers' plumbing (resize_output, TensorIterator's cast_outputs) out, except a composite
     kernel reached by a redispatch from the body: its work is mostly the ops it redispatches to (1.13.1's div.Scalar
-    kernel fills a 0-dim tensor and redispatches to div.Tensor, BinaryOps.cpp:754-755), which are followed."""
+    kernel fills a 0-dim tensor and redispatches to div.Tensor, BinaryOps.cpp:754-755), which are followed. A stub's
+    registered function that is thin is a kernel's body wherever the walk meets it: it is the device's kernel
+    (2.6.0 cuda/TensorCompare.cpp:11, isin_default_kernel_gpu, computes isin with ne, all, eq and any)."""
+    if fields[0] == StepKind.DEFINITION and fields[7] == How.REGISTERED and target.device_path == 3:
+        return True
     if not body:
         return False
     redispatched = fields[0] == StepKind.DEFINITION and fields[7] == How.YAML  # an op's kernel a redispatch runs
