@@ -156,7 +156,7 @@ class Reverse:
         for kind, src, how, detail, skind, sname, sref, sdetail, file, line in rows[:CALLERS_PER_NODE]:
             if site is not None and kind == EdgeKind.CALLS and (file, line) != site:
                 continue  # the template runs this argument only when called from the site that writes it
-            if how in SEVERAL:
+            if how == How.AMBIGUOUS:
                 cuts.ambiguous[sname] = None  # a caller that may mean another definition does not say it reaches this one
                 continue
             if (why := self.branches.ruled_out(file, line, "")) is not None:  # "": only what no build compiles
@@ -186,6 +186,8 @@ class Reverse:
                 continue
             seen.add((src, hop_device, bound))
             label = f"uses {path[0]}" if kind == EdgeKind.USES_STUB else sname
+            if how in SEVERAL:  # one of an overload set the types pick from, or of a pure virtual's overrides: as
+                sname = f"{sname} ({how} of {detail})"  # kernels-for follows each, and says so
             out.append((src, (sname, *path) if kind != EdgeKind.USES_STUB else (sname, label, *path[1:]), hop_device,
                         bound))
         return out

@@ -132,3 +132,12 @@ def test_kernels_for_follows_the_overrides_to_the_kernels(db):
     assert names[:2] == ["at::PerTensorQuantizer::quantize", "at::PerChannelQuantizer::quantize"]
     assert {"at::native::quantize_per_tensor_kernel", "at::native::quantize_per_channel_kernel"} <= set(names)
     assert [s.how for s in cpu.chain if s.name == "at::PerChannelQuantizer::quantize"] == ["overrides(2)"]
+
+
+def test_ops_for_goes_up_through_the_overrides(db):
+    # ops-for walks up the edges kernels-for walks down: from the per-channel kernel (Kernels.cpp:6) through
+    # PerChannelQuantizer::quantize, one of the two overrides QTensor.cpp:6 calls, to quantize_thing's CPU kernel
+    hits = Index.open(db).ops_for("quantize_per_channel_kernel")
+    assert [(h.op, h.key) for h in hits] == [("quantize_thing", "CPU")]
+    assert hits.hits[0].path == ("at::native::quantize_thing (overrides of 2)", "at::PerChannelQuantizer::quantize",
+                                 "at::native::quantize_per_channel_kernel")
