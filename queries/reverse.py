@@ -20,7 +20,7 @@ from .chain import binding_site, device_of, is_cuda, ufunc_definitions
 from .device_branches import Branches
 from .results import OpsFor, Reach, Truncation
 
-CALLERS_PER_NODE = 200  # edges followed up from one node
+CALLERS_PER_NODE = 2000  # edges followed up from one node
 
 _UP = (EdgeKind.CALLS, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.USES_STUB, EdgeKind.REGISTERS,
        EdgeKind.CALLS_LIBRARY, EdgeKind.IMPLEMENTS, EdgeKind.REDISPATCHES_TO_OP)
@@ -137,22 +137,28 @@ class Reverse:
         cuts = _Cuts()
         for level in range(depth + 1):
             following: list[_Entry] = []
-            for node, path, device, site in frontier:
+            for node, path, device, site in frontier:  # the loop sees the same-level entries _up appends
                 if level == depth:
                     cuts.deep += 1
                     continue
-                following.extend(self._up(node, path, device, site, hits, seen, cuts))
+                up, same = self._up(node, path, device, site, hits, seen, cuts)
+                following.extend(up)
+                frontier.extend(same)
             frontier = following
             if not frontier:
                 break
         return OpsFor(name, tuple(sorted(hits.values(), key=lambda r: (r.op, r.key))), cuts.truncations(depth))
 
     def _up(self, node: int, path: tuple[str, ...], device: str | None, site: tuple[str, int] | None, hits: dict,
-            seen: set, cuts: _Cuts) -> list[_Entry]:
+            seen: set, cuts: _Cuts) -> tuple[list[_Entry], list[_Entry]]:
+        """(the callers one level up, and the nodes gone up to at the same level: the stub a registered kernel is
+        registered for and the op a kernel implements, as kernels-for's walk shows a stub's registered kernel
+        and a redispatched op's kernel at the level of the call, so that --depth counts calls both ways)."""
         rows = self.conn.execute(_UP_SQL, (node, *_UP)).fetchall()
         if len(rows) > CALLERS_PER_NODE:
             cuts.callers[path[0]] = None
         out: list[_Entry] = []
+        same: list[_Entry] = []
         for kind, src, how, detail, skind, sname, sref, sdetail, file, line in rows[:CALLERS_PER_NODE]:
             if site is not None and kind == EdgeKind.CALLS and (file, line) != site:
                 continue  # the template runs this argument only when called from the site that writes it
@@ -179,7 +185,7 @@ class Reverse:
                     op_node = self._op_node(op)
                     if (op_node, hop_device) not in seen:  # ops whose kernels redispatch to this one reach it too
                         seen.add((op_node, hop_device))
-                        out.append((op_node, (f"redispatch to {op}", *path), hop_device, None))
+                        same.append((op_node, (f"redispatch to {op}", *path), hop_device, None))
                 continue
             bound = binding_site(detail) if how == How.TEMPLATE_ARGUMENT and detail else None
             if (src, hop_device, bound) in seen:
@@ -188,6 +194,6 @@ class Reverse:
             label = f"uses {path[0]}" if kind == EdgeKind.USES_STUB else sname
             if how in SEVERAL:  # one of an overload set the types pick from, or of a pure virtual's overrides: as
                 sname = f"{sname} ({how} of {detail})"  # kernels-for follows each, and says so
-            out.append((src, (sname, *path) if kind != EdgeKind.USES_STUB else (sname, label, *path[1:]), hop_device,
-                        bound))
-        return out
+            (same if kind == EdgeKind.REGISTERS else out).append(
+                (src, (sname, *path) if kind != EdgeKind.USES_STUB else (sname, label, *path[1:]), hop_device, bound))
+        return out, same

@@ -93,3 +93,13 @@ def test_a_thin_registered_kernel_s_redispatches_are_followed(db):
     assert ("global_kernel", "at::native::ne_kernel", 2) in got
     # ne_cuda has device work of its own: its numel() (Ne.cu:4) is plumbing, not followed into numel's kernel
     assert ("definition", "at::native::numel", 12) not in got
+
+
+def test_ops_for_counts_calls_as_kernels_for_does(db):
+    # kernels-for reaches ne_kernel from isin.Scalar_Tensor's kernel in 3 levels of calls (isin_scalar_cuda ->
+    # isin_cuda -> isin_default_kernel_gpu -> ne_cuda); going up, a registered kernel to its stub and a kernel to its
+    # op take no level, so 5 (the __global__'s launcher and the last kernel's rows besides) find every op
+    hits = Index.open(db).ops_for("ne_kernel", depth=5)
+    assert [(h.op, h.key) for h in hits] == [("isin.Scalar_Tensor", "CUDA"), ("isin.Tensor_Tensor", "CUDA"),
+                                             ("ne.Tensor", "CUDA")]
+    assert [(h.op, h.key) for h in Index.open(db).ops_for("ne_kernel", depth=3)] == [("ne.Tensor", "CUDA")]

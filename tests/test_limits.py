@@ -1,7 +1,7 @@
 """Results cut by a limit say so, in text and JSON; doctor lists failed extractions; info shows the stub macros.
 
 The fixture checkout gets, at run time, one C++ file that crosses every limit of the walks once:
-a stub called from 301 functions (ops-for follows 200 callers per node), a name defined in 4
+a stub called from more functions than ops-for follows callers per node (CALLERS_PER_NODE), a name defined in 4
 namespaces and called unqualified from none of them (an ambiguous call: ops-for does not walk up
 it), and a helper defined in 7 namespaces that add_kernel calls unqualified (kernels-for follows
 the candidates of an ambiguous call up to 4, and names the call when some lead to device work).
@@ -18,6 +18,7 @@ import pytest
 from tg_index.indexer.build import build
 from tg_index.queries.api import Index
 from tg_index.queries.render import doctor_text, kernels_for_data, kernels_for_text, reach_text
+from tg_index.queries.reverse import CALLERS_PER_NODE
 
 from .conftest import MINI, run
 
@@ -29,7 +30,8 @@ def _limits_cpp() -> str:
              "using leaf_fn = void (*)(TensorIteratorBase&);", "DECLARE_DISPATCH(leaf_fn, big_stub);",
              "DEFINE_DISPATCH(big_stub);", "void leaf_kernel_impl(TensorIteratorBase& iter) {}",
              "REGISTER_DISPATCH(big_stub, &leaf_kernel_impl);"]
-    lines += [f"void stub_user_{i:03}(TensorIteratorBase& iter) {{ big_stub(kCPU, iter); }}" for i in range(301)]
+    lines += [f"void stub_user_{i:04}(TensorIteratorBase& iter) {{ big_stub(kCPU, iter); }}"
+              for i in range(CALLERS_PER_NODE + 101)]
     lines += [f"namespace q{i} {{ void quad_helper(int x) {{}} }}" for i in range(4)]
     lines += ["void quad_user(TensorIteratorBase& iter) { quad_helper(1); big_stub(kCPU, iter); }"]
     lines += [f"namespace c{i} {{ void common_helper(TensorIteratorBase& iter) {{ big_stub(kCPU, iter); }} }}"
@@ -58,11 +60,12 @@ def _json(db: Path, *args: str):
 def test_ops_for_says_when_callers_were_cut(db: Path):
     found = _json(db, "ops-for", "leaf_kernel_impl")
     assert found == {"name": "leaf_kernel_impl", "reached": [], "truncated": True,
-                     "limits": [{"what": "callers not followed beyond 200 per node", "limit": 200,
-                                 "names": ["big_stub"]}]}
+                     "limits": [{"what": f"callers not followed beyond {CALLERS_PER_NODE} per node",
+                                 "limit": CALLERS_PER_NODE, "names": ["big_stub"]}]}
     text = run("tg-query", "--db", str(db), "ops-for", "leaf_kernel_impl").stdout
     assert text == ("no op reaches it within the depth asked\n"
-                    "truncated: callers not followed beyond 200 per node (limit 200): big_stub\n")
+                    f"truncated: callers not followed beyond {CALLERS_PER_NODE} per node (limit {CALLERS_PER_NODE}): "
+                    "big_stub\n")
 
 
 def test_ops_for_does_not_walk_up_an_ambiguous_call(db: Path):
