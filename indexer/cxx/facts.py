@@ -70,7 +70,8 @@ class CallFact(NamedTuple):
     callee_name: str  # last component, no template arguments: "gemm", "dtype"
     line: int
     argc: int = 0  # the arguments written at the call: 0 for f()
-    receiver_type: str | None = None  # x.f() / x->f(): x's declared type in the caller ("TensorIteratorBase")
+    receiver_type: str | None = None  # x.f() / x->f(): x's declared type in the caller ("TensorIteratorBase"); x(...)
+    # on a parameter or local of a written type: that type (its operator() is called)
     arg_types: str | None = None  # JSON list, each argument's type where the text says it for certain (argument_types.py)
     receiver_const: bool | None = None  # whether the object a member call is made on is const; None: not known
     lambda_line: int | None = None  # `f(x)` with f a local variable holding a lambda: the lambda's line

@@ -114,12 +114,20 @@ def local_lambdas(f: SourceFile, plain: list[tuple[int, str, int]],
                   types: "Declarations | None") -> "Declarations | None":
     """Phase (after receiver_types): plain holds (index in f.calls, the name called, offset) of calls of a bare
     name; each that names a variable of the calling function initialised with a lambda (`auto get_counts =
-    [&](...) {...}; get_counts(x);`) gets the lambda's line. Gives the file's declarations if read."""
+    [&](...) {...}; get_counts(x);`) gets the lambda's line; one that names another variable of the function, a
+    parameter or a local of a written type (`func_t& f` ... `f(a, b)`, `Loop loop_func;` ... `loop_func(x)`), gets
+    that type as its receiver_type: the object is called through its operator(). Gives the file's declarations if
+    read."""
     for index, name, offset in plain:
         if types is None:
             types = Declarations(f)
-        if name.encode() in types.names and (line := types.lambda_line(name, offset)) is not None:
+        if name.encode() not in types.names:
+            continue
+        if (line := types.lambda_line(name, offset)) is not None:
             f.calls[index] = f.calls[index]._replace(lambda_line=line)
+        elif (typed := types.local(name, offset)) is not None and not typed.startswith("decltype(") and \
+                not typed.endswith("*") and "(" not in typed:
+            f.calls[index] = f.calls[index]._replace(receiver_type=typed)
     return types
 
 

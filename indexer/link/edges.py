@@ -190,6 +190,19 @@ class _Calls:
                 for t in resolver.resolve(ctx, target, target.rsplit("::", 1)[-1], -1, None):
                     yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, target, f"through {name}")
             return
+        if callee == name and receiver_type is not None:  # a variable of the caller called: its class's operator()
+            # (`Loop loop_func;` ... `loop_func(x)`). Not one of a template parameter's type (`func_t& f` ... `f(a)`):
+            # binding it to the call sites' classes would make every edit of a file with such a template relink
+            # the whole graph (template_args.rebinding_needed); it stays a call through a parameter.
+            member = f"{callee}.operator()"
+            found = [] if resolver.through_parameter(ctx, member, receiver_type) is not None else [
+                t for t in resolver.resolve(ctx, member, "operator()", argc if argc is not None else -1, receiver_type,
+                                            arg_types, receiver_const) if t.node is not None]
+            if found:
+                for t in found:
+                    yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, callee, t.detail)
+                return
+            receiver_type = None
         targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type, arg_types,
                                    receiver_const)
         param = resolver.through_parameter(ctx, callee, receiver_type)

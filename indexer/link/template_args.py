@@ -381,11 +381,11 @@ def _uses(conn: sqlite3.Connection, template: Symbol, param: str, depth: int = 0
         if detail.startswith((f"{param} = ", f"template parameter {param}:")):
             return True
     handed: list[tuple[int, int]] = []  # (line, argument position) of the calls passing a value of the type
-    for line, receiver_type, arg_types in conn.execute(
-            "SELECT line, receiver_type, arg_types FROM calls WHERE caller = ? AND file = ? AND line BETWEEN ? AND ?",
-            (template.qualified_name, template.file, template.line, template.end_line)):
-        if receiver_type and overloads.plain_type(receiver_type) == param:
-            return True
+    for line, callee, name, receiver_type, arg_types in conn.execute(
+            "SELECT line, callee, callee_name, receiver_type, arg_types FROM calls WHERE caller = ? AND file = ? AND "
+            "line BETWEEN ? AND ?", (template.qualified_name, template.file, template.line, template.end_line)):
+        if receiver_type and callee != name and overloads.plain_type(receiver_type) == param:
+            return True  # a member call (`l.launch()`; a variable called, `f(x)`, is a call through a parameter)
         for position, t in enumerate(json.loads(arg_types) if arg_types else ()):
             if t is not None and overloads.plain_type(t) == param:
                 handed.append((line, position))
