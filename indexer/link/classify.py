@@ -72,8 +72,8 @@ _FAMILY = re.compile(r"(?:^|::)(cublasLt|cublas|cudnn|cusparse|cufft|curand|cuso
                      r"cuda|cu|MPS|mps)", re.I)
 
 
-# Families whose calls do the work (a vendor call that ends a chain: also pocketfft::c2c, PyTorch's CPU FFT where MKL
-# is not built, mkl/SpectralOps.cpp); the CUDA runtime's and generic
+# Families whose calls do the work (a vendor call that ends a chain; pocketfft::c2c is PyTorch's CPU FFT where MKL is
+# not built, mkl/SpectralOps.cpp; lapack and blas the Fortran routines above); the CUDA runtime's and generic
 # ones (cudaGetDevice, cudaMemcpyAsync, thrust::device) stay calls to a vendor library, not chain ends.
 COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft", "curand", "cusolver", "nccl", "magma",
                               "mkl", "cub", "thrust", "onednn", "cutlass", "cute", "fbgemm", "xnnpack", "qnnpack",
@@ -107,7 +107,7 @@ _SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak
 # cudnn/MHA.cpp) configure it; the work is cudnnBackendExecute, or the graph's execute.
 _FRONTEND = re.compile(r"^cudnn_frontend::")
 # The member of a library's object that runs what was built: `mha_graph->execute(handle, variant_pack, workspace)`
-# on a cudnn_frontend graph (cudnn/MHA.cpp:851), a oneDNN primitive's execute.
+# on a cudnn_frontend graph (cudnn/MHA.cpp:851), whose receiver's type is in a namespace outside the checkout.
 RUN_METHOD = "execute"
 _RUNS = re.compile(r"(?:^|::|\.|->)" + RUN_METHOD + r"$")
 
