@@ -385,7 +385,7 @@ class Index:
         return Health(health, tuple(missing), partial, call_shares(self.conn))
 
     @_reads
-    def ops_for(self, name: str, depth: int = 10) -> OpsFor:
+    def ops_for(self, name: str, depth: int = 12) -> OpsFor:
         """The (op, key) kernels whose chain reaches a function, stub or __global__ kernel (iterate for the hits)."""
         from .reverse import Reverse
 

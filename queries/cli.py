@@ -112,7 +112,7 @@ def dispatch_cmd(
 @query_app.command("ops-for")
 def ops_for_cmd(
     name: Annotated[str, typer.Argument(metavar="NAME", help="A function, a DispatchStub or a __global__ kernel.")],
-    depth: Annotated[int, typer.Option("--depth", min=0, max=20, help="How many levels of callers up to walk.")] = 10,
+    depth: Annotated[int, typer.Option("--depth", min=0, max=20, help="How many levels of callers up to walk.")] = 12,
     as_json: JsonOption = False,
     fmt: FormatOption = None,
     brief: BriefOption = False,

@@ -288,7 +288,7 @@ def server(db: Path | None = None) -> MCPServer:
         "The reverse: which (op, dispatch key) kernels reach a C++ function, DispatchStub or __global__ kernel. "
         "Use when you know a kernel and want the ops that run it. Example: ops_for(name='softplus_kernel')"))
     async def ops_for(name: Annotated[str, Field(description="function, stub or __global__ kernel name")],
-                      depth: Annotated[int, Field(ge=0, le=20, description="levels of callers walked up")] = 10,
+                      depth: Annotated[int, Field(ge=0, le=20, description="levels of callers walked up")] = 12,
                       brief: Brief = True, offset: Offset = 0, limit: Limit = None) -> Annotated[CallToolResult, OpsForResult]:
         return _guard(lambda: tools.ops_for(name, depth, brief, offset, limit))
 

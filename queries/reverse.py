@@ -24,8 +24,9 @@ CALLERS_PER_NODE = 2000  # edges followed up from one node
 
 _UP = (EdgeKind.CALLS, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.USES_STUB, EdgeKind.REGISTERS,
        EdgeKind.CALLS_LIBRARY, EdgeKind.IMPLEMENTS, EdgeKind.REDISPATCHES_TO_OP)
-_UP_SQL = ("SELECT e.kind, e.src, e.how, e.detail, n.kind, n.name, n.ref, n.detail, e.file, e.line FROM edges e "
-           f"JOIN nodes n ON n.id = e.src WHERE e.dst = ? AND e.kind IN ({', '.join('?' * len(_UP))}) "
+_UP_SQL = ("SELECT e.kind, e.src, e.how, e.detail, n.kind, n.name, n.ref, n.detail, e.file, e.line, "
+           "d.template_params IS NOT NULL FROM edges e JOIN nodes n ON n.id = e.src "
+           f"LEFT JOIN definitions d ON d.id = n.ref AND n.kind IN ('{NodeKind.FUNCTION}', '{NodeKind.STRUCTURED}') WHERE e.dst = ? AND e.kind IN ({', '.join('?' * len(_UP))}) "
            f"ORDER BY e.id LIMIT {CALLERS_PER_NODE + 1}")
 
 # (node, the path from it down to the name asked about, the device a registration pinned or None, and for a
@@ -159,9 +160,12 @@ class Reverse:
             cuts.callers[path[0]] = None
         out: list[_Entry] = []
         same: list[_Entry] = []
-        for kind, src, how, detail, skind, sname, sref, sdetail, file, line in rows[:CALLERS_PER_NODE]:
+        for kind, src, how, detail, skind, sname, sref, sdetail, file, line, template in rows[:CALLERS_PER_NODE]:
+            handed_on = None  # a template caller may hand its own parameter on: the site that writes it is above it
             if site is not None and kind == EdgeKind.CALLS and (file, line) != site:
-                continue  # the template runs this argument only when called from the site that writes it
+                if not template:
+                    continue  # the template runs this argument only when called from the site that writes it
+                handed_on = site
             if how == How.AMBIGUOUS:
                 cuts.ambiguous[sname] = None  # a caller that may mean another definition does not say it reaches this one
                 continue
@@ -187,7 +191,7 @@ class Reverse:
                         seen.add((op_node, hop_device))
                         same.append((op_node, (f"redispatch to {op}", *path), hop_device, None))
                 continue
-            bound = binding_site(detail) if how == How.TEMPLATE_ARGUMENT and detail else None
+            bound = binding_site(detail) if how == How.TEMPLATE_ARGUMENT and detail else handed_on
             if (src, hop_device, bound) in seen:
                 continue
             seen.add((src, hop_device, bound))
