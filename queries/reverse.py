@@ -25,9 +25,9 @@ CALLERS_PER_NODE = 2000  # edges followed up from one node
 _UP = (EdgeKind.CALLS, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.USES_STUB, EdgeKind.REGISTERS,
        EdgeKind.CALLS_LIBRARY, EdgeKind.IMPLEMENTS, EdgeKind.REDISPATCHES_TO_OP)
 _UP_SQL = ("SELECT e.kind, e.src, e.how, e.detail, n.kind, n.name, n.ref, n.detail, e.file, e.line, "
-           "d.template_params IS NOT NULL FROM edges e JOIN nodes n ON n.id = e.src "
-           f"LEFT JOIN definitions d ON d.id = n.ref AND n.kind IN ('{NodeKind.FUNCTION}', '{NodeKind.STRUCTURED}') WHERE e.dst = ? AND e.kind IN ({', '.join('?' * len(_UP))}) "
-           f"ORDER BY e.id LIMIT {CALLERS_PER_NODE + 1}")
+           "d.template_params IS NOT NULL FROM edges e JOIN nodes n ON n.id = e.src LEFT JOIN definitions d "
+           f"ON d.id = n.ref AND n.kind IN ('{NodeKind.FUNCTION}', '{NodeKind.STRUCTURED}') "
+           f"WHERE e.dst = ? AND e.kind IN ({', '.join('?' * len(_UP))}) ORDER BY e.id LIMIT {CALLERS_PER_NODE + 1}")
 
 # (node, the path from it down to the name asked about, the device a registration pinned or None, and for a
 # template reached through a call bound to one template argument, the call site that writes that argument)

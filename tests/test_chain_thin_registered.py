@@ -2,8 +2,8 @@
 redispatches are followed into their ops' kernels wherever the walk meets it (queries/chain.py _body).
 
 2.6.0 native/TensorCompare.cpp:804 (isin.Tensor_Tensor_out's structured impl) calls isin_default_stub, whose CUDA
-registration (REGISTER_CUDA_DISPATCH) is cuda/TensorCompare.cpp:21's isin_default_kernel_gpu (:11): it computes isin with `ne`, `all`,
-`eq` and `any` (:15-16). Reached from isin.Scalar_Tensor's kernel, which redispatches to isin.Tensor_Tensor_out,
+registration (REGISTER_CUDA_DISPATCH) is cuda/TensorCompare.cpp:21's isin_default_kernel_gpu (:11): it computes
+isin with `ne`, `all`, `eq` and `any` (:15-16). Reached from isin.Scalar_Tensor's kernel, which redispatches to isin.Tensor_Tensor_out,
 the registered function was a helper two levels down, whose redispatches a backend walk does not follow: the
 CUDA chain stopped at the op names with no kernel below them. A helper of a backend kernel that only redispatches
 (a size or view) stays unfollowed."""

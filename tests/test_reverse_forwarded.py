@@ -61,7 +61,8 @@ Tensor other_thing_cpu(const Tensor& self) {
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory):
     return built_tree(tmp_path_factory.mktemp("forwarded"), {
-        N + "native_functions.yaml": YAML, N + "DistributionTemplates.h": TEMPLATES_H, N + "Distributions.cpp": DIST_CPP})
+        N + "native_functions.yaml": YAML, N + "DistributionTemplates.h": TEMPLATES_H,
+        N + "Distributions.cpp": DIST_CPP})
 
 
 def test_ops_for_finds_the_op_whose_call_site_binds_the_handed_on_parameter(db):

@@ -11,8 +11,9 @@ OTHER_DEVICE = "the stub's CPU registration, written in this CUDA trace: a chain
 HANDED_ON = 'cpu_serial_kernel(iter, op) calls its overload with a range (Loops.h:374), whose lambda iter.serial_for_each runs (:366, a step) calls basic_loop (:367); basic_loop hands op on to execute_op, and device_path marks a function that calls its parameter, not one that passes it on, so basic_loop is not a step'
 FUNCTOR_LINE = "the functor is shown at its operator() (the next line), not at the struct's line"
 UNDIAGNOSED = 'not reached; the cause was not diagnosed this session'
-CALLED_THROUGH_PARAMETER = ("_cpu_scatter_gather_dim_loop::operator() calls its parameter `f(...)` (ScatterGatherKernel.cpp:122), a "
-                            "func_t& the scatter kernel's caller passes as `tensor_assign` (:883, the file's `static "
+CALLED_THROUGH_PARAMETER = ("_cpu_scatter_gather_dim_loop::operator() calls its parameter `f(...)` "
+                            "(ScatterGatherKernel.cpp:122), a func_t& the scatter kernel's caller passes as "
+                            "`tensor_assign` (:883, the file's `static "
                             "TensorAssign tensor_assign;` at :98). A plain call of a parameter is a call through a "
                             "parameter (how virtual): the link binds a template parameter's calls written on its name "
                             "(K<RNG>()(...), Op::apply) and member calls on a variable of its type, not `f(...)`")
