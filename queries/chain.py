@@ -41,7 +41,6 @@ _AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas liv
 _FUNCTION_NODES = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
 _COMPOSITE = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 _RUNTIME_OF_COMPOSITE = ("CPU", "CUDA")
-_SEVERAL = SEVERAL  # calls with an edge per candidate
 _CALLS = str(EdgeKind.CALLS)
 
 
@@ -526,16 +525,16 @@ class Linker:
                 continue
             if kind == _CALLS:
                 if dn is None:
-                    if how in _SEVERAL and "lead to device" in (detail or ""):
+                    if how in SEVERAL and "lead to device" in (detail or ""):
                         walk.too_many[f"{target} ({detail})"] = None
                 elif need <= shown or (how == How.TEMPLATE_ARGUMENT and binding_site(detail or "") in walk.sites
                                        and not _run_as_functor(edges, file, line, _dst)):
                     # what a call site on this walk hands a template is shown (ArgMaxOps<T>{} -> its reduce), once
-                    if how in _SEVERAL:
+                    if how in SEVERAL:
                         ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
                     else:
                         yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc), dn, False
-                elif need == FUNCTOR_ONLY and how not in _SEVERAL and _instantiated(edges, target, dn):
+                elif need == FUNCTOR_ONLY and how not in SEVERAL and _instantiated(edges, target, dn):
                     if (why := self.branches.ruled_out(file, line, device, walk.dense)) is not None:  # as above
                         walk.left_out(why, target, self.branches.never)
                     else:

@@ -112,8 +112,6 @@ def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple[str, int, int, str, in
         if not declarations:
             declarations.append(Declarations(f))
         found, const = declarations[0].receiver(obj, offset, call.callee[len(obj):])
-        if found is None and not declarations[0].declared(obj, offset):
-            found = f"decltype({obj})"  # not the use's function's either: a namespace's variable, for the link
         return call._replace(receiver_type=found, receiver_const=const)
 
     def use_of(caller: str | None):

@@ -86,8 +86,6 @@ def receiver_types(f: SourceFile, pending: list[tuple[int, str, int]]) -> "Decla
         call = f.calls[index]
         got, const = (types.field(name[6:], offset), None) if name.startswith("this->") else \
             types.receiver(name, offset, call.callee[len(name):])
-        if got is None and not name.startswith("this->") and not types.declared(name, offset):
-            got = f"decltype({name})"  # a name the function does not declare: a namespace's variable, for the link
         if got is not None:
             f.calls[index] = call._replace(receiver_type=got, receiver_const=const)
     return types
@@ -249,8 +247,12 @@ class Declarations:
         return at in self._pointers
 
     def receiver(self, name: str, offset: int, path: str) -> tuple[str | None, bool | None]:
-        """(type, constness) of the variable `name` a member call `name` + path at offset is made on."""
+        """(type, constness) of the variable `name` a member call `name` + path at offset is made on; a name the
+        function does not declare, nor its class as a field, is `decltype(name)`: a namespace's variable, which the
+        link stage looks up (the constants table)."""
         found = self.of(name, offset)
+        if found is None and not self.declared(name, offset):
+            return f"decltype({name})", None
         return found, self.constness(name, offset, path) if found is not None else None
 
     def _decl_at(self, at: int):

@@ -338,8 +338,8 @@ def _counting(conn: sqlite3.Connection, moved: set[int], files: set[str]) -> set
         for w in _WORD.findall(name)}
     more = set()
     if words:
-        for file, target in conn.execute("SELECT DISTINCT file, target FROM edges WHERE dst IS NULL AND how IN (?, ?, ?)",
-                                         SEVERAL):
+        for file, target in conn.execute("SELECT DISTINCT file, target FROM edges WHERE dst IS NULL AND how IN "
+                                         f"({', '.join('?' * len(SEVERAL))})", SEVERAL):
             if file not in files and target and not words.isdisjoint(_WORD.findall(target)):
                 more.add(file)
     return more
