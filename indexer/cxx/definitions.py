@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import replace
 
 from .. import naming
 from ..vocab import DefinitionKind
 from .arity import declarator_arity, text_arity
 from .facts import DefinitionFact
 from .receivers import normalised_type
-from .scan import dec, norm, nospace, skip_space
+from .scan import dec, norm, nospace, skip_literal, skip_space
 from .scopes import function_declarator, scope_prefix, split_scope
 from .sourcefile import SourceFile
 from .template_params import constrained, template_parameters
@@ -52,8 +53,118 @@ def parsed_definitions(f: SourceFile) -> None:
             continue  # a call tree-sitter misread (calls.py: block_definition_calls)
         fact = _definition(f, node)
         if fact is not None:
+            end = _damaged_end(f, node) if node.has_error else None
+            if end is not None:
+                fact = replace(fact, end_line=f.line_of(end - 1))
             f.definitions.append(fact)
-            f.ranges.append((node.start_byte, node.end_byte, fact.qualified_name))
+            f.ranges.append((node.start_byte, end or node.end_byte, fact.qualified_name))
+
+
+def _damaged_end(f: SourceFile, node) -> int | None:
+    """Where a definition whose parse is damaged really ends, when tree-sitter's error recovery ran it on past its
+    closing brace: the offset after the `}` that matches the body's `{` (_matching_brace), when what tree-sitter
+    read after that `}` holds parse damage or a definition (C++ nests none outside a class body). Else None.
+
+    Or, when tree-sitter closed it with a `}` of an #if branch that a later branch replaces, after the `}` that
+    closes it in the last branch (2.6.0 profiler/collection.cpp:797-849, closed under `#ifndef USE_KINETO`).
+
+    2.6.0 cuda/DepthwiseConv3d.cu: the statement macros used without a `;` (`DWCONV3D_FORWARD_DISPATCH_OTHERS`,
+    line 454) run conv_depthwise3d_cuda (line 390) on to line 706, the namespace's end, through the next macros'
+    bodies and three definitions; its `}` is at line 459."""
+    body = node.child_by_field_name("body")
+    if body is None or body.type != "compound_statement":
+        return None
+    close = _matching_brace(f, body.start_byte, node.end_byte)
+    if close is None:  # tree-sitter closed it in an #if branch a later branch replaces: on to where that one does
+        last = node.end_byte - 1
+        if not any(a <= last < b for a, b in _earlier_branches(f, body.start_byte, len(f.src))):
+            return None
+        close = _matching_brace(f, body.start_byte, len(f.src))
+        return None if close is None or close < node.end_byte else close + 1
+    if close + 1 >= node.end_byte:
+        return None
+    stack = [c for c in body.children if c.end_byte > close + 1]
+    while stack:
+        n = stack.pop()
+        if n.start_byte > close and (n.is_error or n.is_missing or (
+                n.type == "function_definition" and n.child_by_field_name("type") is not None)):
+            return close + 1
+        if n.has_error or n.type == "function_definition":
+            stack.extend(c for c in n.children if c.end_byte > close + 1)
+    return None
+
+
+def _matching_brace(f: SourceFile, brace: int, end: int) -> int | None:
+    """The offset of the `}` that closes the `{` at brace, before end, counted in code (not in comments, literals
+    or preprocessor lines) and in the last branch of each #if group that opens after brace (the one
+    _one_branch_of_split_declarations keeps: 2.6.0 profiler/collection.cpp:800 closes its function under
+    `#ifndef USE_KINETO` and goes on under `#else`); a #else of a group opened before brace ends the counting
+    until its #endif. None when no `}` closes it."""
+    src = f.src
+    skipped = _earlier_branches(f, brace, len(src))  # a group that opens before end may go on after it
+    depth, i = 0, brace
+    for stop, resume in skipped + [(end, end)]:
+        stop = min(stop, end)
+        while i < stop:
+            m = _BRACE_OR_LITERAL.search(src, i, stop)
+            if m is None:
+                break
+            i = m.start()
+            j = skip_literal(src, i)
+            if j != i:
+                i = j
+                continue
+            depth += 1 if src[i] == 0x7B else -1 if src[i] == 0x7D else 0
+            if depth == 0:
+                return i
+            i += 1
+        i = max(i, resume)
+        if i >= end:
+            break
+    return None
+
+
+def _earlier_branches(f: SourceFile, start: int, end: int) -> list[tuple[int, int]]:
+    """(from, to) of what the brace count skips between start and end, in order: every preprocessor line, and each
+    branch of an #if group (opened after start) but its last one, with what lies between a #else of a group opened
+    before start and its #endif."""
+    src, directives = f.src, f.scan.directives
+    k = bisect.bisect_right(directives, (start, 1 << 62))
+    out: list[tuple[int, int]] = []
+    groups: list[list[int]] = []  # per open group: where each of its branches begins
+    outer = None  # where a #else of a group opened before start began, until its #endif
+    while k < len(directives) and directives[k][0] < end:
+        at, after = directives[k]
+        kind = _DIRECTIVE_WORD.match(src, at).group(1)
+        if kind.startswith(b"if"):
+            groups.append([at])
+        elif kind in (b"else", b"elif") and outer is None:
+            if groups:
+                groups[-1].append(at)
+            else:
+                outer = at
+        elif kind == b"endif":
+            if groups:
+                branches = groups.pop()
+                if len(branches) > 1 and outer is None:
+                    out.append((branches[0], branches[-1]))
+            elif outer is not None:
+                out.append((outer, after))
+                outer = None
+        out.append((at, after))
+        k += 1
+    out.sort()
+    merged: list[tuple[int, int]] = []
+    for a, b in out:
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+_DIRECTIVE_WORD = re.compile(rb"[ \t]*#[ \t]*(\w*)")
+_BRACE_OR_LITERAL = re.compile(rb"[{}\"'/]")
 
 
 def in_block(node) -> bool:

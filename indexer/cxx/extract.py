@@ -122,12 +122,22 @@ def chevron_launches(f: SourceFile) -> None:
         cfg = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
         if kfn is None or cfg is None:
             continue
+        if f.scan.in_directive(cfg.start_byte):
+            continue  # a #define's body that damage left unparsed as one (its text is read below)
         kernel, targs = kernel_name(f, kfn)
         config = tuple(norm(f.text(c)) for c in cfg.named_children if c.type != "comment")
         seen.add(cfg.start_byte)
         f.launches.append(LaunchFact("triple_chevron", kernel, targs, config, f.caller_at(node.start_byte),
                                      cfg.start_point[0] + 1))
     texts = [(n.parent, "define") for n in f.get("define.name")] + [(n, "error") for n in f.errors]
+    parsed = {n.start_byte for n in f.get("define.name")}
+    for name, after, end in f.spans:  # function-like #defines tree-sitter did not read as #defines
+        if name not in parsed and b"<<<" in f.src[after:end]:
+            macro = dec(f.src[name:after].split(b"(", 1)[0])
+            for launch, off in text_launches(f, after, end, macro):
+                if off not in seen:
+                    seen.add(off)
+                    f.launches.append(launch)
     for holder, what in texts:
         body_node = holder.child_by_field_name("value") if what == "define" else holder
         if body_node is None or b"<<<" not in f.src[body_node.start_byte : body_node.end_byte]:

@@ -18,6 +18,9 @@ offset and line are the same in the file as written:
   #else template <class T> #endif struct Vectorized {`, and its `blendv(` head) keeps its last branch, the others
   and the directive lines blanked: tree-sitter reads no declaration across directives (the guards of the lines are
   read from the file as written, directives.py);
+- a use of the file's own statement macro (its body ends with `}` or `else`) alone on its line gets the `;` its
+  writer left out, on the next line's indent;
+- a branch hint written as the condition's parentheses (`if C10_LIKELY (x)`) is blanked to `if (x)`;
 
 Every pass is linear in the source.
 """
@@ -65,7 +68,62 @@ def prepare(source: bytes, path: str = "") -> tuple[bytes, list[tuple[int, int, 
         source = _short_raw_delimiters(source)
     if b"#else" in source or b"#elif" in source:
         source = _one_branch_of_split_declarations(source)
+    if b"#define" in source:
+        source = _end_statement_macro_uses(source)
+    if b"LIKELY" in source:
+        source = _CONDITION_MACRO.sub(lambda m: m.group(1) + m.group(2).translate(_BLANK), source)
     return source, spans
+
+
+# `if C10_LIKELY (cond)`: the hint macro's parentheses are the `if`'s (2.6.0 BatchLinearAlgebra.cpp:3949); read as a
+# call, the statement is no `if` to tree-sitter, which then ends the function early. The name is blanked.
+_CONDITION_MACRO = re.compile(rb"(\b(?:if|while)[ \t]+)([A-Z][A-Z0-9_]*LIKELY)(?=[ \t]*\()")
+
+
+# A #define (object-like or function-like) with its logical line's body; the body is read up to the line's end.
+_DEFINE_LINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(\([^()]*\))?((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
+_STATEMENT_END = re.compile(rb"(?:}|\belse)\s*$")
+_COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
+_STATEMENT_BEFORE = re.compile(rb"(?:[;{}:]|\belse|\))[ \t]*(?://[^\n]*)?$")
+
+
+def _end_statement_macro_uses(source: bytes) -> bytes:
+    """A use of the file's own statement macro (one whose body ends with `}` or `else`, so that its uses are written
+    without a `;`) on a line of its own, at a statement's place, gets a `;`: the first blank of the next line's indent
+    becomes one. The preprocessor needs none; tree-sitter, without one, reads on past the end of the function (2.6.0
+    cuda/DepthwiseConv3d.cu:452-454 `DWCONV3D_FORWARD_DISPATCH_SPECIALIZATION(3, 3, 3, 1, 1, 1)` ...
+    `DWCONV3D_FORWARD_DISPATCH_OTHERS` ran conv_depthwise3d_cuda on to the namespace's end). The `;` is an empty
+    statement after the block or the `else`."""
+    names = {m.group(1) for m in _DEFINE_LINE.finditer(source)
+             if _STATEMENT_END.search(_COMMENTS.sub(b"", m.group(3).replace(b"\\\n", b"\n")))}
+    if not names:
+        return source
+    # a line that is one use of such a name, with its arguments when it has any (on that line), and nothing else
+    uses = re.compile(rb"^[ \t]*(?:" + b"|".join(map(re.escape, sorted(names))) +
+                      rb")[ \t]*(\([^\n]*\))?[ \t]*(?://[^\n]*)?$", re.M)
+    out = None
+    for m in uses.finditer(source):
+        args = m.group(1)
+        if args is not None and args.count(b"(") != args.count(b")"):
+            continue
+        k = m.start() - 1  # the last line with code before the use
+        while k > 0:
+            start = source.rfind(b"\n", 0, k) + 1
+            line = source[start:k].rstrip()
+            if line:
+                break
+            k = start - 1
+        else:
+            continue
+        if line.lstrip().startswith(b"#") or line.endswith(b"\\") or not _STATEMENT_BEFORE.search(line):
+            continue
+        after = m.end() + 1  # the next line: its first blank becomes the `;`
+        if after < len(source) and source[after] in b" \t" and \
+                not source[after:after + 64].lstrip().startswith((b";", b"else", b"#")):
+            if out is None:
+                out = bytearray(source)
+            out[after] = 0x3B
+    return source if out is None else bytes(out)
 
 
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
