@@ -8,6 +8,9 @@
 - The Fortran BLAS and LAPACK routines that native/BatchLinearAlgebra.cpp and CPUBlas.cpp declare `extern "C"` and
   call (`sgeqrf_`, `zpotrf_`, `sgemm_`), and LAPACK's C interface (`LAPACKE_dormqr_work`), are the CPU linear
   algebra's work; they were calls to nothing in the checkout.
+- A library's check_ or is_ function asks before the work: 2.6.0 transformers/cuda/attention.cu:1131
+  `aotriton::v2::flash::check_gpu(stream)` (the ROCm build's test of the GPU) was the CUDA line of
+  _scaled_dot_product_efficient_attention.
 
 Every expected edge is read in the sources below (their line numbers are the comments' `:N`)."""
 
@@ -59,13 +62,21 @@ void geqrf_cpu(const Tensor& self, int m, float* a) {
 }
 } }
 """
+ATTENTION_CU = """\
+namespace at { namespace native {
+void efficient_attention(void* stream, void* q) {
+  aotriton::v2::flash::check_gpu(stream);                                      // :3
+  aotriton::v2::flash::attn_fwd(q, stream);                                    // :4
+}
+} }
+"""
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory):
     return built_tree(tmp_path_factory.mktemp("vendor_work"), {
         N + "native_functions.yaml": YAML, N + "cudnn/MHA.cpp": MHA_CPP, N + "cudnn/Conv_v8.cpp": CONV_V8_CPP,
-        N + "BatchLinearAlgebra.cpp": LINALG_CPP})
+        N + "BatchLinearAlgebra.cpp": LINALG_CPP, N + "transformers/cuda/attention.cu": ATTENTION_CU})
 
 
 def _edges(db, file: str) -> dict[int, set[tuple]]:
@@ -95,3 +106,9 @@ def test_fortran_lapack_and_lapacke_calls_are_library_work(db):
     assert got[6] == {("calls-library", "vendor", "lapack")}
     assert got[7] == {("calls-library", "vendor", "lapack")}
     assert got[9] == {("calls", "local-lambda", "a lambda at line 8")}  # a name of the form, but the caller's lambda
+
+
+def test_a_library_s_checks_ask_and_its_entry_points_compute(db):
+    got = _edges(db, "transformers/cuda/attention.cu")
+    assert {(kind, how) for kind, how, _detail in got[3]} == {("calls", "vendor")}
+    assert got[4] == {("calls-library", "vendor", "flash_attention")}

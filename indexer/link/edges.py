@@ -54,6 +54,10 @@ class Callers:
             i -= 1
         return None
 
+    def named(self, file: str, caller: str | None) -> list[Symbol]:
+        """Every definition of that qualified name in the file."""
+        return self._by.get((file, caller), []) if caller is not None else []
+
     def siblings(self, s: Symbol) -> tuple[int, ...]:
         """The nodes of the definitions of s's qualified name that start on s's line of its file, when there are
         several (a macro use that defines overloads: `DEFINE_OPERATOR(!=, ...)` writes three at::operator!= on one
@@ -217,15 +221,16 @@ class _Calls:
             if t.how is How.VENDOR and family is None and (t.detail is None or t.library and name == RUN_METHOD) \
                     and (family := compute_family(callee if t.detail is None else f"{t.library}::{name}")) is not None:
                 new_library = (family, callee) not in nodes.library
-            if family is not None and t.node is None and not is_service_call(callee):
+            if t.how is How.OP:  # an op through the dispatcher, though its name reads as a library's (at::mkldnn_linear,
+                # at::cudnn_convolution: ops of native_functions.yaml whose kernels call oneDNN or cuDNN)
+                for op_node in (nodes.op[o] for o in t.op):
+                    yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, callee, t.detail)
+            elif family is not None and t.node is None and not is_service_call(callee):
                 dst = (family, callee) if new_library else nodes.library.get((family, callee))
                 yield (EdgeKind.CALLS_LIBRARY, src.node, dst, file, line, How.VENDOR, callee, family)
             elif family is not None and t.node is None and t.how is How.NOT_IN_CHECKOUT:
                 # a library's configuring call that extraction named (cudnn_frontend::TensorBuilder().setDim): the vendor's
                 yield (EdgeKind.CALLS, src.node, None, file, line, How.VENDOR, callee, family)
-            elif t.how is How.OP:
-                for op_node in (nodes.op[o] for o in t.op):
-                    yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, callee, t.detail)
             elif t.candidates:
                 yield (EdgeKind.CALLS, src.node, None, file, line, t.how, callee, t.detail, t.candidates)
             else:
@@ -291,9 +296,15 @@ def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, calle
     launched holds (how: the way each was found, detail: through which variable); runs-functor: a launch
     helper's functor (its operator()) or lambda."""
     aliases = _kernel_aliases(conn, tables)
-    for kind, kernel, config, caller, file, line, lam in conn.execute(
-            f"SELECT kind, kernel, config, caller, file, line, lambda_line FROM launches {_in(files, True)}ORDER BY id"):
+    macro = "macro" if "macro" in {r[1] for r in conn.execute("PRAGMA table_info(launches)")} else "NULL"
+    for kind, kernel, config, caller, file, line, lam, written_by in conn.execute(
+            f"SELECT kind, kernel, config, caller, file, line, lambda_line, {macro} FROM launches "
+            f"{_in(files, True)}ORDER BY id"):
         src = callers.at(file, caller, line)
+        if src is None and written_by is not None:  # a file-scope #define's launch, at the #define's line, used in
+            # the caller (cuda/AveragePool3d.cu:335 LAUNCH_UPDATE_OUTPUT_KERNEL_WIDTH): the caller's one definition
+            named = callers.named(file, caller)
+            src = named[0] if len(named) == 1 else None
         if src is None:
             continue
         ctx = contexts(file, src)

@@ -613,6 +613,27 @@ TRACES: tuple[Trace, ...] = (
         E("distribution_elementwise_grid_stride_kernel", DT_CUDA + ":150", "launch"),
         E("distribution_elementwise_grid_stride_kernel", DT_CUDA + ":66", "__global__"),
     )),
+    # Read (2.6.0): native_functions.yaml:13071, native/cuda/DepthwiseConv3d.cu. The launches are written in
+    # file-scope #defines (DWCONV3D_FORWARD_DISPATCH_SPECIALIZATION, :357-372, its `<<<` at :363) used at :452-453;
+    # the macro uses carry no `;`, which once ran the function on to the namespace's end and gave it the launch of
+    # the backward kernel that the next #define writes (:472).
+    Trace("2.6.0", "conv_depthwise3d", "CUDA", "a launch written in a file-scope #define", (
+        E("conv_depthwise3d_cuda", NC + "DepthwiseConv3d.cu:390", "definition"),
+        E("AT_DISPATCH_FLOATING_TYPES_AND2", NC + "DepthwiseConv3d.cu:426", "dtypes"),
+        E("conv_depthwise3d_cuda_kernel", NC + "DepthwiseConv3d.cu:363", "launch"),
+        E("conv_depthwise3d_cuda_kernel", NC + "DepthwiseConv3d.cu:28", "__global__"),
+    )),
+    # Read (2.6.0): native_functions.yaml (avg_pool3d.out), native/cuda/AveragePool3d.cu: LAUNCH_UPDATE_OUTPUT_
+    # KERNEL_WIDTH (:333, its `<<<` at :335) launches the KERNEL_WIDTH template (:105) for widths 1-7 (:415-421),
+    # the default case the other one (:36) at :424.
+    Trace("2.6.0", "avg_pool3d.out", "CUDA", "pooling: a launch macro and the kernel written out", (
+        E("avg_pool3d_out_cuda", NC + "AveragePool3d.cu:347", "definition"),
+        E("AT_DISPATCH_FLOATING_TYPES_AND2", NC + "AveragePool3d.cu:400", "dtypes"),
+        E("avg_pool3d_cuda_update_output", NC + "AveragePool3d.cu:335", "launch"),
+        E("avg_pool3d_cuda_update_output", NC + "AveragePool3d.cu:105", "__global__"),
+        E("avg_pool3d_cuda_update_output", NC + "AveragePool3d.cu:424", "launch"),
+        E("avg_pool3d_cuda_update_output", NC + "AveragePool3d.cu:36", "__global__"),
+    )),
     # Read (1.13.1): native_functions.yaml:9145, native/cuda/ForeachBinaryOpList.cu (FOREACH_BINARY_OP_LIST_ALPHA(
     # add, std::plus) at :102; the dtype dispatch is inside foreach_tensor_list_op), MultiTensorApply.cuh (the
     # overload without scalars at :147), ForeachFunctors.cuh.

@@ -82,12 +82,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/transformers/cuda/flash_attn/flash_fwd_launch_template.h:35', 'flash_fwd_kernel'): UNDIAGNOSED,
     },
     'Y2:_scaled_dot_product_efficient_attention-CUDA': {
-        ('aten/src/ATen/native/transformers/cuda/attention.cu:1005', '_efficient_attention_forward'): UNDIAGNOSED,
-        ('aten/src/ATen/native/transformers/cuda/attention.cu:1388', 'dispatch_cutlassF'): UNDIAGNOSED,
-        ('aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF.h:284', 'dispatch_cutlassF'): UNDIAGNOSED,
-        ('aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF.h:299', 'dispatch_cutlassF_f16_sm80'): UNDIAGNOSED,
-        ('aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF.h:151', 'dispatch_cutlassF_f16_sm80'): UNDIAGNOSED,
-        ('aten/src/ATen/native/transformers/cuda/attention.cu:1383', 'kernel_fn'): UNDIAGNOSED,
         ('aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF_f16_aligned.cu:71', 'fmha_cutlassF_f16_aligned_64x64_rf_sm80'): UNDIAGNOSED,
     },
     'Y2:_fused_adam_-CUDA': {
