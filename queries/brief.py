@@ -17,11 +17,12 @@ from typing import Any
 from ..indexer.link.kinds import How
 from ..indexer.vocab import StepKind
 from .api import KernelsFor, Reach, Trace
-from .chain import PER_DTYPE
+from .chain import COMPOSITE, PER_DTYPE
 
 LIST_CAP = 1  # stubs and registered kernels shown per key line; "+N" says how many more there are
 BRIEF_DTYPE_DEPTH = 1  # the dtype sets of the kernel and of the function one level below it (a registered kernel)
 END_CAP = 1  # device functions, launches and library calls shown per key line (the end of the chain)
+OPS_CAP = 3  # ops a kernel redispatches to, shown after `=>` (those whose kernels do device work)
 NATIVE = "aten/src/ATen/native/"  # the folder most locations are in: trace's text form states it once
 _SCALAR_TYPE = re.compile(r"\b(?:at::|c10::)?(?:ScalarType::|k(?=[A-Z]))")
 # AT_DISPATCH groups and ufunc_inner_loop names, as people say them; a type not named here is lowercased.
@@ -110,6 +111,7 @@ _ENDS = (StepKind.GLOBAL_KERNEL, StepKind.LIBRARY, StepKind.LAUNCH)  # a chain's
 _SECONDARY = re.compile(r"(?:^|::)(?:(?:Float|Half|Float16|Bfloat16|BFloat16)To(?:Float|Half|Float16|Bfloat16|BFloat16)"
                         r"(?:_\w+)?|\w*Get[A-Z]\w*|magma_get_\w+|\w*_?[bB]ufferSize\w*|\w*WorkspaceSize\w*)(?:<.*>)?$")
 _RANK = {kind: i for i, kind in enumerate((*_ENDS, StepKind.REGISTERED, StepKind.STUB, StepKind.UFUNC))}
+_WORK = frozenset((*_ENDS, StepKind.STUB))  # device work below a redispatched op
 _SLOTS = {StepKind.STUB: "stubs", StepKind.REGISTERED: "registered", StepKind.UFUNC: "device_functions",
           StepKind.GLOBAL_KERNEL: "launches", StepKind.LAUNCH: "launches", StepKind.LIBRARY: "library"}
 
@@ -126,14 +128,20 @@ def _secondary(step: Any) -> bool:
     return step.kind == StepKind.LIBRARY and _SECONDARY.search(step.name) is not None
 
 
-def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str], set[int]]:
+def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
+                ) -> tuple[list[Any], list[str], set[int], list[str]]:
     """The chain's steps (one path's first, then the op's own others, then its redispatches', each shallowest
-    first), the brief lists (_SLOTS) whose first name is then on that path, each below the one before, and the
-    ids of the op's own steps (those not below a redispatched op).
+    first), the brief lists (_SLOTS) whose first name is then on that path, each below the one before, the
+    ids of the op's own steps (those not below a redispatched op), and the ops its own steps redispatch to whose
+    kernels do device work (a stub, launch, __global__ or library call below them), in the chain's order (the
+    kernel's own redispatches as its source writes them, then its helpers').
 
     The path ends at the shallowest __global__ kernel of the op's own work, the steps not below a
     redispatched op (else library call or launch helper, else registered kernel, stub or ufunc device
-    function); the work of the ops it calls counts only when its own has none of these. The path is that end
+    function). Where its own steps have none of these, the work is the redispatched ops': a backend kernel's path
+    goes on into them (mean_out's CPU line is its sum_out's reduction); a composite kernel's does not (its
+    redispatches run CPU's or CUDA's kernels: the brief names those ops), unless none of them does device work
+    either. The path is that end
     and the steps above it (`parent`, or the head of its block: _BLOCK). None of them: no path, and []."""
     everything = range(len(chain))
     up: list[int | None] = [s.parent for s in chain]
@@ -156,7 +164,18 @@ def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str
         return got
 
     own = [i for i in everything if not redispatched[i]]
-    pool = own if any(chain[i].kind in _SLOTS for i in own) else everything
+    working: set[int] = set()  # the op's own redispatch steps with device work below them
+    for i in everything:
+        if chain[i].kind in _WORK and redispatched[i]:
+            top, j = None, i
+            while j is not None:
+                if chain[j].kind == StepKind.REDISPATCH:
+                    top = j
+                j = up[j]
+            if top is not None:
+                working.add(top)
+    ops = list(dict.fromkeys(chain[i].name for i in sorted(working)))
+    pool = own if any(chain[i].kind in _SLOTS for i in own) or (ops and composite) else everything
     path: set[int] = set()
     ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL] or [
         i for i in pool if chain[i].kind in _ENDS and not _secondary(chain[i])] or [
@@ -166,14 +185,18 @@ def _path_first(chain: tuple[Any, ...] | list[Any]) -> tuple[list[Any], list[str
     mine = set(own)
     order = sorted(everything, key=lambda i: (i not in path, i not in mine, chain[i].depth))
     slots = list(dict.fromkeys(_SLOTS[chain[i].kind] for i in order if i in path and chain[i].kind in _SLOTS))
-    return [chain[i] for i in order], slots, {id(chain[i]) for i in own}
+    return [chain[i] for i in order], slots, {id(chain[i]) for i in own}, ops
 
 
 def key_brief(k: Any) -> dict[str, Any]:
     """One dispatch key of a kernels-for answer, brief: kernel, definition and what lies below it. Each list
     starts with its step on one path from the kernel to its end (`path`: those lists), then the others
     shallowest first."""
-    steps, path, own = _path_first(k.chain)
+    composite = k.key in COMPOSITE
+    steps, path, own, ops = _path_first(k.chain, composite)
+    if ops and composite:  # the work is the redispatched ops', named in `redispatches`: the lists keep its own steps
+        steps = [s for s in steps if id(s) in own]
+    ops = ops if composite else []
     item: dict[str, Any] = {"key": k.key, "kernel": k.kernel, "origin": k.origin,
                             "definition": None if k.definition is None else _loc(k.definition.file, k.definition.line)}
     if k.via:
@@ -187,7 +210,8 @@ def key_brief(k: Any) -> dict[str, Any]:
     # what the kernel's loops run: a generated kernel's ufunc:: functions, or the loop an AT_DISPATCH lambda of the
     # op's own work calls with its scalar_t (chain.PER_DTYPE: multi_margin_loss_cpu_kernel; not that of an op it
     # redispatches to, which that op's own answer names)
-    item["device_functions"] = _names(steps, StepKind.UFUNC, lambda s: "ufunc::" + s.name.split("::")[-1]) + _names(
+    item["device_functions"] = _names([s for s in steps if id(s) in own], StepKind.UFUNC,
+                                      lambda s: "ufunc::" + s.name.split("::")[-1]) + _names(
         [s for s in steps if s.kind == StepKind.CALL and s.detail == PER_DTYPE and id(s) in own], StepKind.CALL,
         lambda s: _last_component(s.name))
     item["launches"] = _launches(steps)
@@ -196,6 +220,8 @@ def key_brief(k: Any) -> dict[str, Any]:
     item["dtype_union"] = dtype_union([s for s in steps if s.depth <= BRIEF_DTYPE_DEPTH])
     if path:
         item["path"] = path
+    if ops:
+        item["redispatches"] = ops
     return item
 
 
@@ -256,7 +282,12 @@ def key_brief_text(item: dict[str, Any], keys: list[str], dtypes_of: dict[str, s
     else:  # the chain's end: the __global__ launched, else the vendor call
         end = _capped(item["launches"], END_CAP) if item["launches"] else _capped(item["library"], END_CAP)
         below = _capped(item["stubs"]) + _capped(item["registered"]) + _capped(item["device_functions"], END_CAP) + end
+    ops = item.get("redispatches")
+    if ops and not path:  # no device work of its own: the ops it redispatches to do it, on CPU's or CUDA's kernels
+        below = _capped(item["device_functions"], END_CAP)
     line = head + "".join(f" -> {n}" for n in below)
+    if ops:
+        line += " => " + ", ".join(_capped(ops, OPS_CAP))
     union = item["dtype_union"]
     if not union:
         return line

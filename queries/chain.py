@@ -39,7 +39,7 @@ FANOUT = 4  # an ambiguous call's candidates are followed only up to this many
 OVERLOAD_FANOUT = 12  # and the overloads of one overload set
 _AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas live
 _FUNCTION_NODES = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
-_COMPOSITE = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
+COMPOSITE = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 _RUNTIME_OF_COMPOSITE = ("CPU", "CUDA")
 _CALLS = str(EdgeKind.CALLS)
 
@@ -204,7 +204,7 @@ def _body(fields: tuple, target: _Node, body: bool) -> bool:
     if not body:
         return False
     redispatched = fields[0] == StepKind.DEFINITION and fields[7] == How.YAML  # an op's kernel a redispatch runs
-    if redispatched and fields[3] in _COMPOSITE:
+    if redispatched and fields[3] in COMPOSITE:
         return True
     return target.device_path == 3 and (fields[0] == StepKind.CALL or redispatched)
 
@@ -481,7 +481,7 @@ class Linker:
         """One breadth-first walk from a node (chain() keeps its answer). An op's kernel that reaches device work
         only through the dispatcher (device_path 3) is thin: see _body."""
         device = device_of(key)
-        composite = key in _COMPOSITE
+        composite = key in COMPOSITE
         walk = _Walk(key, device, composite, branch_device(device, key), dense(key),
                      thin=kernel and not composite and self._device_path(node) == 3)
         walk.visited.add(node)
@@ -680,10 +680,10 @@ class Linker:
             return got
         self._prefetch_kernels([op])
         kernels = self._kernel_table[op]
-        wanted = _RUNTIME_OF_COMPOSITE if key in _COMPOSITE else (key,)
+        wanted = _RUNTIME_OF_COMPOSITE if key in COMPOSITE else (key,)
         out: list[tuple[str, _Node]] = []
         for k in wanted:
-            found = next(((c, kernels[c]) for c in (k, *_COMPOSITE) if c in kernels), None)
+            found = next(((c, kernels[c]) for c in (k, *COMPOSITE) if c in kernels), None)
             if found is not None and found not in out:
                 out.append(found)
         self._op_kernels[(op, key)] = out

@@ -186,3 +186,43 @@ def test_a_library_query_before_the_work_is_not_the_line_s_end():
                           chain=chain)
     assert brief.key_brief_text(brief.key_brief(key), ["CUDA"], {}) == \
         "  CUDA: cudnn_batch_norm [] -> cudnn:cudnnBatchNormalizationForwardTrainingEx +1"
+
+
+def test_a_composite_kernel_s_line_names_the_ops_it_redispatches_to():
+    """linear's CompositeImplicitAutograd kernel (2.6.0 Linear.cpp:73) does its work through at::addmm (:96),
+    at::matmul (:111) and add (:116), whose CPU and CUDA kernels run it; t (:96) does no device work. The line names
+    the ops whose kernels do device work, in the order the chain meets them, not one device's end of one of them
+    (conv2d's line named a backward kernel of conv_depthwise3d, three redispatches down). An own library call
+    stays on the line before them."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    chain = [
+        _step("library", "at::native::xnnpack::internal::linear::run", 1, None, "xnnpack"),  # 0
+        _step("redispatch", "addmm", 0, None),  # 1
+        _step("definition", "at::native::structured_addmm_out_cuda::impl", 0, None, "addmm CUDA"),  # 2
+        _step("library", "at::cuda::blas::gemm", 1, 2, "cublas"),  # 3
+        _step("redispatch", "t", 0, None),  # 4
+        _step("definition", "at::native::t", 0, None, "t CompositeExplicitAutograd"),  # 5
+        _step("redispatch", "matmul", 0, None),  # 6
+        _step("definition", "at::native::matmul", 0, None, "matmul CompositeImplicitAutograd"),  # 7
+        _step("redispatch", "mm", 1, 7),  # 8
+        _step("definition", "at::native::structured_mm_out_cpu::impl", 1, 7, "mm CPU"),  # 9
+        _step("stub", "mm_stub", 2, 9),  # 10
+        _step("redispatch", "add.Tensor", 0, None),  # 11
+        _step("definition", "ufunc_add_CUDA", 0, None, "add.Tensor CUDA"),  # 12
+        _step("global_kernel", "at::native::elementwise_kernel", 2, 12),  # 13
+    ]
+    key = SimpleNamespace(key="CompositeImplicitAutograd", kernel="linear", origin="yaml", via=None, note=None,
+                          definition=None, chain=chain)
+    item = brief.key_brief(key)
+    assert item["redispatches"] == ["addmm", "matmul", "add.Tensor"]
+    assert brief.key_brief_text(item, ["CompositeImplicitAutograd"], {}) == (
+        "  CompositeImplicitAutograd: linear [] -> xnnpack:run => addmm, matmul, add.Tensor")
+    bare_chain = [_step("call", "at::native::check_linear", 1, None), *chain[1:]]  # no own device work
+    bare = brief.key_brief(SimpleNamespace(**{**vars(key), "chain": bare_chain}))
+    assert brief.key_brief_text(bare, ["CompositeImplicitAutograd"], {}) == (
+        "  CompositeImplicitAutograd: linear [] => addmm, matmul, add.Tensor")
+    # a backend kernel's line goes on into its redispatches' work, a __global__ first (as mean_out's, above)
+    backend = brief.key_brief(SimpleNamespace(**{**vars(key), "key": "CPU", "chain": bare_chain}))
+    assert brief.key_brief_text(backend, ["CPU"], {}) == "  CPU: linear [] -> elementwise_kernel <<<>>>"
