@@ -25,6 +25,10 @@ from .sites import identifier_nodes, stub_name_spans
 from .sourcefile import SourceFile
 from .trees import uncommented
 
+# A callee written as a name: kept whole up to 2,000 characters (2.6.0 sparse/cuda/SparseSemiStructuredOps.cu:638
+# `spgemm_cutlass_dispatch_layouts_tensor_c<ElementInputA, ... 11 arguments>(...)`, cut at 200, named nothing).
+_NAMES = frozenset(("identifier", "qualified_identifier", "template_function"))
+
 
 def calls(f: SourceFile) -> None:
     """Phase: one CallFact per call; the few whose callee says more (an AT_DISPATCH macro, a
@@ -44,7 +48,8 @@ def calls(f: SourceFile) -> None:
     typed: list[tuple[int, list, list[tuple[int, str, int]], list]] = []  # calls with an argument's type to set
     for fn in f.get("call.fn"):
         fs, fe = fn.start_byte, fn.end_byte
-        if fe - fs > 200:  # a long chain (`TensorIteratorConfig().add_output(out)...`, `py::class_<...>(...).def(...)...`)
+        if fe - fs > (200 if fn.type not in _NAMES else 2000):  # a long chain (`TensorIteratorConfig().add_output(out)
+            # ...`, `py::class_<...>(...).def(...)...`), not a name with long template arguments (its name would be cut)
             fld = fn.child_by_field_name("field") if fn.type == "field_expression" else None
             callee = nospace(dec(orig[fs:fe]))[:200] if fld is None else \
                 chain_steps(fn) or f"(...).{dec(fld.text)}"
