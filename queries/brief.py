@@ -124,6 +124,19 @@ _BLOCK = {StepKind.REGISTERED: (StepKind.STUB,), StepKind.DEFINITION: (StepKind.
 _GENERATED_HEAD = (StepKind.REGISTERED,)  # the helper a generated registered kernel calls (chain.py: ufunc stubs)
 
 
+# The GPU libraries whose host calls run the library's own kernels (cublasGemmEx, cusolverDnSpotrfBatched,
+# magma_dgetrf_gpu, cudnnConvolutionForward): such a call is the device work as much as a `<<<...>>>`, and competes
+# with the __global__ kernels by depth. Without it a GEMM's line named a kernel of the tuning path beside it
+# (cuda/tunable: flush_icache_kernel) where the work is cublasLtMatmul. Thrust, CUB, cuRAND and CUTLASS calls are
+# mostly made inside device code (thrust::pair, curand_uniform2_double) and stay behind the __global__ kernels.
+_HOST_LIBRARIES = frozenset(("cublas", "cublaslt", "cusolver", "cusparse", "cufft", "cudnn", "magma", "miopen",
+                             "rocblas", "nccl"))
+
+
+def _host_library(step: Any) -> bool:
+    return step.kind == StepKind.LIBRARY and step.detail in _HOST_LIBRARIES and not _secondary(step)
+
+
 def _secondary(step: Any) -> bool:
     return step.kind == StepKind.LIBRARY and _SECONDARY.search(step.name) is not None
 
@@ -136,8 +149,8 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
     kernels do device work (a stub, launch, __global__ or library call below them), in the chain's order (the
     kernel's own redispatches as its source writes them, then its helpers').
 
-    The path ends at the shallowest __global__ kernel of the op's own work, the steps not below a
-    redispatched op (else library call or launch helper, else registered kernel, stub or ufunc device
+    The path ends at the shallowest __global__ kernel or GPU library host call (_HOST_LIBRARIES) of the op's own
+    work, the steps not below a redispatched op (else library call or launch helper, else registered kernel, stub or ufunc device
     function). Where its own steps have none of these, the work is the redispatched ops': a backend kernel's path
     goes on into them (mean_out's CPU line is its sum_out's reduction); a composite kernel's does not (its
     redispatches run CPU's or CUDA's kernels: the brief names those ops), unless none of them does device work
@@ -177,7 +190,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
     ops = list(dict.fromkeys(chain[i].name for i in sorted(working)))
     pool = own if any(chain[i].kind in _SLOTS for i in own) or (ops and composite) else everything
     path: set[int] = set()
-    ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL] or [
+    ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL or _host_library(chain[i])] or [
         i for i in pool if chain[i].kind in _ENDS and not _secondary(chain[i])] or [
         i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS]
     if ends:  # the shallowest; at one depth a library call before a launch helper, a stub step last
@@ -192,7 +205,7 @@ def key_brief(k: Any) -> dict[str, Any]:
     """One dispatch key of a kernels-for answer, brief: kernel, definition and what lies below it. Each list
     starts with its step on one path from the kernel to its end (`path`: those lists), then the others
     shallowest first."""
-    composite = k.key in COMPOSITE
+    composite = k.key.rsplit(" <- ", 1)[-1] in COMPOSITE  # `CPU <- CompositeImplicitAutograd`: the key asked for
     steps, path, own, ops = _path_first(k.chain, composite)
     if ops and composite:  # the work is the redispatched ops', named in `redispatches`: the lists keep its own steps
         steps = [s for s in steps if id(s) in own]

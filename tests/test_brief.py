@@ -223,6 +223,37 @@ def test_a_composite_kernel_s_line_names_the_ops_it_redispatches_to():
     bare = brief.key_brief(SimpleNamespace(**{**vars(key), "chain": bare_chain}))
     assert brief.key_brief_text(bare, ["CompositeImplicitAutograd"], {}) == (
         "  CompositeImplicitAutograd: linear [] => addmm, matmul, add.Tensor")
-    # a backend kernel's line goes on into its redispatches' work, a __global__ first (as mean_out's, above)
-    backend = brief.key_brief(SimpleNamespace(**{**vars(key), "key": "CPU", "chain": bare_chain}))
-    assert brief.key_brief_text(backend, ["CPU"], {}) == "  CPU: linear [] -> elementwise_kernel <<<>>>"
+    # a backend kernel's line goes on into its redispatches' work (as mean_out's, above): the shallowest end
+    backend = brief.key_brief(SimpleNamespace(**{**vars(key), "key": "CUDA", "chain": bare_chain}))
+    assert brief.key_brief_text(backend, ["CUDA"], {}) == "  CUDA: linear [] -> cublas:gemm"
+
+
+def test_a_gpu_library_s_host_call_is_device_work_beside_the_kernels():
+    """mm's CUDA kernel (2.6.0 cuda/Blas.cpp:599) calls at::cuda::blas::gemm, which calls cublasLtMatmul
+    (CUDABlas.cpp) or, when TunableOp is on, tunes through cuda/tunable, whose tuning launches flush_icache_kernel.
+    The GEMM's host call is the work: a GPU library's (cuBLAS, cuSOLVER, cuFFT, cuDNN, MAGMA ...) competes with the
+    __global__ kernels by depth, the shallower first. A cuRAND or Thrust call made in device code
+    (curand_uniform2_double in a __device__ lambda) stays behind the kernel that runs it."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    gemm = [
+        _step("call", "at::cuda::blas::gemm", 0, None),  # 0
+        _step("library", "cublasLtMatmul", 2, 0, "cublaslt"),  # 1
+        _step("call", "at::cuda::tunable::TunableOp::operator()", 1, 0),  # 2
+        _step("launch", "flush_icache_kernel", 3, 2),  # 3
+        _step("global_kernel", "at::cuda::tunable::flush_icache_kernel", 3, 3),  # 4
+        _step("library", "cublasLtMatmulAlgoGetHeuristic", 1, 0, "cublaslt"),  # 5: a query, no end
+    ]
+    key = SimpleNamespace(key="CUDA", kernel="mm_out_cuda", origin="yaml", via=None, note=None, definition=None,
+                          chain=gemm)
+    assert brief.key_brief_text(brief.key_brief(key), ["CUDA"], {}) == "  CUDA: mm_out_cuda [] -> cublaslt:cublasLtMatmul +1"
+    rng = [
+        _step("call", "at::native::templates::cuda::uniform_and_transform", 0, None),  # 0
+        _step("library", "curand_uniform2_double", 1, 0, "curand"),  # 1
+        _step("launch", "distribution_nullary_kernel", 1, 0),  # 2
+        _step("global_kernel", "at::native::distribution_elementwise_grid_stride_kernel", 2, 2),  # 3
+    ]
+    key = SimpleNamespace(**{**vars(key), "kernel": "normal_", "chain": rng})
+    assert brief.key_brief_text(brief.key_brief(key), ["CUDA"], {}) == \
+        "  CUDA: normal_ [] -> distribution_elementwise_grid_stride_kernel <<<>>>"

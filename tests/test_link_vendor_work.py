@@ -10,7 +10,8 @@
   algebra's work; they were calls to nothing in the checkout.
 - A library's check_ or is_ function asks before the work: 2.6.0 transformers/cuda/attention.cu:1131
   `aotriton::v2::flash::check_gpu(stream)` (the ROCm build's test of the GPU) was the CUDA line of
-  _scaled_dot_product_efficient_attention.
+  _scaled_dot_product_efficient_attention. So do MAGMA's version, initialisation and queue calls
+  (cuda/linalg/BatchLinearAlgebra.cpp `magma_version`), which would otherwise end det's CUDA line.
 
 Every expected edge is read in the sources below (their line numbers are the comments' `:N`)."""
 
@@ -67,6 +68,8 @@ namespace at { namespace native {
 void efficient_attention(void* stream, void* q) {
   aotriton::v2::flash::check_gpu(stream);                                      // :3
   aotriton::v2::flash::attn_fwd(q, stream);                                    // :4
+  magma_version(&q, &q, &q);                                                   // :5
+  magma_dgetrf_gpu(q, q, stream);                                              // :6
 }
 } }
 """
@@ -112,3 +115,5 @@ def test_a_library_s_checks_ask_and_its_entry_points_compute(db):
     got = _edges(db, "transformers/cuda/attention.cu")
     assert {(kind, how) for kind, how, _detail in got[3]} == {("calls", "vendor")}
     assert got[4] == {("calls-library", "vendor", "flash_attention")}
+    assert {(kind, how) for kind, how, _detail in got[5]} == {("calls", "vendor")}
+    assert got[6] == {("calls-library", "vendor", "magma")}

@@ -85,7 +85,8 @@ COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft"
 # cublasSetStream; their Get* queries, such as a workspace size, stay calls of the library) or that only name what an algorithm runs on (thrust's execution policies, iterators and
 # pointer wrappers: thrust::cuda::par, thrust::make_counting_iterator; fbgemm's CPU capability checks,
 # fbgemm::is_radix_sort_accelerated_with_openmp, and any library's check_ or is_ functions in its namespace,
-# aotriton::v2::flash::check_gpu (transformers/cuda/attention.cu:1131, the ROCm build's test of the GPU); oneDNN's attributes, scales, dims, engines, streams and the
+# aotriton::v2::flash::check_gpu (transformers/cuda/attention.cu:1131, the ROCm build's test of the GPU); MAGMA's
+# version, initialisation and queues (magma_version, magma_init, magma_queue_create_from_cuda); oneDNN's attributes, scales, dims, engines, streams and the
 # descriptors it expects, ideep::attr_t::fuse_relu; the C APIs of QNNPACK, XNNPACK and NNPACK making, setting up,
 # reshaping and deleting an operator, pytorch_qnnp_create_add_nc_q8, whose pytorch_qnnp_run_operator, xnn_run_operator
 # or nnp_convolution_output then computes) rather than compute: an edge to the
@@ -99,6 +100,7 @@ _SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak
                       r"thrust::(\w*_iterator|make_\w*_iterator|device_ptr|device_pointer_cast|raw_pointer_cast)(<.*>)?|"
                       r"fbgemm::(fbgemmSupportedCPU|is_\w+)|"
                       r"(\w+::)+(check|is)_\w+|"
+                      r"magma_(version|init\w*|finalize|queue_\w+)|"
                       r"(pytorch_qnnp|qnnp|xnn|nnp)_(create|setup|reshape|define|delete|initialize|deinitialize|log)\w*|"
                       r"ideep::(attr_t(::\w+)?|scale_t|zero_point_t|dims|engine(::\w+)?|stream(::\w+)?|tensor::desc|"
                       r"utils::\w+|\w+::expected_\w+_desc))$")
