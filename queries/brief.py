@@ -133,8 +133,14 @@ _HOST_LIBRARIES = frozenset(("cublas", "cublaslt", "cusolver", "cusparse", "cuff
                              "rocblas", "nccl"))
 
 
-def _host_library(step: Any) -> bool:
-    return step.kind == StepKind.LIBRARY and step.detail in _HOST_LIBRARIES and not _secondary(step)
+# The CPU libraries whose routines are the work a kernel hands over (the Fortran BLAS and LAPACK routines, MKL's
+# cblas_*, Dfti* and VSL calls): lu_factor's CPU kernel runs ?getrf_ from a lambda that at::parallel_for, a launch
+# helper nearer the kernel, runs. Such a call ends a line before any launch helper, at any depth.
+_CPU_LIBRARIES = frozenset(("blas", "lapack", "mkl"))
+
+
+def _host_library(step: Any, families: frozenset[str] = _HOST_LIBRARIES) -> bool:
+    return step.kind == StepKind.LIBRARY and step.detail in families and not _secondary(step)
 
 
 def _secondary(step: Any) -> bool:
@@ -150,7 +156,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
     kernel's own redispatches as its source writes them, then its helpers').
 
     The path ends at the shallowest __global__ kernel or GPU library host call (_HOST_LIBRARIES) of the op's own
-    work, the steps not below a redispatched op (else library call or launch helper, else registered kernel, stub or ufunc device
+    work, the steps not below a redispatched op (else a BLAS, LAPACK or MKL call, else library call or launch helper, else registered kernel, stub or ufunc device
     function). Where its own steps have none of these, the work is the redispatched ops': a backend kernel's path
     goes on into them (mean_out's CPU line is its sum_out's reduction); a composite kernel's does not (its
     redispatches run CPU's or CUDA's kernels: the brief names those ops), unless none of them does device work
@@ -191,6 +197,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
     pool = own if any(chain[i].kind in _SLOTS for i in own) or (ops and composite) else everything
     path: set[int] = set()
     ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL or _host_library(chain[i])] or [
+        i for i in pool if _host_library(chain[i], _CPU_LIBRARIES)] or [
         i for i in pool if chain[i].kind in _ENDS and not _secondary(chain[i])] or [
         i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS]
     if ends:  # the shallowest; at one depth a library call before a launch helper, a stub step last

@@ -257,3 +257,28 @@ def test_a_gpu_library_s_host_call_is_device_work_beside_the_kernels():
     key = SimpleNamespace(**{**vars(key), "kernel": "normal_", "chain": rng})
     assert brief.key_brief_text(brief.key_brief(key), ["CUDA"], {}) == \
         "  CUDA: normal_ [] -> distribution_elementwise_grid_stride_kernel <<<>>>"
+
+
+def test_a_blas_or_lapack_call_ends_a_cpu_line_before_a_launch_helper():
+    """lu_factor's CPU kernel (2.6.0 cpu/BatchLinearAlgebraKernel.cpp apply_lu_factor) runs LAPACK's ?getrf_
+    (BatchLinearAlgebra.cpp:lapackLu) from the lambda that at::parallel_for runs: the launch helper is nearer the
+    kernel, the LAPACK routine is the work. A oneDNN call is no such routine: the shallowest end stays."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    chain = [
+        _step("stub", "lu_factor_stub", 0, None),  # 0
+        _step("registered", "lu_factor_kernel", 0, None, "CPU"),  # 1
+        _step("definition", "lu_factor_kernel", 0, None),  # 2
+        _step("launch", "lambda at line 960", 1, 2, "parallel_for"),  # 3
+        _step("call", "at::native::lapackLu", 2, 3),  # 4
+        _step("library", "zgetrf_", 3, 4, "lapack"),  # 5
+    ]
+    key = SimpleNamespace(key="CPU", kernel="linalg_lu_factor_ex_out", origin="yaml", via=None, note=None,
+                          definition=None, chain=chain)
+    assert brief.key_brief_text(brief.key_brief(key), ["CPU"], {}) == \
+        "  CPU: linalg_lu_factor_ex_out [] -> lu_factor_stub -> lu_factor_kernel -> parallel_for -> lapack:zgetrf_"
+    onednn = [*chain[:5], _step("library", "ideep::inner_product_forward::compute", 3, 4, "onednn")]
+    key = SimpleNamespace(**{**vars(key), "chain": onednn})
+    assert brief.key_brief_text(brief.key_brief(key), ["CPU"], {}) == \
+        "  CPU: linalg_lu_factor_ex_out [] -> lu_factor_stub -> lu_factor_kernel -> parallel_for"
