@@ -20,7 +20,7 @@ from ..vocab import DefinitionKind
 from .arity import declarator_arity, text_arity
 from .facts import DefinitionFact
 from .receivers import normalised_type
-from .scan import dec, norm, nospace, skip_literal, skip_space
+from .scan import code_marks, dec, norm, nospace, skip_space
 from .scopes import function_declarator, scope_prefix, split_scope
 from .sourcefile import SourceFile
 from .template_params import constrained, template_parameters
@@ -104,21 +104,11 @@ def _matching_brace(f: SourceFile, brace: int, end: int) -> int | None:
     skipped = _earlier_branches(f, brace, len(src))  # a group that opens before end may go on after it
     depth, i = 0, brace
     for stop, resume in skipped + [(end, end)]:
-        stop = min(stop, end)
-        while i < stop:
-            m = _BRACE_OR_LITERAL.search(src, i, stop)
-            if m is None:
-                break
-            i = m.start()
-            j = skip_literal(src, i)
-            if j != i:
-                i = j
-                continue
-            depth += 1 if src[i] == 0x7B else -1 if src[i] == 0x7D else 0
+        for k in code_marks(src, _BRACE_OR_LITERAL, i, min(stop, end)):
+            depth += 1 if src[k] == 0x7B else -1 if src[k] == 0x7D else 0
             if depth == 0:
-                return i
-            i += 1
-        i = max(i, resume)
+                return k
+        i = max(stop, resume)  # a literal that runs past stop ends in skipped text, whose end resumes the count
         if i >= end:
             break
     return None

@@ -86,6 +86,23 @@ def skip_literal(src: bytes, i: int) -> int:
     return i
 
 
+def code_marks(src: bytes, marks: re.Pattern[bytes], start: int, stop: int):
+    """The offsets from start to stop where `marks` (a pattern of single bytes that holds `"`, `'` and `/`) matches
+    in code, not in a comment, string or char literal; a literal that starts before stop is passed whole."""
+    i = start
+    while i < stop:
+        m = marks.search(src, i, stop)
+        if m is None:
+            return
+        i = m.start()
+        j = skip_literal(src, i)
+        if j != i:
+            i = j
+            continue
+        yield i
+        i += 1
+
+
 def balanced_args(src: bytes, open_paren: int) -> tuple[list[str], int] | None:
     """Split the parenthesised argument list starting at src[open_paren] == '('.
 
