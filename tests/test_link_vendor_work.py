@@ -11,7 +11,9 @@
 - A library's check_ or is_ function asks before the work: 2.6.0 transformers/cuda/attention.cu:1131
   `aotriton::v2::flash::check_gpu(stream)` (the ROCm build's test of the GPU) was the CUDA line of
   _scaled_dot_product_efficient_attention. So do MAGMA's version, initialisation and queue calls
-  (cuda/linalg/BatchLinearAlgebra.cpp `magma_version`), which would otherwise end det's CUDA line.
+  (cuda/linalg/BatchLinearAlgebra.cpp `magma_version`), which would otherwise end det's CUDA line, and oneDNN's
+  cache of computations (mkldnn/IDeepRegistration.cpp:28 `ideep::convolution_forward::t_store().clear()`, which
+  at::set_num_threads reaches: every CPU chain through parallel_for's runtime ended in oneDNN).
 
 Every expected edge is read in the sources below (their line numbers are the comments' `:N`)."""
 
@@ -70,6 +72,7 @@ void efficient_attention(void* stream, void* q) {
   aotriton::v2::flash::attn_fwd(q, stream);                                    // :4
   magma_version(&q, &q, &q);                                                   // :5
   magma_dgetrf_gpu(q, q, stream);                                              // :6
+  ideep::convolution_forward::t_store().clear();                               // :7
 }
 } }
 """
@@ -117,3 +120,4 @@ def test_a_library_s_checks_ask_and_its_entry_points_compute(db):
     assert got[4] == {("calls-library", "vendor", "flash_attention")}
     assert {(kind, how) for kind, how, _detail in got[5]} == {("calls", "vendor")}
     assert got[6] == {("calls-library", "vendor", "magma")}
+    assert {kind for kind, _how, _detail in got[7]} == {"calls"}

@@ -87,7 +87,8 @@ COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft"
 # fbgemm::is_radix_sort_accelerated_with_openmp, and any library's check_ or is_ functions in its namespace,
 # aotriton::v2::flash::check_gpu (transformers/cuda/attention.cu:1131, the ROCm build's test of the GPU); MAGMA's
 # version, initialisation and queues (magma_version, magma_init, magma_queue_create_from_cuda); oneDNN's attributes, scales, dims, engines, streams and the
-# descriptors it expects, ideep::attr_t::fuse_relu; the C APIs of QNNPACK, XNNPACK and NNPACK making, setting up,
+# descriptors it expects, ideep::attr_t::fuse_relu, and a primitive's cache of computations,
+# ideep::convolution_forward::t_store().clear() (mkldnn/IDeepRegistration.cpp:28, which at::set_num_threads calls); the C APIs of QNNPACK, XNNPACK and NNPACK making, setting up,
 # reshaping and deleting an operator, pytorch_qnnp_create_add_nc_q8, whose pytorch_qnnp_run_operator, xnn_run_operator
 # or nnp_convolution_output then computes) rather than compute: an edge to the
 # vendor (How.VENDOR), not a calls-library edge that ends a chain as the work done.
@@ -103,7 +104,7 @@ _SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak
                       r"magma_(version|init\w*|finalize|queue_\w+)|"
                       r"(pytorch_qnnp|qnnp|xnn|nnp)_(create|setup|reshape|define|delete|initialize|deinitialize|log)\w*|"
                       r"ideep::(attr_t(::\w+)?|scale_t|zero_point_t|dims|engine(::\w+)?|stream(::\w+)?|tensor::desc|"
-                      r"utils::\w+|\w+::expected_\w+_desc))$")
+                      r"utils::\w+|\w+::expected_\w+_desc|\w+::t_store(\(\)\.\w+)?))$")
 
 
 # cuDNN's C++ frontend only builds what cuDNN runs: its descriptor, graph, plan and variant-pack builders, their

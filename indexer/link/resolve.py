@@ -81,6 +81,9 @@ _TENSOR_TYPES = frozenset(("Tensor", "TensorBase", "const Tensor", "Tensor&"))
 
 
 
+_SOURCE_EXTENSIONS = frozenset(("cpp", "cc", "cxx", "cu", "mm"))
+_HEADER_EXTENSIONS = ("h", "hpp", "cuh")
+
 class Target(NamedTuple):
     node: int | None
     how: How
@@ -944,10 +947,21 @@ class Resolver:
         return None
 
     def _seen_from(self, ctx: Context, node: int) -> bool:
-        """Whether the caller's file is the definition's or includes it (a pick no include reaches is not made:
-        the set then holds namesakes from all over the checkout, not what the caller's translation unit sees)."""
+        """Whether the caller's file is the definition's or includes it, or includes the header of the source file
+        that defines it (_declared_with; a pick no include reaches is not made: the set then holds namesakes from all
+        over the checkout, not what the caller's translation unit sees)."""
         file = self._symbol_of_node()[node].file
-        return file == ctx.file or ctx.includes(file)
+        return file == ctx.file or ctx.includes(file) or self._declared_with(ctx, file)
+
+    def _declared_with(self, ctx: Context, file: str) -> bool:
+        """Whether the caller includes the header that goes with a source file (X.cpp, X.cu, X.mm: X.h, X.hpp, X.cuh
+        in its folder), where the functions the source file defines are declared, as C++ code is laid out:
+        2.6.0 native/CPUBlas.h declares the `gemm` overloads of CPUBlas.cpp beside its template `gemm`."""
+        stem, dot, ext = file.rpartition(".")
+        if not dot or ext not in _SOURCE_EXTENSIONS:
+            return False
+        self._file_used = True
+        return any(ctx.includes(f"{stem}.{h}") for h in _HEADER_EXTENSIONS)
 
     def _by_argument_types(self, targets: list[Target], arg_types: str, argc: int, named: bool = False
                            ) -> list[Target]:
@@ -1750,6 +1764,9 @@ class Resolver:
             if how is How.OVERRIDES:  # the object decides which override runs, not where their bodies are
                 break
             near = [s for s in visible if pick(s)]
+            if near and rule is How.INCLUDE:  # with those the included headers declare for their source files
+                near += [s for s in visible if not pick(s) and self._declared_with(ctx, s.file) and
+                         any(untemplated(s.qualified_name) == untemplated(n.qualified_name) for n in near)]
             if near:
                 visible = near
                 if len(near) == 1:

@@ -57,9 +57,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('tools/autograd/derivatives.yaml:1544', 'sum.dim_IntList'): UNDIAGNOSED,
     },
     'Y2:addmm.out-CPU': {
-        ('aten/src/ATen/native/CPUBlas.cpp:182', 'gemm'): UNDIAGNOSED,
-        ('aten/src/ATen/native/CPUBlas.cpp:213', 'sgemm_'): UNDIAGNOSED,
-        ('aten/src/ATen/native/CPUBlas.cpp:225', 'gemm_stub'): UNDIAGNOSED,
         ('aten/src/ATen/native/cpu/BlasKernel.cpp:104', 'gemm_notrans_'): UNDIAGNOSED,
     },
     'Y2:cudnn_convolution-CUDA': {

@@ -58,10 +58,11 @@ def test_add_out_brief_is_at_most_a_kilobyte_with_every_key(ix):
     # (SparseTensorMath.cpp:782), the shallowest launch; its workers' paths (axpy_stub, whose CPU kernel is
     # cpublas_axpy_impl: cpu/BlasKernel.cpp:533 registers it for cpublas::axpy_stub, declared at CPUBlas.h:150)
     # stay in the data. The generated CPU kernel calls cpu_kernel (and cpu_kernel_vec), whose loop lambda
-    # iter.for_each runs (cpu/Loops.h:313), the shallowest launch on its line.
+    # iter.for_each runs (cpu/Loops.h:313), the shallowest launch on its line; TensorIterator.h's for_each hands the
+    # loop to TensorIterator.cpp's (declared in the header, defined at :763), which runs at::parallel_for (:770): +1.
     assert lines[:6] == [
         "add.out yaml:575 structured backward derivatives.yaml:229 from add.Tensor (out=: no grad_fn)",
-        "  CPU: ufunc_add_CPU [generated] -> add_stub -> add_kernel [generated] -> ufunc::add -> for_each "
+        "  CPU: ufunc_add_CPU [generated] -> add_stub -> add_kernel [generated] -> ufunc::add -> for_each +1 "
         "| dtypes all+complex+bool+half+bf16+chalf",
         "  CUDA: ufunc_add_CUDA [generated] -> ufunc::add -> elementwise_kernel <<<>>> +2 | dtypes as CPU",
         "  Meta: structured_add_Tensor BinaryOps.cpp:151",
