@@ -11,6 +11,16 @@ OTHER_DEVICE = "the stub's CPU registration, written in this CUDA trace: a chain
 HANDED_ON = 'cpu_serial_kernel(iter, op) calls its overload with a range (Loops.h:374), whose lambda iter.serial_for_each runs (:366, a step) calls basic_loop (:367); basic_loop hands op on to execute_op, and device_path marks a function that calls its parameter, not one that passes it on, so basic_loop is not a step'
 FUNCTOR_LINE = "the functor is shown at its operator() (the next line), not at the struct's line"
 UNDIAGNOSED = 'not reached; the cause was not diagnosed this session'
+LOOP_ONLY = ("RowwiseMoments (cpu/moments_utils.h:182, called at group_norm_kernel.cpp:61 from the per-dtype "
+             "GroupNormKernelImplInternal) and RowwiseMomentsImpl do their work in loops of Vectorized arithmetic: no "
+             "launch helper, stub or library call lies below them, and the walk shows the calls that lead to one "
+             "(nodes.device_path 0); only a loop function an AT_DISPATCH lambda calls itself is shown (chain.PER_DTYPE)")
+MACRO_PARAMETER = ("the call resolves (at::cuda::cub::radix_sort_pairs, cub.h:38; segmented_sort_pairs, cub.cuh:125), "
+                   "but no device work shows below it: the cub call is written through CUB_WRAPPER (cub.cuh:38), a "
+                   "macro of another file whose body calls its first parameter, `func(nullptr, ...)`; the link has no "
+                   "argument texts of a macro's use to bind that parameter to cub::DeviceRadixSort::SortPairs")
+DISPATCH_LINE = ("an entry with a `dispatch:` block has a derivative per key, each at its key's line (`Default:`, two "
+                 "lines below the `- name:` line the trace names); the entry's name line is not a location of either")
 CALLED_THROUGH_PARAMETER = ("_cpu_scatter_gather_dim_loop::operator() calls its parameter `f(...)` "
                             "(ScatterGatherKernel.cpp:122), a func_t& the scatter kernel's caller passes as "
                             "`tensor_assign` (:883, the file's `static "
@@ -24,7 +34,7 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/cuda/BinaryInternal.h:28', 'MulFunctor'): FUNCTOR_LINE,
     },
     'Y1:sum.IntList_out-CUDA': {
-        ('tools/autograd/derivatives.yaml:1687', 'sum.dim_IntList'): UNDIAGNOSED,
+        ('tools/autograd/derivatives.yaml:1687', 'sum.dim_IntList'): DISPATCH_LINE,
     },
     'Y1:topk.values-CUDA': {
         ('aten/src/ATen/native/cuda/TensorTopK.cu:838', 'AT_DISPATCH_ALL_TYPES_AND2'): AT_USE,
@@ -32,17 +42,17 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/cuda/TensorTopK.cu:821', 'mbtopk::launch'): AT_USE,
     },
     'Y1:sort.values_stable-CUDA': {
-        ('aten/src/ATen/native/cuda/SortStable.cu:123', 'radix_sort_pairs'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cuda/SortStable.cu:204', 'segmented_sort_pairs'): UNDIAGNOSED,
+        ('aten/src/ATen/native/cuda/SortStable.cu:123', 'radix_sort_pairs'): MACRO_PARAMETER,
+        ('aten/src/ATen/native/cuda/SortStable.cu:204', 'segmented_sort_pairs'): MACRO_PARAMETER,
     },
     'Y1:gather.out-CUDA': {
         ('aten/src/ATen/native/cuda/ScatterGatherKernel.cu:72', 'TensorAssign::operator()'): UNDIAGNOSED,
     },
     'Y1:native_group_norm-CPU': {
-        ('aten/src/ATen/native/cpu/group_norm_kernel.cpp:61', 'RowwiseMoments'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cpu/moments_utils.h:182', 'RowwiseMoments'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cpu/moments_utils.h:189', 'RowwiseMomentsImpl'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cpu/moments_utils.h:110', 'RowwiseMomentsImpl'): UNDIAGNOSED,
+        ('aten/src/ATen/native/cpu/group_norm_kernel.cpp:61', 'RowwiseMoments'): LOOP_ONLY,
+        ('aten/src/ATen/native/cpu/moments_utils.h:182', 'RowwiseMoments'): LOOP_ONLY,
+        ('aten/src/ATen/native/cpu/moments_utils.h:189', 'RowwiseMomentsImpl'): LOOP_ONLY,
+        ('aten/src/ATen/native/cpu/moments_utils.h:110', 'RowwiseMomentsImpl'): LOOP_ONLY,
     },
     'Y1:nll_loss_forward.output-CUDA': {
         ('aten/src/ATen/native/cuda/Loss.cu:159', 'AT_DISPATCH_NLL_LOSS_INDEX_TYPES'): UNDIAGNOSED,
@@ -54,7 +64,7 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/cpu/vml.h:89', 'sin'): VML_LOOP,
     },
     'Y1:sum.IntList_out-CUDA-1.13.1': {
-        ('tools/autograd/derivatives.yaml:1544', 'sum.dim_IntList'): UNDIAGNOSED,
+        ('tools/autograd/derivatives.yaml:1544', 'sum.dim_IntList'): DISPATCH_LINE,
     },
     'Y2:addmm.out-CPU': {
         ('aten/src/ATen/native/cpu/BlasKernel.cpp:104', 'gemm_notrans_'): UNDIAGNOSED,
