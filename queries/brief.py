@@ -156,12 +156,12 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
     kernel's own redispatches as its source writes them, then its helpers').
 
     The path ends at the shallowest __global__ kernel or GPU library host call (_HOST_LIBRARIES) of the op's own
-    work, the steps not below a redispatched op (else a BLAS, LAPACK or MKL call, else library call or launch helper, else registered kernel, stub or ufunc device
-    function). Where its own steps have none of these, the work is the redispatched ops': a backend kernel's path
-    goes on into them (mean_out's CPU line is its sum_out's reduction); a composite kernel's does not (its
-    redispatches run CPU's or CUDA's kernels: the brief names those ops), unless none of them does device work
-    either. The path is that end
-    and the steps above it (`parent`, or the head of its block: _BLOCK). None of them: no path, and []."""
+    work, the steps not below a redispatched op (else a BLAS, LAPACK or MKL call, else library call or launch
+    helper, else registered kernel, stub or ufunc device function). Where its own steps have none of these, the
+    work is the redispatched ops': a backend kernel's path goes on into them (mean_out's CPU line is its sum_out's
+    reduction); a composite kernel's does not (its redispatches run CPU's or CUDA's kernels: the brief names those
+    ops), unless none of them does device work either. The path is that end and the steps above it (`parent`, or
+    the head of its block: _BLOCK). None of them: no path, and []."""
     everything = range(len(chain))
     up: list[int | None] = [s.parent for s in chain]
     redispatched: list[bool] = []  # below a redispatched op (a step's parent and block head come before it)

@@ -221,8 +221,8 @@ class _Calls:
             if t.how is How.VENDOR and family is None and (t.detail is None or t.library and name == RUN_METHOD) \
                     and (family := compute_family(callee if t.detail is None else f"{t.library}::{name}")) is not None:
                 new_library = (family, callee) not in nodes.library
-            if t.how is How.OP:  # an op through the dispatcher, though its name reads as a library's (at::mkldnn_linear,
-                # at::cudnn_convolution: ops of native_functions.yaml whose kernels call oneDNN or cuDNN)
+            if t.how is How.OP:  # an op through the dispatcher, though its name reads as a library's
+                # (at::mkldnn_linear, at::cudnn_convolution: ops of native_functions.yaml whose kernels call oneDNN)
                 for op_node in (nodes.op[o] for o in t.op):
                     yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, callee, t.detail)
             elif family is not None and t.node is None and not is_service_call(callee):
