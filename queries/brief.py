@@ -151,9 +151,9 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
                 ) -> tuple[list[Any], list[str], set[int], list[str]]:
     """The chain's steps (one path's first, then the op's own others, then its redispatches', each shallowest
     first), the brief lists (_SLOTS) whose first name is then on that path, each below the one before, the
-    ids of the op's own steps (those not below a redispatched op), and the ops its own steps redispatch to whose
-    kernels do device work (a stub, launch, __global__ or library call below them), in the chain's order (the
-    kernel's own redispatches as its source writes them, then its helpers').
+    ids of the op's own steps (those not below a redispatched op), and, for a composite kernel, the ops its own
+    steps redispatch to whose kernels do device work (a stub, launch, __global__ or library call below them), in
+    the chain's order (the kernel's own redispatches as its source writes them, then its helpers').
 
     The path ends at the shallowest __global__ kernel or GPU library host call (_HOST_LIBRARIES) of the op's own
     work, the steps not below a redispatched op (else a BLAS, LAPACK or MKL call, else library call or launch
@@ -183,8 +183,8 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
         return got
 
     own = [i for i in everything if not redispatched[i]]
-    working: set[int] = set()  # the op's own redispatch steps with device work below them
-    for i in everything:
+    working: set[int] = set()  # the op's own redispatch steps with device work below them (a composite's only)
+    for i in everything if composite else ():
         if chain[i].kind in _WORK and redispatched[i]:
             top, j = None, i
             while j is not None:
@@ -194,7 +194,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
             if top is not None:
                 working.add(top)
     ops = list(dict.fromkeys(chain[i].name for i in sorted(working)))
-    pool = own if any(chain[i].kind in _SLOTS for i in own) or (ops and composite) else everything
+    pool = own if ops or any(chain[i].kind in _SLOTS for i in own) else everything
     path: set[int] = set()
     ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL or _host_library(chain[i])] or [
         i for i in pool if _host_library(chain[i], _CPU_LIBRARIES)] or [
@@ -214,9 +214,8 @@ def key_brief(k: Any) -> dict[str, Any]:
     shallowest first."""
     composite = k.key.rsplit(" <- ", 1)[-1] in COMPOSITE  # `CPU <- CompositeImplicitAutograd`: the key asked for
     steps, path, own, ops = _path_first(k.chain, composite)
-    if ops and composite:  # the work is the redispatched ops', named in `redispatches`: the lists keep its own steps
+    if ops:  # the work is the redispatched ops', named in `redispatches`: the lists keep its own steps
         steps = [s for s in steps if id(s) in own]
-    ops = ops if composite else []
     item: dict[str, Any] = {"key": k.key, "kernel": k.kernel, "origin": k.origin,
                             "definition": None if k.definition is None else _loc(k.definition.file, k.definition.line)}
     if k.via:
@@ -293,18 +292,17 @@ def key_brief_text(item: dict[str, Any], keys: list[str], dtypes_of: dict[str, s
     note = item.get("note") or ""
     where = _short(item["definition"]) or ("[generated]" if "generated" in note else f"[{note}]")
     head = f"  {', '.join(keys)}: {item['kernel']} {where}" + (f" via {item['via']}" if "via" in item else "")
-    path = item.get("path")
+    path, ops = item.get("path"), item.get("redispatches")
     if path:  # the first name of each list on the path, in the order met going down; a generated kernel's
         # device function (ufunc::add) is what its loops run, on the path or not
         below = [n for lst in ("stubs", "registered", "device_functions", "launches", "library")
                  if lst in path or lst == "device_functions"
                  for n in _capped(item[lst], LIST_CAP if lst in ("stubs", "registered") else END_CAP)]
+    elif ops:  # no device work of its own: the ops it redispatches to do it, on CPU's or CUDA's kernels
+        below = _capped(item["device_functions"], END_CAP)
     else:  # the chain's end: the __global__ launched, else the vendor call
         end = _capped(item["launches"], END_CAP) if item["launches"] else _capped(item["library"], END_CAP)
         below = _capped(item["stubs"]) + _capped(item["registered"]) + _capped(item["device_functions"], END_CAP) + end
-    ops = item.get("redispatches")
-    if ops and not path:  # no device work of its own: the ops it redispatches to do it, on CPU's or CUDA's kernels
-        below = _capped(item["device_functions"], END_CAP)
     line = head + "".join(f" -> {n}" for n in below)
     if ops:
         line += " => " + ", ".join(_capped(ops, OPS_CAP))

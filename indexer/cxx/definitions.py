@@ -20,7 +20,8 @@ from ..vocab import DefinitionKind
 from .arity import declarator_arity, text_arity
 from .facts import DefinitionFact
 from .receivers import normalised_type
-from .scan import code_marks, dec, norm, nospace, skip_space
+from .prepare import CONDITIONAL
+from .scan import BRACES, code_marks, dec, norm, nospace, skip_space
 from .scopes import function_declarator, scope_prefix, split_scope
 from .sourcefile import SourceFile
 from .template_params import constrained, template_parameters
@@ -74,12 +75,13 @@ def _damaged_end(f: SourceFile, node) -> int | None:
     body = node.child_by_field_name("body")
     if body is None or body.type != "compound_statement":
         return None
-    close = _matching_brace(f, body.start_byte, node.end_byte)
+    skipped = _skipped(f, body.start_byte)
+    close = _matching_brace(f, body.start_byte, node.end_byte, skipped)
     if close is None:  # tree-sitter closed it in an #if branch a later branch replaces: on to where that one does
         last = node.end_byte - 1
-        if not any(a <= last < b for a, b in _earlier_branches(f, body.start_byte, len(f.src))):
+        if not any(a <= last < b for a, b in skipped):
             return None
-        close = _matching_brace(f, body.start_byte, len(f.src))
+        close = _matching_brace(f, body.start_byte, len(f.src), skipped)
         return None if close is None or close < node.end_byte else close + 1
     if close + 1 >= node.end_byte:
         return None
@@ -94,17 +96,16 @@ def _damaged_end(f: SourceFile, node) -> int | None:
     return None
 
 
-def _matching_brace(f: SourceFile, brace: int, end: int) -> int | None:
+def _matching_brace(f: SourceFile, brace: int, end: int, skipped: list[tuple[int, int]]) -> int | None:
     """The offset of the `}` that closes the `{` at brace, before end, counted in code (not in comments, literals
-    or preprocessor lines) and in the last branch of each #if group that opens after brace (the one
+    or the `skipped` stretches: _skipped) and so in the last branch of each #if group that opens after brace (the one
     _one_branch_of_split_declarations keeps: 2.6.0 profiler/collection.cpp:800 closes its function under
     `#ifndef USE_KINETO` and goes on under `#else`); a #else of a group opened before brace ends the counting
     until its #endif. None when no `}` closes it."""
     src = f.src
-    skipped = _earlier_branches(f, brace, len(src))  # a group that opens before end may go on after it
     depth, i = 0, brace
     for stop, resume in skipped + [(end, end)]:
-        for k in code_marks(src, _BRACE_OR_LITERAL, i, min(stop, end)):
+        for k in code_marks(src, BRACES, i, min(stop, end)):
             depth += 1 if src[k] == 0x7B else -1 if src[k] == 0x7D else 0
             if depth == 0:
                 return k
@@ -114,18 +115,18 @@ def _matching_brace(f: SourceFile, brace: int, end: int) -> int | None:
     return None
 
 
-def _earlier_branches(f: SourceFile, start: int, end: int) -> list[tuple[int, int]]:
-    """(from, to) of what the brace count skips between start and end, in order: every preprocessor line, and each
-    branch of an #if group (opened after start) but its last one, with what lies between a #else of a group opened
-    before start and its #endif."""
+def _skipped(f: SourceFile, start: int) -> list[tuple[int, int]]:
+    """(from, to) of what the brace count skips from start to the file's end, in order: every preprocessor line, and
+    each branch of an #if group (opened after start) but its last one, with what lies between a #else of a group
+    opened before start and its #endif."""
     src, directives = f.src, f.scan.directives
     k = bisect.bisect_right(directives, (start, 1 << 62))
     out: list[tuple[int, int]] = []
     groups: list[list[int]] = []  # per open group: where each of its branches begins
     outer = None  # where a #else of a group opened before start began, until its #endif
-    while k < len(directives) and directives[k][0] < end:
-        at, after = directives[k]
-        kind = _DIRECTIVE_WORD.match(src, at).group(1)
+    for at, after in directives[k:]:
+        conditional = CONDITIONAL.match(src, at)
+        kind = conditional.group(1) if conditional else b""
         if kind.startswith(b"if"):
             groups.append([at])
         elif kind in (b"else", b"elif") and outer is None:
@@ -142,7 +143,6 @@ def _earlier_branches(f: SourceFile, start: int, end: int) -> list[tuple[int, in
                 out.append((outer, after))
                 outer = None
         out.append((at, after))
-        k += 1
     out.sort()
     merged: list[tuple[int, int]] = []
     for a, b in out:
@@ -152,9 +152,6 @@ def _earlier_branches(f: SourceFile, start: int, end: int) -> list[tuple[int, in
             merged.append((a, b))
     return merged
 
-
-_DIRECTIVE_WORD = re.compile(rb"[ \t]*#[ \t]*(\w*)")
-_BRACE_OR_LITERAL = re.compile(rb"[{}\"'/]")
 
 
 def in_block(node) -> bool:

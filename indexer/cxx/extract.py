@@ -129,25 +129,24 @@ def chevron_launches(f: SourceFile) -> None:
         seen.add(cfg.start_byte)
         f.launches.append(LaunchFact("triple_chevron", kernel, targs, config, f.caller_at(node.start_byte),
                                      cfg.start_point[0] + 1))
-    texts = [(n.parent, "define") for n in f.get("define.name")] + [(n, "error") for n in f.errors]
-    parsed = {n.start_byte for n in f.get("define.name")}
-    for name, after, end in f.spans:  # function-like #defines tree-sitter did not read as #defines
-        if name not in parsed and b"<<<" in f.src[after:end]:
-            macro = dec(f.src[name:after].split(b"(", 1)[0])
-            for launch, off in text_launches(f, after, end, macro):
-                if off not in seen:
-                    seen.add(off)
-                    f.launches.append(launch)
-    for holder, what in texts:
-        body_node = holder.child_by_field_name("value") if what == "define" else holder
-        if body_node is None or b"<<<" not in f.src[body_node.start_byte : body_node.end_byte]:
+    defines = f.get("define.name")
+    parsed = {n.start_byte for n in defines}
+    # the text to read, with the macro whose body it is: function-like #defines tree-sitter did not read as #defines
+    # (damage left their bodies as code), then those it read, then its ERROR nodes
+    texts = [(after, end, dec(f.src[name:after].split(b"(", 1)[0])) for name, after, end in f.spans
+             if name not in parsed]
+    for n in defines:
+        value = n.parent.child_by_field_name("value")
+        if value is not None:
+            texts.append((value.start_byte, value.end_byte, dec(n.text)))
+    texts += [(n.start_byte, n.end_byte, None) for n in f.errors]
+    for start, end, macro in texts:
+        if b"<<<" not in f.src[start:end]:
             continue
-        macro = dec(holder.child_by_field_name("name").text) if what == "define" else None
-        for launch, off in text_launches(f, body_node.start_byte, body_node.end_byte, macro):
+        for launch, off in text_launches(f, start, end, macro):
             if off not in seen:
                 seen.add(off)
                 f.launches.append(launch)
-
 
 def _add(f: SourceFile, got: CxxFacts | None) -> None:
     if got is not None:

@@ -126,7 +126,7 @@ def _end_statement_macro_uses(source: bytes) -> bytes:
     return source if out is None else bytes(out)
 
 
-_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
+CONDITIONAL = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")  # an #if group's directive
 _TEMPLATE_HEAD = re.compile(rb"[ \t]*template[ \t]*<.*>[ \t]*(?://.*)?")
 _SPLIT_BRANCH_LINES = 3  # the most lines a branch of such an #if has
 _LITERAL = re.compile(rb"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
@@ -168,13 +168,13 @@ def _one_branch_of_split_declarations(source: bytes) -> bytes:
 def _if_group(lines: list[bytes], i: int) -> tuple[list[int], list[list[int]]] | None:
     """(the directive lines, the branches' lines) of the #if, #ifdef or #ifndef group starting at line i, when it
     has at least two branches of 1 to _SPLIT_BRANCH_LINES lines each and no other directive inside; else None."""
-    m = _DIRECTIVE.match(lines[i])
+    m = CONDITIONAL.match(lines[i])
     if m is None or m.group(1) not in (b"if", b"ifdef", b"ifndef"):
         return None
     branches: list[list[int]] = [[]]
     marks = [i]
     for j in range(i + 1, min(len(lines), i + 1 + 4 * _SPLIT_BRANCH_LINES)):
-        d = _DIRECTIVE.match(lines[j])
+        d = CONDITIONAL.match(lines[j])
         if d is None:
             if lines[j].lstrip().startswith(b"#"):
                 return None  # another directive (#define, #include): not such a group

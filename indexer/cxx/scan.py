@@ -190,7 +190,7 @@ def strip_comments(text: str) -> str:
 
 
 _LITERAL_START = re.compile(rb"[/\"']")
-_BRACES = re.compile(rb"[{}\"'/]")
+BRACES = re.compile(rb"[{}\"'/]")  # a brace, or what may start a literal
 _BRACE_OR_END = re.compile(rb"[{;\"'/]")
 
 
@@ -301,7 +301,7 @@ class Scanner:
         src, braces = self.src, self._braces
         stack: list[int] = []
         i = brace
-        search = _BRACES.search
+        search = BRACES.search
         while True:
             m = search(src, i)
             if m is None:

@@ -78,11 +78,10 @@ from .symbols import (Symbol, Symbols, _params, is_header, normalise_scope, norm
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
 OVERLOADS_FOLLOWED = 12  # and of one overload set (the argument types pick among them)
 _TENSOR_TYPES = frozenset(("Tensor", "TensorBase", "const Tensor", "Tensor&"))
-
-
-
+# A source file's functions are declared in its header beside it (Resolver._declared_with).
 _SOURCE_EXTENSIONS = frozenset(("cpp", "cc", "cxx", "cu", "mm"))
 _HEADER_EXTENSIONS = ("h", "hpp", "cuh")
+
 
 class Target(NamedTuple):
     node: int | None
@@ -1765,8 +1764,9 @@ class Resolver:
                 break
             near = [s for s in visible if pick(s)]
             if near and rule is How.INCLUDE:  # with those the included headers declare for their source files
-                near += [s for s in visible if not pick(s) and self._declared_with(ctx, s.file) and
-                         any(untemplated(s.qualified_name) == untemplated(n.qualified_name) for n in near)]
+                names = {untemplated(n.qualified_name) for n in near}
+                near += [s for s in visible if not pick(s) and untemplated(s.qualified_name) in names and
+                         self._declared_with(ctx, s.file)]
             if near:
                 visible = near
                 if len(near) == 1:
