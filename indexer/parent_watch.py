@@ -4,6 +4,13 @@ Without this, the workers of a build whose main process was killed would finish 
 and die on a BrokenPipeError traceback when they hand back its rows. On Linux the kernel
 sends the worker SIGKILL when its parent dies (PR_SET_PDEATHSIG); elsewhere a thread looks
 at the parent's pid every POLL seconds and ends the worker with os._exit.
+
+The kernel closes a dying process's files before it sends the death signal, so in between a
+worker that hands back its rows writes to a pipe with no reader. Python ignores SIGPIPE and
+raises BrokenPipeError, and multiprocessing starts printing "Process ForkPoolWorker-1:" and its
+traceback before the signal lands. A worker therefore takes SIGPIPE's default: that write ends it
+at once, with nothing printed. Its only pipes lead to the parent (results) and to the terminal
+or the caller's pipe (stderr), and neither loses its reader while the parent lives.
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ POLL = 0.2
 
 def exit_with_parent(parent: int) -> None:
     """Call in a worker: end it when the process `parent` (its parent at fork) is gone."""
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if not (sys.platform.startswith("linux") and _death_signal()):
         threading.Thread(target=_watch, args=(parent,), daemon=True, name="parent-watch").start()
     if os.getppid() != parent:  # the parent died before the watch was set up
