@@ -245,8 +245,12 @@ _BATCH = 500  # nodes whose edges one statement reads
 # in the order of the edges (the first definition of a key is its kernel). The kernel node between them is not
 # read: the build makes a has-kernel edge and the implements edge out of its target together, from one kernel
 # node (indexer/link/edges.py op_edges), so that an implements edge from it is enough.
-_KERNELS = ("SELECT hk.src, hk.detail, im.dst, n.kind, n.name, n.file, n.line, n.device_path FROM edges hk "
-            "JOIN edges im ON im.src = hk.dst JOIN nodes n ON n.id = im.dst "
+# A kernel torchgen writes for an autogen'd op is not in the checkout: its (op, key) node stands for it, named by
+# the kernel with ` [generated]`, where the graph says which op it calls (a generated redispatches-to-op edge).
+_KERNELS = ("SELECT hk.src, hk.detail, n.id, n.kind, CASE WHEN im.dst IS NULL THEN im.target || ' [generated]' "
+            "ELSE n.name END, n.file, n.line, n.device_path FROM edges hk JOIN edges im ON im.src = hk.dst "
+            f"JOIN nodes n ON n.id = coalesce(im.dst, CASE WHEN im.how = '{How.GENERATED}' AND EXISTS (SELECT 1 "
+            f"FROM edges r WHERE r.src = hk.dst AND r.kind = '{EdgeKind.REDISPATCHES_TO_OP}') THEN hk.dst END) "
             f"WHERE hk.src IN (SELECT value FROM json_each(?)) AND hk.kind = '{EdgeKind.HAS_KERNEL}' AND "
             f"im.kind = '{EdgeKind.IMPLEMENTS}' ORDER BY hk.src, hk.id, im.id")
 
@@ -460,6 +464,18 @@ class Linker:
         node = self._node_of(start)
         if node is None:
             return [], ()
+        return self._chain_at(node, key, depth, kernel)
+
+    def generated_chain(self, op: str, key: str, depth: int) -> tuple[list[Step], tuple[Truncation, ...]]:
+        """The steps below the kernel torchgen writes for an autogen'd (op, key), which is not in the checkout:
+        the op it calls through the dispatcher (its (op, key) node's generated redispatch edge) and that op's
+        kernels; none where the graph has no such edge."""
+        row = self.conn.execute("SELECT id FROM nodes WHERE kind = ? AND name = ?", (NodeKind.KERNEL, f"{op} {key}"))
+        node = row.fetchone()
+        return self._chain_at(node[0], key, depth, False) if node else ([], ())
+
+    def _chain_at(self, node: int, key: str, depth: int,
+                  kernel: bool) -> tuple[list[Step], tuple[Truncation, ...]]:
         memo = (node, key, depth, kernel)
         if memo not in self._chains:
             if len(self._chains) >= CHAIN_MEMO:

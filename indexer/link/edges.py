@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .. import index_file
 from ..vocab import Origin, StubKind
-from .kernels import implementation
+from .kernels import autogen_detail, autogen_target, implementation
 from .classify import RUN_METHOD, compute_family, is_service_call
 from .kinds import EdgeKind, How, NodeKind
 from .nodes import Nodes
@@ -346,13 +346,21 @@ def op_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols) -> Iterat
     """has-kernel and implements for every dispatch row, meta for structured ops, backward for the ops
     derivatives.yaml names."""
     rows = conn.execute("SELECT d.id, d.op, d.key, d.kernel, d.cpp_namespace, d.origin, d.structured, d.via, "
-                        "d.file, d.line, o.func FROM dispatch d JOIN ops o ON o.id = d.op_id ORDER BY d.id").fetchall()
-    for ref, op, key, kernel, ns, origin, structured, via, file, line, func in rows:
+                        "d.file, d.line, o.func, o.kind, o.generated_from FROM dispatch d JOIN ops o ON o.id = d.op_id "
+                        "ORDER BY d.id").fetchall()
+    generated = {r[0] for r in conn.execute("SELECT name FROM ops WHERE generated_from IS NOT NULL")}
+    for ref, op, key, kernel, ns, origin, structured, via, file, line, func, kind, generated_from in rows:
         kernel_node = nodes.kernel[ref]
         yield (EdgeKind.HAS_KERNEL, nodes.op[op], kernel_node, file, line, How.YAML, kernel, key)
         sym, how, detail = implementation(symbols, key, kernel, ns, origin, bool(structured), func)
         loc = (sym.file, sym.line) if sym is not None else (file, line)
         yield (EdgeKind.IMPLEMENTS, kernel_node, sym.node if sym else None, *loc, how, kernel, detail)
+        if origin == Origin.AUTOGEN and sym is None and generated_from:
+            # the kernel torchgen writes is not in the checkout: what it calls through the dispatcher is known
+            target = autogen_target(op, kind, generated_from, generated, nodes.op.keys())
+            if target is not None:
+                yield (EdgeKind.REDISPATCHES_TO_OP, kernel_node, nodes.op[target], file, line, How.GENERATED, target,
+                       autogen_detail(kind, target))
         if origin == Origin.META and sym is not None:
             yield (EdgeKind.META, nodes.op[op], sym.node, sym.file, sym.line, How.YAML, kernel, None)
     for ref, op, file, line in conn.execute("SELECT id, op, file, line FROM derivatives ORDER BY id"):

@@ -39,6 +39,15 @@ from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, LinkSumma
                     count_device_candidates, fact_edges, prepare)
 
 OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BACKWARD)  # made again each time
+# ... and so is the redispatch of a kernel torchgen writes for an autogen'd op (edges.op_edges): an op edge is one of
+# these (its columns kind and how)
+_OP_EDGE = (f"(kind IN ({', '.join(repr(str(k)) for k in OP_EDGES)}) OR "
+            f"(kind = '{EdgeKind.REDISPATCHES_TO_OP}' AND how = '{How.GENERATED}'))")
+
+
+def _op_edge(kind: str, how: str) -> bool:
+    return kind in OP_EDGES or (kind == EdgeKind.REDISPATCHES_TO_OP and how == How.GENERATED)
+
 _DEFINITIONS = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
 _FILES = "temp._relink_files"  # the files whose facts are resolved again (stage.SOME_DEFINITIONS reads it)
 _REGISTERING = "temp._reregister_files"  # files only whose stub registrations are resolved again
@@ -275,9 +284,9 @@ def _dangling(conn: sqlite3.Connection, m: _Matched) -> bool:
         f"({', '.join('?' * len(_DEFINITIONS))})", _DEFINITIONS)))
     return conn.execute(
         "SELECT 1 FROM edges WHERE (src IN (SELECT id FROM temp._removed) OR dst IN (SELECT id FROM temp._removed)) "
-        f"AND (file IS NULL OR file NOT IN (SELECT path FROM {_FILES})) AND kind NOT IN "
-        f"({', '.join('?' * len(OP_EDGES))}) AND NOT (kind = ? AND file IN (SELECT path FROM {_REGISTERING})) LIMIT 1",
-        (*OP_EDGES, EdgeKind.REGISTERS)).fetchone() is not None
+        f"AND (file IS NULL OR file NOT IN (SELECT path FROM {_FILES})) AND NOT {_OP_EDGE} "
+        f"AND NOT (kind = ? AND file IN (SELECT path FROM {_REGISTERING})) LIMIT 1",
+        (EdgeKind.REGISTERS,)).fetchone() is not None
 
 
 # The nodes that call one of temp._changed_nodes, transitively, through the edges of the graph in the index.
@@ -293,7 +302,7 @@ def _device_paths(conn: sqlite3.Connection, m: _Matched, new: list[tuple]) -> tu
     keeps its value counts as that node's value (1: it leads to device work, 3: to the dispatcher). The op
     edges play no part (they are none of the kinds stage.DeviceWork reads)."""
     changed = {r[0] for r in conn.execute("SELECT id FROM temp._relinked")} | {r[0] for r in m.nodes.rows}
-    changed |= {row[1] for row in new if row[0] not in OP_EDGES}
+    changed |= {row[1] for row in new if not _op_edge(row[0], row[5])}
     temp_nodes(conn, "_changed_nodes", changed)
     affected = {r[0] for r in conn.execute(_CALLERS, (EdgeKind.CALLS,))} | changed
     temp_nodes(conn, "_callers", affected - changed)
@@ -348,15 +357,14 @@ def _counting(conn: sqlite3.Connection, moved: set[int], files: set[str]) -> set
 def _op_edges_changed(conn: sqlite3.Connection, new: list[tuple]) -> list[tuple]:
     """The op edges made again replace the graph's (they start at the op and kernel nodes): those not made
     again are deleted; returned: the new rows to insert (those of the files, and the op edges not there yet)."""
-    marks = ", ".join("?" * len(OP_EDGES))
     there: dict[tuple, list[int]] = {}
     for edge, *row in conn.execute(
             f"SELECT id, kind, src, dst, file, line, how, target, detail FROM edges WHERE src IN (SELECT id FROM nodes "
-            f"WHERE kind IN (?, ?)) AND kind IN ({marks})", (NodeKind.OP, NodeKind.KERNEL, *OP_EDGES)):
+            f"WHERE kind IN (?, ?)) AND {_OP_EDGE}", (NodeKind.OP, NodeKind.KERNEL)):
         there.setdefault(tuple(row), []).append(edge)
     rows = []
     for row in new:
-        same = there.get(row) if row[0] in OP_EDGES else None
+        same = there.get(row) if _op_edge(row[0], row[5]) else None
         if same:
             same.pop()
         else:
@@ -369,13 +377,11 @@ def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved:
     """The edges of the files resolved again, the registrations made again and the op edges replaced, the nodes
     removed, moved and added, the library nodes no edge and no library call names removed, device_path
     updated where it changed."""
-    marks = ", ".join("?" * len(OP_EDGES))
     # The edges of the files resolved again, found through ix_edges_src: an edge starts at a node of its own
     # file (a fact's edges start at the definition around it), but for a stub's (registers, declared-at,
     # defined-at) and the op edges.
     conn.execute(f"DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) OR "
-                 f"kind = ?) AND file IN (SELECT path FROM {_FILES}) AND kind NOT IN ({marks})",
-                 (NodeKind.STUB, *OP_EDGES))
+                 f"kind = ?) AND file IN (SELECT path FROM {_FILES}) AND NOT {_OP_EDGE}", (NodeKind.STUB,))
     conn.execute(f"DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE kind = ?) AND kind = ? AND file IN "
                  f"(SELECT path FROM {_REGISTERING})", (NodeKind.STUB, EdgeKind.REGISTERS))
     new = _op_edges_changed(conn, new)

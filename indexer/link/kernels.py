@@ -62,6 +62,31 @@ def _generated_definition(symbols: Symbols, kernel: str, ns: str, origin: str) -
     return found[0] if len(found) == 1 else None
 
 
+def autogen_target(op: str, kind: str, generated_from: str, generated: set[str], ops: set[str]) -> str | None:
+    """The op the kernel torchgen writes for an autogen'd op calls through the dispatcher
+    (torchgen/native_function_generation.py): an out= op's kernel calls its group's functional op
+    (`at::_ops::<functional>::call`, then copies the result into out: gen_composite_out_kernel); a
+    functional op's calls its group's in-place op where that is written by hand, else the mutable op
+    that lists it (gen_composite_functional_kernel). None: no such op in the table."""
+    base, overload = naming.split_op(op)
+    if kind == "out":  # foo.out -> foo, foo.Scalar_out -> foo.Scalar
+        stem = overload.removesuffix("out").removesuffix("_")
+        functional = f"{base}.{stem}" if stem else base
+        target = functional if functional in ops else generated_from
+    else:
+        inplace = f"{base}_.{overload}" if overload else f"{base}_"
+        target = inplace if inplace in ops and inplace not in generated else generated_from
+    return target if target in ops and target != op else None
+
+
+def autogen_detail(kind: str, target: str) -> str:
+    """What the generated kernel does with the op it calls (an autogen redispatch edge's detail)."""
+    call = f"at::_ops::{naming.unambiguous_name(*naming.split_op(target))}::call"
+    if kind == "out":
+        return f"torchgen's out= kernel: {call}, then its result copied into out"
+    return f"torchgen's functional kernel: {call} on clones of the arguments it writes"
+
+
 def is_cuda(path: str) -> bool:
     return path.endswith((".cu", ".cuh")) or "/cuda/" in path
 
