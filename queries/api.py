@@ -29,7 +29,7 @@ from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind, StubUseH
 from ..schema.version import SCHEMA_VERSION
 from . import guard
 from .backward import BackwardUse, backward_of
-from .chain import GENERATED, Linker, ufunc_helpers
+from .chain import COMPOSITE, GENERATED, Linker, ufunc_helpers
 from .match import at_boundary, prefix_glob, shown, suffix_args, suffix_clause, user_glob
 from .results import (META_STEP, Backward, Formula, Health, HopKind, KeyHealth, KernelInfo, KernelsFor, KeyKernel,
                       OpInfo, OpsFor, OpSummary, PartialFile, Reach, Step, StubInfo, StubSite, Symbol, Trace, TraceOp,
@@ -206,7 +206,10 @@ class Index:
         below it (stubs, registered kernels, launches, dtypes, library calls), the meta function, the backward."""
         return [self._kernels_for_op(op_name, keys, depth) for op_name in self.resolve(name)]
 
-    def _kernels_for_op(self, op_name: str, keys: tuple[str, ...], depth: int) -> KernelsFor:
+    def _kernels_for_op(self, op_name: str, keys: tuple[str, ...], depth: int, runs_on: str | None = None) -> KernelsFor:
+        """`runs_on`: the runtime key a composite kernel is asked for by (`CPU <- CompositeExplicitAutograd`): its
+        chain is walked for that key's device, as the dispatcher runs it there (its stubs and redispatches reach
+        that device's kernels)."""
         linker = self.linker()
         func, file, line, structured, delegate = self.conn.execute(
             "SELECT func, file, line, structured, structured_delegate FROM ops WHERE name = ?", (op_name,)).fetchone()
@@ -222,7 +225,8 @@ class Index:
             if keys and k not in keys:
                 continue
             rows.append(self._key_chain(linker, func, k, kern, origin, ns, via, Location(f, ln),
-                                        bool(is_structured), depth, op_name))
+                                        bool(is_structured), depth, op_name,
+                                        runs_on if runs_on is not None and k in COMPOSITE else k))
         if keys:  # a runtime key the yaml does not name: the computed dispatch table's entry (queries/dispatch.py)
             from . import dispatch as dispatch_walk
 
@@ -255,12 +259,14 @@ class Index:
 
     def _key_chain(self, linker: Linker, func: str, key: str, kernel: str, origin: str,
                    ns: str, via: str | None, where: Location, structured: bool, depth: int,
-                   op_name: str) -> KeyKernel:
+                   op_name: str, walk_key: str) -> KeyKernel:
+        """The (op, key) row's kernel and its chain, walked for `walk_key` (the key, or the runtime key that runs a
+        composite kernel)."""
         found, reason, candidates = linker.definition(key, kernel, ns, origin, structured, func)
         if found is None:
             cuts: tuple[Truncation, ...] = ()
             if reason == GENERATED and origin == Origin.AUTOGEN:
-                steps, cuts = linker.generated_chain(op_name, key, depth)
+                steps, cuts = linker.generated_chain(op_name, key, depth, walk_key)
                 chain = tuple(steps)
             else:
                 chain = self._generated_chain(op_name if via is None else via, key, depth) if reason == GENERATED \
@@ -271,7 +277,7 @@ class Index:
                         else "generated at build time from ufunc_inner_loop")
             return KeyKernel(key, kernel, origin, ns, via, where, None, None, note, chain, cuts,
                              wrapper=self._generated_wrapper(op_name, key))
-        below, cuts = linker.chain(found, key, depth, kernel=True)
+        below, cuts = linker.chain(found, walk_key, depth, kernel=True)
         called = linker.ops_called(found)
         steps = called + [s if s.parent is None else replace(s, parent=s.parent + len(called)) for s in below] \
             if called else below  # the steps below keep their parents' indexes when nothing comes before them

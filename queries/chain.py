@@ -466,13 +466,14 @@ class Linker:
             return [], ()
         return self._chain_at(node, key, depth, kernel)
 
-    def generated_chain(self, op: str, key: str, depth: int) -> tuple[list[Step], tuple[Truncation, ...]]:
+    def generated_chain(self, op: str, key: str, depth: int,
+                        walk_key: str) -> tuple[list[Step], tuple[Truncation, ...]]:
         """The steps below the kernel torchgen writes for an autogen'd (op, key), which is not in the checkout:
         the op it calls through the dispatcher (its (op, key) node's generated redispatch edge) and that op's
-        kernels; none where the graph has no such edge."""
+        kernels for `walk_key`; none where the graph has no such edge."""
         row = self.conn.execute("SELECT id FROM nodes WHERE kind = ? AND name = ?", (NodeKind.KERNEL, f"{op} {key}"))
         node = row.fetchone()
-        return self._chain_at(node[0], key, depth, False) if node else ([], ())
+        return self._chain_at(node[0], walk_key, depth, False) if node else ([], ())
 
     def _chain_at(self, node: int, key: str, depth: int,
                   kernel: bool) -> tuple[list[Step], tuple[Truncation, ...]]:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 
 from ..indexer.errors import TgIndexError
 from ..indexer.facts import Location
+from .chain import device_of
 from .results import KeyKernel
 
 DEVICES = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta", "mps": "MPS"}
@@ -268,7 +269,10 @@ def entry_kernel(index, op_name: str, key: str, row: tuple, depth: int) -> KeyKe
     if from_key is not None and index.conn.execute(
             "SELECT 1 FROM dispatch d JOIN ops o ON o.id = d.op_id WHERE o.name = ? AND d.key = ?",
             (op_name, from_key)).fetchone():
-        for k in index._kernels_for_op(op_name, (from_key,), depth).keys:
+        # a composite kernel runs for the key's device: its chain is walked for it (a key of no device, such as
+        # Meta, keeps the composite walk, over CPU's and CUDA's kernels)
+        runs_on = key if device_of(key) is not None else None
+        for k in index._kernels_for_op(op_name, (from_key,), depth, runs_on).keys:
             return replace(k, key=label, note=f"{note}; {k.note}" if k.note else note, same_as=None)
     op_file, op_line = index.conn.execute("SELECT file, line FROM ops WHERE name = ?", (op_name,)).fetchone()
     where = Location(file, line) if file and line else Location(op_file, op_line)

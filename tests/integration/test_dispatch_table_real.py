@@ -473,13 +473,21 @@ def test_walk_view_under_functionalize(ix):
 
 
 def test_kernels_for_key_cpu_through_the_table(ix):
-    """A CPU tensor's copy_ runs the CompositeExplicitAutograd kernel; a key the yaml names is as before."""
+    """A CPU tensor's copy_ runs the CompositeExplicitAutograd kernel, walked for CPU; a key the yaml names is as
+    before."""
     (answer,) = ix.kernels_for("copy_", ("CPU",), depth=1)
     (key,) = answer.keys
     assert (key.key, key.qualified_name, str(key.definition), key.note) == (
         "CPU <- CompositeExplicitAutograd", "at::native::copy_", "aten/src/ATen/native/Copy.cpp:353",
         "default backend kernel (computed dispatch table)")
-    assert key.chain
+    # It runs for CPU: copy_impl's copy_stub call (Copy.cpp:310) reaches the CPU registration (cpu/CopyKernel.cpp:328)
+    # and its copy_kernel (:286), not CUDA's (cuda/Copy.cu:413, copy_kernel_cuda at :306).
+    registered = [(s.device, s.name, str(s.loc)) for s in key.chain if s.kind == "registered"]
+    assert registered[0] == ("CPU", "copy_kernel", "aten/src/ATen/native/cpu/CopyKernel.cpp:328")
+    assert {device for device, _n, _l in registered} == {"CPU"}
+    (cuda,) = ix.kernels_for("copy_", ("CUDA",), depth=1)
+    assert [(s.device, s.name, str(s.loc)) for s in cuda.keys[0].chain if s.kind == "registered"] == [
+        ("CUDA", "copy_kernel_cuda", "aten/src/ATen/native/cuda/Copy.cu:413")]
     (plain,) = ix.kernels_for("mm.out", ("CPU",), depth=0)
     assert [(k.key, k.origin, k.kernel, k.note) for k in plain.keys] == [("CPU", "yaml", "mm_out_cpu", None)]
     (grad,) = ix.kernels_for("mm.out", ("AutogradCPU",), depth=0)
