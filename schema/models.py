@@ -202,6 +202,7 @@ class Definition(Base):
     returns: Mapped[str | None] = mapped_column(String, comment="the declared return type without cv-qualifiers, & and * and the at::/c10:: qualifiers: TensorOptions, MaybeOwned<Tensor>; NULL for auto, constructors and the structured kernels' macro heads")
     constrained: Mapped[int] = mapped_column(Integer, comment="1 for a template that overload resolution may leave out (SFINAE): its template head gives a parameter a default or leaves one unnamed (typename = std::enable_if_t<...>), has a requires-clause, or enable_if is written in its return type or parameters")
     loops: Mapped[int] = mapped_column(Integer, comment="1 when its body holds a for, while or do loop (a range-for too)")
+    called_params: Mapped[str | None] = mapped_column(Text, comment="JSON list, \"name:position\" of each parameter its own body calls by name (out_impl(result, self) in unary_op_impl: [\"out_impl:1\"]): a function, functor or lambda a caller hands it; NULL for none")
 
 
 class Stub(Base):

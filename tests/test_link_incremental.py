@@ -61,6 +61,7 @@ EDITS = {
     "a header's function starts calling an op": (f"{N}Scale.h", "inline int pick(int a) { return a; }",
                                                  "inline int pick(int a) { at::scale(a, 2); return a; }",
                                                  "incremental"),
+    "a callee stops calling the function it is handed": (f"{N}Handed.h", "  f(n);", "  (void)f;", "incremental"),
     "a specialisation stops calling a library": (f"{N}cuda/ScaleKernel.cu", "gemm<float>(float a) { cublasSgemm(a); }",
                                                  "gemm<float>(float a) { (void)a; }", "incremental"),
 }

@@ -12,6 +12,7 @@ joined with a dot, as in native_functions.yaml); TORCH_IMPL_FUNC(add_out) is kin
 from __future__ import annotations
 
 import bisect
+import json
 import re
 from dataclasses import replace
 
@@ -209,9 +210,11 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
     else:
         kind = DefinitionKind.FUNCTION
     min_args, max_args = declarator_arity(fd)
+    qualified = "::".join(scope + pieces)
+    f.parameters[(qualified, node.start_point[0] + 1)] = parameter_names(fd)
     return DefinitionFact(
         name=pieces[-1].split("<", 1)[0] if not pieces[-1].startswith("operator") else pieces[-1],
-        qualified_name="::".join(scope + pieces),
+        qualified_name=qualified,
         kind=kind,
         signature=norm(f.text(decl)) if owner is None else f"{owner}::operator {norm(f.text(decl))}",
         line=node.start_point[0] + 1,  # the first token after the blanked attribute macros
@@ -226,6 +229,48 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
         constrained=is_template and constrained(node, decl),
         loops=has_loop(f, node.child_by_field_name("body")),
     )
+
+
+_PARAMETER_KINDS = ("parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration")
+
+
+def parameter_names(fd) -> tuple[str | None, ...]:
+    """The names a function_declarator's parameters declare, in order (None for an unnamed one): the identifier
+    at the end of each declarator chain (`const func_t& f`, `void (*fn)(int)`, `Args&&... args`)."""
+    params = fd.child_by_field_name("parameters")
+    out: list[str | None] = []
+    for p in params.named_children if params is not None else ():
+        if p.type not in _PARAMETER_KINDS:
+            continue
+        node = p.child_by_field_name("declarator")
+        while node is not None and node.type != "identifier":
+            inner = node.child_by_field_name("declarator")
+            node = inner if inner is not None else next(
+                (c for c in reversed(node.named_children) if c.type == "identifier" or c.type.endswith("declarator")),
+                None)
+        out.append(dec(node.text) if node is not None else None)
+    return tuple(out)
+
+
+def called_parameters(f: SourceFile) -> None:
+    """definitions.called_params: the parameters each definition's own body calls by name (`out_impl(result, self)`
+    in UnaryOps.cpp's unary_op_impl), from the file's calls. A caller that hands such a parameter a function by name
+    reaches that function through it (indexer/link/edges.py)."""
+    if not f.parameters:
+        return
+    by_caller: dict[str, list[tuple[int, str]]] = {}
+    for c in f.calls:
+        if c.caller is not None and c.callee == c.callee_name:
+            by_caller.setdefault(c.caller, []).append((c.line, c.callee))
+    for i, d in enumerate(f.definitions):
+        names = f.parameters.get((d.qualified_name, d.line))
+        calls = by_caller.get(d.qualified_name) if names else None
+        if not calls:
+            continue
+        called = {callee for line, callee in calls if d.line <= line <= d.end_line}
+        found = [f"{name}:{k}" for k, name in enumerate(names) if name in called]
+        if found:
+            f.definitions[i] = replace(d, called_params=json.dumps(found))
 
 
 _LOOP_WORD = re.compile(rb"\b(?:for|while|do)\b")

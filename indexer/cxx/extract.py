@@ -53,6 +53,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     calls.calls(f)
     calls.device_stub_calls(f)
     calls.stub_arguments(f)
+    definitions.called_parameters(f)
     chevron_launches(f)
     definitions.unshaped_kernels(f)
     registrations.registrations(f)

@@ -34,6 +34,8 @@ class DefinitionFact:
     returns: str | None = None  # the declared return type, normalised like a receiver type ("TensorOptions"); None: auto, none
     constrained: bool = False  # a template overload resolution may drop (SFINAE): template_params.py constrained
     loops: bool = False  # its body holds a for, while or do loop (definitions.has_loop)
+    called_params: str | None = None  # JSON list, "name:position" of each parameter its own body calls (`f(x)` with f
+    # a parameter: a function, functor or lambda handed to it); None: none (definitions.called_parameters)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ class SourceFile:
         self._parents: list[int] = []
         # the facts so far
         self.definitions: list = []
+        self.parameters: dict[tuple[str, int], tuple[str | None, ...]] = {}  # a definition's parameter names, in order
         self.stubs: list = []
         self.stub_uses: list = []
         self.calls: list = []

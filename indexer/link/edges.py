@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -69,6 +70,26 @@ class Callers:
         return got
 
 
+# An argument that names a function, as calls.arg_types writes it: `decltype(at::abs_out)`, `decltype(&f)`.
+_FUNCTION_ARGUMENT = re.compile(r"decltype\(&?((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\)&?")
+# How a function handed on by name is found for it to count: by C++ lookup from the caller, or an op.
+_HANDED_HOW = frozenset((How.EXACT, How.SAME_FILE, How.INCLUDE, How.SAME_NAMESPACE, How.USING, How.OP))
+
+
+def called_parameters(conn: sqlite3.Connection, nodes: Nodes) -> dict[int, tuple[tuple[int, str], ...]]:
+    """(position, name) of the parameters a function's own body calls (`out_impl(result, self)` in UnaryOps.cpp's
+    unary_op_impl: definitions.called_params), by its node; none in an index without the column."""
+    if "called_params" not in {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}:
+        return {}
+    out: dict[int, tuple[tuple[int, str], ...]] = {}
+    for ref, called in conn.execute("SELECT id, called_params FROM definitions WHERE called_params IS NOT NULL"):
+        node = nodes.definition.get(ref)
+        if node is not None:
+            out[node] = tuple((int(position), name) for name, position in
+                              (p.rsplit(":", 1) for p in json.loads(called)))
+    return out
+
+
 def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, callers: Callers,
                contexts, columns: str, functors=None, tables: set[str] = frozenset(), jobs: int = 1,
                files: str | None = None, rows: list[tuple] | None = None) -> Iterator[Edge]:
@@ -78,7 +99,8 @@ def call_edges(conn: sqlite3.Connection, nodes: Nodes, resolver: Resolver, calle
     files: only the calls written in the files of that temporary table; rows: their call_rows, when read."""
     library = {(f, ln, c): fam for f, ln, c, fam in conn.execute(
         f"SELECT file, line, callee, family FROM library_calls {_in(files, True)}")}
-    calls = _Calls(nodes, resolver, callers, contexts, functors, library, _kernel_aliases(conn, tables))
+    calls = _Calls(nodes, resolver, callers, contexts, functors, library, _kernel_aliases(conn, tables),
+                   called_parameters(conn, nodes) if "arg_types" in columns else {})
     path = _database_file(conn) if rows is None and files is None and jobs > 1 and sys.platform == "linux" else None
     if path is not None:  # each process reads its own part: the rows are not all in memory before the fork
         ids = [r[0] for r in conn.execute("SELECT id FROM calls WHERE caller IS NOT NULL ORDER BY id")]
@@ -144,9 +166,11 @@ class _Calls:
     """What resolving calls needs, made before the fork; edges() runs in any of the processes."""
 
     def __init__(self, nodes: Nodes, resolver: Resolver, callers: Callers, contexts, functors,
-                 library: dict[tuple[str, int, str], str], aliases: dict[tuple[str, str | None, str], list[str]]):
+                 library: dict[tuple[str, int, str], str], aliases: dict[tuple[str, str | None, str], list[str]],
+                 called: dict[int, tuple[tuple[int, str], ...]] | None = None):
         self.nodes, self.resolver, self.callers, self.contexts = nodes, resolver, callers, contexts
         self.functors, self.library, self.aliases = functors, library, aliases
+        self.called = called or {}  # called_parameters
 
     def edges(self, rows: list[tuple]) -> Iterator[Edge]:
         """The edges of these calls. A vendor entry point that has no node yet gets (family, callee) for
@@ -209,6 +233,8 @@ class _Calls:
             receiver_type = None
         targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type, arg_types,
                                    receiver_const)
+        if arg_types is not None and self.called:
+            yield from self._handed(targets, arg_types, src, ctx, file, line, name)
         param = resolver.through_parameter(ctx, callee, receiver_type)
         if param is not None:  # bound to what the call sites give the parameter; else the rows below stand
             yield (EdgeKind.CALLS, src.node, None, file, line, How.TEMPLATE_PARAMETER, callee, param)
@@ -235,6 +261,32 @@ class _Calls:
                 yield (EdgeKind.CALLS, src.node, None, file, line, t.how, callee, t.detail, t.candidates)
             else:
                 yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, callee, t.detail)
+
+
+    def _handed(self, targets: list, arg_types: str, src: Symbol, ctx, file: str, line: int,
+                name: str) -> Iterator[Edge]:
+        """A function handed by name to a callee whose body calls that parameter (`unary_op_impl_(self,
+        at::abs_out)`, UnaryOps.cpp:551, whose unary_op_impl_ calls `out_impl(self, self)`): the caller reaches
+        it through the callee, at this call: a redispatch to the op, or a call of the function, found by lookup
+        from the caller (the callee's definition may see none of it)."""
+        positions = [p for t in targets if t.node is not None for p in self.called.get(t.node, ())]
+        if not positions:
+            return
+        written = json.loads(arg_types)
+        for position, param in dict.fromkeys(positions):
+            m = _FUNCTION_ARGUMENT.fullmatch(written[position] or "") if position < len(written) else None
+            if m is None:
+                continue
+            handed = m.group(1)
+            detail = f"handed to {name} as {param}, which calls it"
+            for t in self.resolver.resolve(ctx, handed, handed.rsplit("::", 1)[-1], -1, None):
+                if t.how not in _HANDED_HOW:
+                    continue
+                if t.how is How.OP:
+                    for op_node in (self.nodes.op[o] for o in t.op):
+                        yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, handed, detail)
+                elif t.node is not None:
+                    yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, handed, detail)
 
 
 def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,

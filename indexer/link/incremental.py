@@ -129,9 +129,10 @@ def _changed_files(conn: sqlite3.Connection, old: sqlite3.Connection) -> set[str
 def _definition_keys(conn: sqlite3.Connection, files: set[str], def_columns: set[str]) -> dict[int, tuple]:
     """definitions.id -> what name lookup sees of the definition (all but its lines), for the files given:
     with its template parameters (template_args.py binds calls through them), its return type (the
-    resolver types call chains by it) and its guard (configurations.py: one definition per build)."""
+    resolver types call chains by it), its guard (configurations.py: one definition per build) and the
+    parameters its body calls (a caller that hands one a function by name reaches it: edges._Calls._handed)."""
     arity = ", min_args, max_args" if "min_args" in def_columns else ""
-    arity += "".join(f", {c}" for c in ("template_params", "returns", "guard") if c in def_columns)
+    arity += "".join(f", {c}" for c in ("template_params", "returns", "guard", "called_params") if c in def_columns)
     marks = ", ".join("?" * len(files))
     return {i: tuple(rest) for i, *rest in conn.execute(
         f"SELECT id, name, qualified_name, kind, file, qualifiers, signature{arity} FROM definitions "

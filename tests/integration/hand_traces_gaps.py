@@ -69,14 +69,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
     'Y2:addmm.out-CPU': {
         ('aten/src/ATen/native/cpu/BlasKernel.cpp:104', 'gemm_notrans_'): UNDIAGNOSED,
     },
-    'Y2:cudnn_convolution-CUDA': {
-        ('aten/src/ATen/native/cudnn/Conv_v8.cpp:1200', 'raw_cudnn_convolution_forward_out_v7'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cudnn/Conv_v7.cpp:780', 'raw_cudnn_convolution_forward_out_v7'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cudnn/Conv_v7.cpp:791', 'split_batch_dim_to_32bit_out'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cudnn/Conv_v7.cpp:606', 'split_batch_dim_to_32bit_out'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cudnn/Conv_v7.cpp:697', 'raw_cudnn_convolution_forward_out_32bit'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cudnn/Conv_v7.cpp:759', 'cudnnConvolutionForward'): UNDIAGNOSED,
-    },
     'Y2:mkldnn_linear-MkldnnCPU': {
         ('aten/src/ATen/native/mkldnn/Linear.cpp:85', 'itensor_from_mkldnn'): UNDIAGNOSED,
         ('aten/src/ATen/native/mkldnn/MKLDNNCommon.cpp:105', 'itensor_from_mkldnn'): UNDIAGNOSED,
@@ -105,14 +97,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
     },
     'Y2:copy_-CompositeExplicitAutograd': {
         ('aten/src/ATen/native/cuda/Copy.cu:381', 'cudaMemcpyAsync'): UNDIAGNOSED,
-    },
-    'Y2:cudnn_convolution-CUDA-1.13.1': {
-        ('aten/src/ATen/native/cudnn/Conv_v8.cpp:596', 'raw_cudnn_convolution_forward_out_v7'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cudnn/Conv_v7.cpp:671', 'raw_cudnn_convolution_forward_out_v7'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cudnn/Conv_v7.cpp:676', 'split_batch_dim_to_32bit_out'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cudnn/Conv_v7.cpp:556', 'split_batch_dim_to_32bit_out'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cudnn/Conv_v7.cpp:622', 'raw_cudnn_convolution_forward_out_32bit'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cudnn/Conv_v7.cpp:656', 'cudnnConvolutionForward'): UNDIAGNOSED,
     },
     'Y2:bernoulli_.float-CUDA-1.13.1': {
         ('aten/src/ATen/native/cpu/DistributionKernels.cpp:152', 'bernoulli_scalar_kernel'): OTHER_DEVICE,
