@@ -12,9 +12,9 @@ from pathlib import Path
 
 from .. import index_file
 from ..vocab import Origin, StubKind
-from .kernels import autogen_detail, autogen_target, implementation
+from .kernels import CLONE, autogen_detail, autogen_target, implementation, view_copy_detail, view_copy_target
 from .classify import RUN_METHOD, compute_family, is_service_call
-from .kinds import EdgeKind, How, NodeKind
+from .kinds import VIEW_COPY, EdgeKind, How, NodeKind
 from .nodes import Nodes
 from .parallel import map_parts
 from .resolve import Resolver
@@ -401,12 +401,22 @@ def op_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols) -> Iterat
                         "d.file, d.line, o.func, o.kind, o.generated_from FROM dispatch d JOIN ops o ON o.id = d.op_id "
                         "ORDER BY d.id").fetchall()
     generated = {r[0] for r in conn.execute("SELECT name FROM ops WHERE generated_from IS NOT NULL")}
+    view_copies = {r[0] for r in conn.execute(
+        "SELECT o.name FROM ops o JOIN op_tags t ON t.op_id = o.id WHERE t.tag = 'view_copy'")}
     for ref, op, key, kernel, ns, origin, structured, via, file, line, func, kind, generated_from in rows:
         kernel_node = nodes.kernel[ref]
         yield (EdgeKind.HAS_KERNEL, nodes.op[op], kernel_node, file, line, How.YAML, kernel, key)
         sym, how, detail = implementation(symbols, key, kernel, ns, origin, bool(structured), func)
+        view = view_copy_target(op, nodes.op) if sym is None and how is How.NOT_IN_CHECKOUT and op in view_copies \
+            else None
+        if view is not None:  # a view_copy op's kernel that torchgen writes at build time
+            how, detail = How.GENERATED, VIEW_COPY
         loc = (sym.file, sym.line) if sym is not None else (file, line)
         yield (EdgeKind.IMPLEMENTS, kernel_node, sym.node if sym else None, *loc, how, kernel, detail)
+        if view is not None:
+            for target in (view, CLONE) if CLONE in nodes.op else (view,):
+                yield (EdgeKind.REDISPATCHES_TO_OP, kernel_node, nodes.op[target], file, line, How.GENERATED, target,
+                       view_copy_detail(target))
         if origin == Origin.AUTOGEN and sym is None and generated_from:
             # the kernel torchgen writes is not in the checkout: what it calls through the dispatcher is known
             target = autogen_target(op, kind, generated_from, generated, nodes.op.keys())

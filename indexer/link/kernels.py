@@ -79,6 +79,28 @@ def autogen_target(op: str, kind: str, generated_from: str, generated: set[str],
     return target if target in ops and target != op else None
 
 
+def view_copy_target(op: str, ops) -> str | None:
+    """The view op whose `<view>_copy` op this is (torchgen/gen_functionalization_type.py's GenCompositeViewCopyKernel
+    writes the kernel of a view_copy op named so: `at::_ops::<view>::call`, then the result cloned); None when
+    the name does not follow that scheme or the view op is not in the table."""
+    base, overload = naming.split_op(op)
+    if not base.endswith("_copy"):
+        return None
+    view = base.removesuffix("_copy") + (f".{overload}" if overload else "")
+    return view if view in ops else None
+
+
+CLONE = "clone"  # the op a generated view_copy kernel calls on the view's result (`output.clone(...)`)
+
+
+def view_copy_detail(target: str) -> str:
+    """What the generated view_copy kernel does with the op it calls (the view, then clone)."""
+    if target == CLONE:
+        return "torchgen's view_copy kernel: the view's result cloned (output.clone)"
+    call = f"at::_ops::{naming.unambiguous_name(*naming.split_op(target))}::call"
+    return f"torchgen's view_copy kernel: {call}, then its result cloned"
+
+
 def autogen_detail(kind: str, target: str) -> str:
     """What the generated kernel does with the op it calls (an autogen redispatch edge's detail)."""
     call = f"at::_ops::{naming.unambiguous_name(*naming.split_op(target))}::call"
