@@ -262,7 +262,6 @@ class _Calls:
             else:
                 yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, callee, t.detail)
 
-
     def _handed(self, targets: list, arg_types: str, src: Symbol, ctx, file: str, line: int,
                 name: str) -> Iterator[Edge]:
         """A function handed by name to a callee whose body calls that parameter (`unary_op_impl_(self,
