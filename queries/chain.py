@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from ..indexer.facts import Location
 from ..indexer.link.kinds import SEVERAL, EdgeKind, How, NodeKind
-from ..indexer.naming import ufunc_stub
+from ..indexer.naming import ufunc_base, ufunc_stub
 from ..indexer.vocab import DefinitionKind, StepKind, StubKind
 from .device_branches import Branches, branch_device, dense
 from .results import Definition, Step, Truncation, new_step
@@ -245,12 +245,12 @@ _BATCH = 500  # nodes whose edges one statement reads
 # in the order of the edges (the first definition of a key is its kernel). The kernel node between them is not
 # read: the build makes a has-kernel edge and the implements edge out of its target together, from one kernel
 # node (indexer/link/edges.py op_edges), so that an implements edge from it is enough.
-# A kernel torchgen writes for an autogen'd op is not in the checkout: its (op, key) node stands for it, named by
-# the kernel with ` [generated]`, where the graph says which op it calls (a generated redispatches-to-op edge).
+# A kernel torchgen writes at build time is not in the checkout: its (op, key) node stands for it, named by the
+# kernel with ` [generated]`: an autogen'd or view_copy op's, where the graph says which op it calls (a generated
+# redispatches-to-op edge), or a ufunc_inner_loop op's (ufunc_add_CPU: Linker._expand walks what it runs).
 _KERNELS = ("SELECT hk.src, hk.detail, n.id, n.kind, CASE WHEN im.dst IS NULL THEN im.target || ' [generated]' "
             "ELSE n.name END, n.file, n.line, n.device_path FROM edges hk JOIN edges im ON im.src = hk.dst "
-            f"JOIN nodes n ON n.id = coalesce(im.dst, CASE WHEN im.how = '{How.GENERATED}' AND EXISTS (SELECT 1 "
-            f"FROM edges r WHERE r.src = hk.dst AND r.kind = '{EdgeKind.REDISPATCHES_TO_OP}') THEN hk.dst END) "
+            f"JOIN nodes n ON n.id = coalesce(im.dst, CASE WHEN im.how = '{How.GENERATED}' THEN hk.dst END) "
             f"WHERE hk.src IN (SELECT value FROM json_each(?)) AND hk.kind = '{EdgeKind.HAS_KERNEL}' AND "
             f"im.kind = '{EdgeKind.IMPLEMENTS}' ORDER BY hk.src, hk.id, im.id")
 
@@ -325,6 +325,7 @@ class Linker:
         self._kernel_table: dict[int, dict[str, _Node]] = {}  # an op node's kernels: key -> implementing node
         self._op_kernels: dict[tuple[int, str], list[tuple[str, _Node]]] = {}  # _kernels_of's answers
         self._ufuncs: dict[str, list[tuple[str, str, str, Location]]] | None = None  # _ufunc_loops's answer
+        self._generated_ufunc: dict[int, tuple[str, str]] = {}  # a generated ufunc kernel's node -> (base, its key)
 
     def op_bases(self) -> set[str]:
         """Base names of every op, also without a trailing underscore (add_ -> add)."""
@@ -470,10 +471,12 @@ class Linker:
                         walk_key: str) -> tuple[list[Step], tuple[Truncation, ...]]:
         """The steps below the kernel torchgen writes for an autogen'd (op, key), which is not in the checkout:
         the op it calls through the dispatcher (its (op, key) node's generated redispatch edge) and that op's
-        kernels for `walk_key`; none where the graph has no such edge."""
+        kernels for `walk_key`; none where the graph has no such edge. Walked as a kernel: the node reaches device
+        work only through the dispatcher, so for a device's key it is thin (_walk) and the kernels it runs that are
+        thin too have their redispatches followed (_aminmax.out -> _aminmax's _aminmax_all -> aminmax)."""
         row = self.conn.execute("SELECT id FROM nodes WHERE kind = ? AND name = ?", (NodeKind.KERNEL, f"{op} {key}"))
         node = row.fetchone()
-        return self._chain_at(node[0], walk_key, depth, False) if node else ([], ())
+        return self._chain_at(node[0], walk_key, depth, True) if node else ([], ())
 
     def _chain_at(self, node: int, key: str, depth: int,
                   kernel: bool) -> tuple[list[Step], tuple[Truncation, ...]]:
@@ -527,6 +530,10 @@ class Linker:
         """(step fields, node to go on with, whether that node is run as a functor) for each edge out of a node;
         `body`: the node is a thin kernel or a helper of its body (_walk), whose calls of functions that reach
         device work only through the dispatcher are steps, and whose redispatches are followed."""
+        generated = self._generated_ufunc.get(node)
+        if generated is not None:  # a generated ufunc kernel (a redispatch to add.Tensor runs ufunc_add_CPU)
+            yield from self._generated_registrations(ufunc_stub(generated[0]), level, walk, device_of(generated[1]))
+            return
         edges = self.edges(node, in_functor)
         if node in self._templates:
             edges = _bound_here(edges, walk.sites)
@@ -603,17 +610,18 @@ class Linker:
         if not registered:
             yield from self._generated_registrations(stub.name.rsplit("::", 1)[-1], level, walk)
 
-    def _generated_registrations(self, stub: str, level: int, walk: _Walk):
+    def _generated_registrations(self, stub: str, level: int, walk: _Walk, device: str | None = None):
         """A ufunc_inner_loop op's stub (add_stub) is registered by the code torchgen generates for it, per
         device (torchgen/dest/ufunc.py: compute_ufunc_cpu and compute_ufunc_cuda each write
         `REGISTER_DISPATCH(add_stub, &add_kernel)`), so a kernel calling the stub (sub_out) runs that generated
         kernel: the helper it calls (cpu_kernel_vec or cpu_kernel, gpu_kernel), the ufunc_inner_loop dtypes and the
-        ufunc:: functions. The same model as the op's own generated kernels (api.Index._generated_chain)."""
+        ufunc:: functions. The same model as the op's own generated kernels (api.Index._generated_chain). `device`:
+        the one device whose generated kernel runs (a redispatch to ufunc_add_CPU), else the walk's (or both)."""
         loops = self._ufunc_loops().get(stub)
         if not loops:
             return
         where, base, keys = loops[0][3], loops[0][1], {k for k, _n, _d, _w in loops}
-        for device in ("CPU", "CUDA") if walk.device is None else (walk.device,):
+        for device in (device,) if device is not None else ("CPU", "CUDA") if walk.device is None else (walk.device,):
             if device not in ("CPU", "CUDA"):
                 continue
             yield _step(StepKind.REGISTERED, f"{base}_kernel [generated]", where, level, device,
@@ -688,6 +696,8 @@ class Linker:
                 self._kernel_table[op] = {}
             for op, key, *node in self.conn.execute(_KERNELS, (f"[{','.join(map(str, part))}]",)):
                 self._kernel_table[op].setdefault(key, self._node(*node))
+                if node[1] == NodeKind.KERNEL and (base := ufunc_base(node[2].removesuffix(" [generated]"))):
+                    self._generated_ufunc[node[0]] = (base, key)
 
     def _kernels_of(self, op: int, key: str) -> list[tuple[str, _Node]]:
         """The kernels a redispatch to `op` runs: the same key's, else a composite one's; from a composite

@@ -28,6 +28,13 @@ YAML = """\
   structured_inherits: TensorIteratorBase
   dispatch:
     CPU, CUDA: sub_out
+
+- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  structured_delegate: add.out
+
+- func: twice(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: twice
 """
 BINARY_H = """\
 namespace at::native {
@@ -41,6 +48,9 @@ namespace at::native {
 DEFINE_DISPATCH(add_stub);
 TORCH_IMPL_FUNC(sub_out) (const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& result) {
   add_stub(device_type(), *this, -alpha);
+}
+Tensor twice(const Tensor& self) {
+  return at::add(self, self);
 }
 }
 """
@@ -104,3 +114,17 @@ def test_ops_for_a_ufunc_function_finds_the_generated_kernels_and_the_stubs_call
     for key in ("CPU", "CUDA"):
         assert hits[("sub.out", key)] == ("at::native::structured_sub_out::impl", "uses add_stub",
                                           "add_kernel [generated]", "ufunc::add")
+
+
+def test_a_redispatch_to_a_ufunc_op_runs_its_generated_kernels(db: Path):
+    """twice (BinaryOps.cpp:8) calls at::add: add.Tensor delegates to add.out, whose CPU and CUDA kernels torchgen
+    generates (ufunc_add_CPU, ufunc_add_CUDA; yaml line 4), at add.Tensor's structured_delegate line (15). The walk
+    goes on into them as into any op's kernel."""
+    [answer] = Index.open(db).kernels_for("twice")
+    shown = [(s.kind, s.name, s.file and s.file.rsplit("/", 1)[-1], s.line, s.device) for s in answer.keys[0].chain]
+    assert shown[:3] == [("redispatch", "add.Tensor", "BinaryOps.cpp", 8, None),
+                         ("definition", "ufunc_add_CPU [generated]", "native_functions.yaml", 15, "CPU"),
+                         ("definition", "ufunc_add_CUDA [generated]", "native_functions.yaml", 15, "CUDA")]
+    for device in ("CPU", "CUDA"):
+        assert ("registered", "add_kernel [generated]", "native_functions.yaml", 4, device) in shown
+    assert ("global_kernel", "at::native::elementwise_kernel", "Loops.cuh", 2, None) in shown
