@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..indexer.link.kinds import OPERATOR_CALLS, EdgeKind, How
+from ..indexer.link.kinds import OPERATOR_CALLS, EdgeKind, How, NodeKind
 from .results import CallShares
 
 NATIVE = "aten/src/ATen/native/"
@@ -36,8 +36,10 @@ def call_shares(conn: sqlite3.Connection, folder: str = NATIVE, show: int = 20) 
     """The shares of the calls written under the folder; the operator expressions on class operands (their edges'
     target is the operator function's name, `operator*`: cxx/calls.py) are counted apart, by how."""
     operators = ", ".join(f"'{name}'" for name in sorted(OPERATOR_CALLS))
+    # not the redispatches of the (op, key) nodes of kernels torchgen writes (autogen, view_copy): native_functions.yaml
+    # says them, no C++ call does
     every = ("SELECT DISTINCT src, file, line, target, how FROM edges WHERE kind IN (?, ?, ?, ?) "
-             "AND substr(file, 1, ?) = ?")
+             f"AND substr(file, 1, ?) = ? AND src NOT IN (SELECT id FROM nodes WHERE kind = '{NodeKind.KERNEL}')")
     sites = f"{every} AND target NOT IN ({operators})"
     args = (*_CALL_KINDS, len(folder), folder)
     by_operator = conn.execute(f"SELECT how, count(*) FROM ({every} AND target IN ({operators})) GROUP BY how "
