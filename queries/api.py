@@ -206,7 +206,8 @@ class Index:
         below it (stubs, registered kernels, launches, dtypes, library calls), the meta function, the backward."""
         return [self._kernels_for_op(op_name, keys, depth) for op_name in self.resolve(name)]
 
-    def _kernels_for_op(self, op_name: str, keys: tuple[str, ...], depth: int, runs_on: str | None = None) -> KernelsFor:
+    def _kernels_for_op(self, op_name: str, keys: tuple[str, ...], depth: int,
+                        runs_on: str | None = None) -> KernelsFor:
         """`runs_on`: the runtime key a composite kernel is asked for by (`CPU <- CompositeExplicitAutograd`): its
         chain is walked for that key's device, as the dispatcher runs it there (its stubs and redispatches reach
         that device's kernels)."""

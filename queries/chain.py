@@ -469,7 +469,7 @@ class Linker:
 
     def generated_chain(self, op: str, key: str, depth: int,
                         walk_key: str) -> tuple[list[Step], tuple[Truncation, ...]]:
-        """The steps below the kernel torchgen writes for an autogen'd (op, key), which is not in the checkout:
+        """The steps below the kernel torchgen writes for an autogen'd or view_copy (op, key), not in the checkout:
         the op it calls through the dispatcher (its (op, key) node's generated redispatch edge) and that op's
         kernels for `walk_key`; none where the graph has no such edge. Walked as a kernel: the node reaches device
         work only through the dispatcher, so for a device's key it is thin (_walk) and the kernels it runs that are
@@ -610,18 +610,18 @@ class Linker:
         if not registered:
             yield from self._generated_registrations(stub.name.rsplit("::", 1)[-1], level, walk)
 
-    def _generated_registrations(self, stub: str, level: int, walk: _Walk, device: str | None = None):
+    def _generated_registrations(self, stub: str, level: int, walk: _Walk, only: str | None = None):
         """A ufunc_inner_loop op's stub (add_stub) is registered by the code torchgen generates for it, per
         device (torchgen/dest/ufunc.py: compute_ufunc_cpu and compute_ufunc_cuda each write
         `REGISTER_DISPATCH(add_stub, &add_kernel)`), so a kernel calling the stub (sub_out) runs that generated
         kernel: the helper it calls (cpu_kernel_vec or cpu_kernel, gpu_kernel), the ufunc_inner_loop dtypes and the
-        ufunc:: functions. The same model as the op's own generated kernels (api.Index._generated_chain). `device`:
-        the one device whose generated kernel runs (a redispatch to ufunc_add_CPU), else the walk's (or both)."""
+        ufunc:: functions. The same model as the op's own generated kernels (api.Index._generated_chain). `only`: the
+        one device whose generated kernel runs (a redispatch to ufunc_add_CPU), else the walk's (or both)."""
         loops = self._ufunc_loops().get(stub)
         if not loops:
             return
         where, base, keys = loops[0][3], loops[0][1], {k for k, _n, _d, _w in loops}
-        for device in (device,) if device is not None else ("CPU", "CUDA") if walk.device is None else (walk.device,):
+        for device in (only,) if only is not None else ("CPU", "CUDA") if walk.device is None else (walk.device,):
             if device not in ("CPU", "CUDA"):
                 continue
             yield _step(StepKind.REGISTERED, f"{base}_kernel [generated]", where, level, device,

@@ -77,14 +77,16 @@ def _edges(db, caller: str) -> dict[int, set[tuple]]:
 
 def test_extraction_records_the_parameters_a_body_calls(db):
     with sqlite3.connect(db) as conn:
-        got = dict(conn.execute("SELECT qualified_name, called_params FROM definitions WHERE called_params IS NOT NULL"))
+        got = dict(conn.execute(
+            "SELECT qualified_name, called_params FROM definitions WHERE called_params IS NOT NULL"))
     assert got == {"at::native::unary_impl": '["out_impl:1"]', "at::native::split_32bit": '["f32:2"]'}
 
 
 def test_an_op_function_handed_on_is_a_redispatch_at_the_call(db):
     assert _edges(db, "at::native::neg_it")[19] == {
         ("calls", "same-namespace", "unary_impl", "at::native::unary_impl", None),
-        ("redispatches-to-op", "op", "at::neg_it_out", "neg_it.out", "handed to unary_impl as out_impl, which calls it")}
+        ("redispatches-to-op", "op", "at::neg_it_out", "neg_it.out",
+         "handed to unary_impl as out_impl, which calls it")}
 
 
 def test_a_function_handed_on_is_called_at_the_call(db):
