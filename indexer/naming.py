@@ -26,6 +26,16 @@ def unambiguous_name(base: str, overload: str) -> str:
     return f"{base}_{overload}" if overload else base
 
 
+def functional_overload(out_overload: str) -> str:
+    """The overload of an out= op's functional op in torchgen's naming: `out` -> ``, `Scalar_out` -> `Scalar`."""
+    return out_overload.removesuffix("out").removesuffix("_")
+
+
+def ops_call(op: str) -> str:
+    """The entry point generated code calls an op through: `add.Scalar` -> `at::_ops::add_Scalar::call`."""
+    return f"at::_ops::{unambiguous_name(*split_op(op))}::call"
+
+
 def ufunc_kernel(base: str, key: str) -> str:
     """The kernel torchgen generates for a ufunc_inner_loop op: `ufunc_add_CPU`."""
     return f"ufunc_{base}_{key}"

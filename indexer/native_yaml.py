@@ -405,7 +405,7 @@ def _generates(parent: OpFact, schema: Schema, ops: dict[str, OpFact], implicit:
     else:
         stem = schema.base.rstrip("_")
         names = {stem, stem + "_"}
-    overload = schema.overload.removesuffix("out").removesuffix("_") if schema.kind == "out" else schema.overload
+    overload = naming.functional_overload(schema.overload) if schema.kind == "out" else schema.overload
     overloads = {overload, f"{overload}_out" if overload else "out"}
     group = [ops[f"{n}.{o}" if o else n] for n in names for o in overloads if (f"{n}.{o}" if o else n) in ops]
     if all(op.manual_cpp_binding for op in group):

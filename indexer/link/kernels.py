@@ -70,7 +70,7 @@ def autogen_target(op: str, kind: str, generated_from: str, generated: set[str],
     that lists it (gen_composite_functional_kernel). None: no such op in the table."""
     base, overload = naming.split_op(op)
     if kind == "out":  # foo.out -> foo, foo.Scalar_out -> foo.Scalar
-        stem = overload.removesuffix("out").removesuffix("_")
+        stem = naming.functional_overload(overload)
         functional = f"{base}.{stem}" if stem else base
         target = functional if functional in ops else generated_from
     else:
@@ -97,13 +97,13 @@ def view_copy_detail(target: str) -> str:
     """What the generated view_copy kernel does with the op it calls (the view, then clone)."""
     if target == CLONE:
         return "torchgen's view_copy kernel: the view's result cloned (output.clone)"
-    call = f"at::_ops::{naming.unambiguous_name(*naming.split_op(target))}::call"
+    call = naming.ops_call(target)
     return f"torchgen's view_copy kernel: {call}, then its result cloned"
 
 
 def autogen_detail(kind: str, target: str) -> str:
     """What the generated kernel does with the op it calls (an autogen redispatch edge's detail)."""
-    call = f"at::_ops::{naming.unambiguous_name(*naming.split_op(target))}::call"
+    call = naming.ops_call(target)
     if kind == "out":
         return f"torchgen's out= kernel: {call}, then its result copied into out"
     return f"torchgen's functional kernel: {call} on clones of the arguments it writes"
