@@ -372,6 +372,8 @@ def _build_on(target: index_file.IndexFile, ck: _Checkout, prior: _Prior | None,
     link_key = _link_hash()
     if planned.up_to_date and previous is not None and previous.get("link_key") != link_key:
         planned = dataclasses.replace(planned, up_to_date=False)  # the facts stand; only the graph is made again
+    if planned.up_to_date and previous is not None and previous.get("chains_key") != code_hash.chain_walk():
+        planned = dataclasses.replace(planned, up_to_date=False)  # the graph stands; the chains are walked again
     if planned.up_to_date:
         progress("yaml", 3, 3)
         if target.state is index_file.State.INDEX:
@@ -402,6 +404,7 @@ class _Run:
     includes: object = None  # the include graph of the C++ facts (link.includes.IncludeGraph), once made
     reextracted: list[str] = field(default_factory=list)  # kept files extracted again with other files' macros
     confirm: index_file.PendingCheck | None = None  # the check of the index updated, asked before the rename
+    link_changes: object = None  # what an incremental link changed (link.stage.GraphChanges; None: linked whole)
 
 
 def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
@@ -429,6 +432,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
         _link_stage(conn, run, jobs or os.cpu_count() or 1)
         _dispatch_table_stage(conn, run)
         summary = _finish(conn, run, db)
+        _chain_stage(conn, run, tmp, jobs or os.cpu_count() or 1)
         if run.plan.analyze:
             conn.execute("ANALYZE")  # outside a transaction (_finish committed): sqlite3 opens none for it
         conn.close()
@@ -666,8 +670,30 @@ def _link_stage(conn: sqlite3.Connection, run: _Run, jobs: int) -> None:
     run.meta["link_inputs"] = summary.inputs
     run.meta["link_file_includes"] = json.dumps(summary.file_includes, sort_keys=True)
     run.meta["linked"] = "incremental" if summary.incremental else "whole"
+    run.link_changes = summary.changes
     conn.commit()
     run.progress("link", 1, 1)
+
+
+def _chain_stage(conn: sqlite3.Connection, run: _Run, tmp: Path, jobs: int) -> None:
+    """The chains kernels-for shows, walked over the finished index (chain_stage.py): again where an
+    incremental link's changes reach them, when the index updated holds chains of this code; else all.
+    Its own meta keys are written here (_finish has written the others)."""
+    from . import chain_stage
+
+    run.progress("chains", 0, 1)
+    previous = run.previous if not run.plan.fresh else None
+    walked = None
+    if previous is not None and previous.get("chains_key") == code_hash.chain_walk() and \
+            run.link_changes is not None and run.db is not None:
+        walked = chain_stage.update(conn, tmp, run.db, run.link_changes, jobs)
+    how = "incremental"
+    if walked is None:
+        walked, how = chain_stage.fill(conn, tmp, jobs), "whole"
+    conn.execute("DELETE FROM meta WHERE key IN ('chains_walked', 'chains')")
+    conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [("chains_walked", str(walked)), ("chains", how)])
+    conn.commit()
+    run.progress("chains", 1, 1)
 
 
 def _unchanged(run: _Run, key: str, inputs: str) -> bool:

@@ -42,3 +42,11 @@ def link_stage() -> str:
 def dispatcher_stage() -> str:
     """indexer/dispatcher's modules."""
     return _package(INDEXER / "dispatcher")
+
+
+def chain_walk() -> str:
+    """The query modules whose code decides a chain's steps (queries/chain.py and what it runs, the edge kinds
+    of link/kinds.py): chains kept in an index (queries/chain_store.py) by other code are walked again."""
+    queries = INDEXER.parent / "queries"
+    names = ("chain.py", "chain_store.py", "device_branches.py", "results.py")
+    return _digest([(f"queries/{n}", queries / n) for n in names] + [("link/kinds.py", INDEXER / "link" / "kinds.py")])

@@ -21,6 +21,7 @@ import gc
 import json
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -28,6 +29,7 @@ from ..indexer.facts import Location
 from ..indexer.link.kinds import SEVERAL, EdgeKind, How, NodeKind
 from ..indexer.naming import ufunc_base, ufunc_stub
 from ..indexer.vocab import DefinitionKind, StepKind, StubKind
+from . import chain_store
 from .device_branches import Branches, branch_device, dense
 from .results import Definition, Step, Truncation, new_step
 
@@ -122,6 +124,8 @@ class _Walk:
     off_device: dict[str, dict[str, None]] = field(default_factory=dict)  # a branch that never runs on the
     # walk's device -> the calls written in it
     uncompiled: dict[str, dict[str, None]] = field(default_factory=dict)  # lines under an #if no build compiles
+    reads: set[int] = field(default_factory=set)  # the nodes whose edges the walk read (chain_store: what it read)
+    names: set[str] = field(default_factory=set)  # the names it looked definitions up by
 
     def add(self, fields: tuple, parent: int | None) -> int:
         """The step of these fields (_step's order), found below the step at index `parent`, once: its index
@@ -326,6 +330,11 @@ class Linker:
         self._op_kernels: dict[tuple[int, str], list[tuple[str, _Node]]] = {}  # _kernels_of's answers
         self._ufuncs: dict[str, list[tuple[str, str, str, Location]]] | None = None  # _ufunc_loops's answer
         self._generated_ufunc: dict[int, tuple[str, str]] = {}  # a generated ufunc kernel's node -> (base, its key)
+        self.stored_chains = True  # read the chains the build walked (chain_store); False: walk every chain
+        self._stored: bool | None = None  # whether the index's stored chains are this code's (chain_store.usable)
+        # Set by the build's chain stage: called with each chain walked (memo key, steps, truncations, the nodes
+        # and names the walk read); a recording Linker walks every chain, reading none stored.
+        self.record: Callable[[tuple, list[Step], tuple[Truncation, ...], set[int], set[str]], None] | None = None
 
     def op_bases(self) -> set[str]:
         """Base names of every op, also without a trailing underscore (add_ -> add)."""
@@ -478,6 +487,12 @@ class Linker:
         node = row.fetchone()
         return self._chain_at(node[0], walk_key, depth, True) if node else ([], ())
 
+    def chain_from(self, node: int, key: str, depth: int,
+                   kernel: bool = False) -> tuple[list[Step], tuple[Truncation, ...]]:
+        """The steps below a node given by id (the build's chain stage walks again the chains an edit may change,
+        by the row's node, key, depth and kernel)."""
+        return self._chain_at(node, key, depth, kernel)
+
     def _chain_at(self, node: int, key: str, depth: int,
                   kernel: bool) -> tuple[list[Step], tuple[Truncation, ...]]:
         memo = (node, key, depth, kernel)
@@ -490,15 +505,33 @@ class Linker:
             collecting = gc.isenabled()
             gc.disable()
             try:
-                self._chains[memo] = self._walk(node, key, depth, kernel)
+                got = self._stored_chain(memo) if self.record is None else None
+                if got is None:
+                    steps, cuts, walk = self._walk(node, key, depth, kernel)
+                    got = steps, cuts
+                    if self.record is not None:
+                        self.record(memo, steps, cuts, walk.reads, walk.names)
+                self._chains[memo] = got
             finally:
                 if collecting:
                     gc.enable()
         steps, cuts = self._chains[memo]
         return list(steps), cuts
 
-    def _walk(self, node: int, key: str, depth: int, kernel: bool) -> tuple[list[Step], tuple[Truncation, ...]]:
-        """One breadth-first walk from a node (chain() keeps its answer). An op's kernel that reaches device work
+    def _stored_chain(self, memo: tuple[int, str, int, bool]) -> tuple[list[Step], tuple[Truncation, ...]] | None:
+        """The chain the build walked from this node for this key and depth (chain_store), if it kept one and
+        this code made it."""
+        if self._stored is None:
+            self._stored = chain_store.usable(self.conn)
+        if not (self._stored and self.stored_chains):
+            return None
+        row = self.conn.execute(f"SELECT body FROM {chain_store.TABLE} WHERE node = ? AND key = ? AND depth = ? "
+                                "AND kernel = ?", memo).fetchone()
+        return None if row is None else chain_store.decode(row[0])
+
+    def _walk(self, node: int, key: str, depth: int,
+              kernel: bool) -> tuple[list[Step], tuple[Truncation, ...], _Walk]:
+        """One breadth-first walk from a node (chain() keeps its answer), with the walk (what it read). An op's kernel that reaches device work
         only through the dispatcher (device_path 3) is thin: see _body."""
         device = device_of(key)
         composite = key in COMPOSITE
@@ -508,6 +541,7 @@ class Linker:
         # (node, level, run as a functor, the step that entered it, part of a thin kernel's body)
         queue: list[tuple[int, int, bool, int | None, bool]] = [(node, 0, False, None, walk.thin)]
         for i, (current, level, in_functor, entered, body) in enumerate(queue):  # the loop sees what it appends
+            walk.reads.add(current)
             if not self._read(current, in_functor):  # every node queued is expanded: their edges in one read
                 self.prefetch((q[0] for q in queue[i:] if not q[2]), False)
                 self.prefetch((q[0] for q in queue[i:] if q[2]), True)
@@ -520,7 +554,7 @@ class Linker:
                     queue.append((target.id, level + 1, functor, at, _body(fields, target, body)))
                 else:
                     walk.too_deep[target.name] = None
-        return walk.steps, walk.truncations(depth)
+        return walk.steps, walk.truncations(depth), walk
 
     def _device_path(self, node: int) -> int:
         row = self.conn.execute("SELECT device_path FROM nodes WHERE id = ?", (node,)).fetchone()
@@ -592,6 +626,7 @@ class Linker:
 
     def _stub_steps(self, stub: _Node, loc: Location | None, level: int, walk: _Walk):
         yield _step(StepKind.STUB, stub.name, loc, level, how=How.EXACT), None, False
+        walk.reads.add(stub.id)
         registered = False
         for kind, _dst, file, line, how, target, detail, where, dn, _need in self._stub_edges(stub.id):
             where = where or self.place(file, line)
@@ -621,6 +656,8 @@ class Linker:
         if not loops:
             return
         where, base, keys = loops[0][3], loops[0][1], {k for k, _n, _d, _w in loops}
+        walk.names.add(base)  # the ufunc:: functions are found by name, and so are the helpers
+        walk.names.update(ufunc_helpers(keys, True) + ufunc_helpers(keys, False))
         for device in (only,) if only is not None else ("CPU", "CUDA") if walk.device is None else (walk.device,):
             if device not in ("CPU", "CUDA"):
                 continue
@@ -682,6 +719,7 @@ class Linker:
         yield _step(StepKind.REDISPATCH, op.name, loc, level, how=How.OP, detail=detail), None, False
         if level > 0 and not walk.composite and not body:
             return  # a backend kernel's helpers call many small ops; only its own body's redispatches are followed
+        walk.reads.add(op.id)
         for key, dn in self._kernels_of(op.id, walk.key):
             yield _step(StepKind.DEFINITION, dn.name, dn.loc, level, key, detail=f"{op.name} {key}", how=How.YAML,
                         site=loc), dn, False

@@ -11,7 +11,7 @@ arrays in TEXT columns.
 
 from __future__ import annotations
 
-from sqlalchemy import ForeignKey, Index, Integer, String, Text
+from sqlalchemy import ForeignKey, Index, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from .version import SCHEMA_VERSION  # noqa: F401  (re-exported)
@@ -687,6 +687,18 @@ class Edge(Base):
     how: Mapped[str] = mapped_column(String, comment="exact, same-file, include, same-namespace, using, receiver-type, overload, argument-types, argument-dependent, overrides, specialisations, unique-name, registered, yaml, generated, per-build-configuration; for no target: op, tensor-method, macro, standard, vendor, type, ambiguous, not-in-checkout, virtual")
     target: Mapped[str | None] = mapped_column(String, comment="the name as written at the edge's place: at::cuda::blas::gemm<scalar_t>, add_kernel")
     detail: Mapped[str | None] = mapped_column(Text, comment="registers: device and CPU capability (CPU AVX2); launches: the <<<config>>>; dtypes: the macro and its dtypes; ambiguous: the number of candidates")
+
+
+class Chain(Base):
+    """A chain kernels-for shows, walked at build time from one node (queries/chain_store.py): a fresh Index reads it instead of walking the edges below the node."""
+
+    __tablename__ = "chains"
+    node: Mapped[int] = mapped_column(Integer, primary_key=True, comment="nodes.id the walk starts from: an (op, key)'s kernel definition, a helper generated code calls, or the (op, key) node of a kernel torchgen writes")
+    key: Mapped[str] = mapped_column(String, primary_key=True, comment="the dispatch key walked for (CPU, CUDA, CompositeExplicitAutograd ...)")
+    depth: Mapped[int] = mapped_column(Integer, primary_key=True, comment="the --depth walked to (the default only)")
+    kernel: Mapped[int] = mapped_column(Integer, primary_key=True, comment="1 when the node is an (op, key)'s kernel (a thin one has its redispatches followed), else 0")
+    body: Mapped[bytes] = mapped_column(LargeBinary, comment="zlib-compressed JSON [places, steps, truncations]: places [[file, line], ...]; each step [kind, name, loc, device, detail, depth, how, site, parent], loc and site indexes into places")
+    reads: Mapped[bytes] = mapped_column(LargeBinary, comment="zlib-compressed JSON [node ids, names]: the nodes whose edges the walk read and the names it looked definitions up by (an incremental build walks again the rows an edit reaches)")
 
 
 # ---- The dispatcher's keys and its computed table (indexer/dispatcher/keymodel.py, table.py)

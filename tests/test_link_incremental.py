@@ -8,11 +8,15 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from tg_index.indexer.build import build
 from tg_index.indexer.link import link
+from tg_index.queries import chain_store
+from tg_index.queries.api import Index
+from tg_index.queries.results import KernelsFor
 
 from .conftest import FIXTURES
 
@@ -131,6 +135,48 @@ def test_a_rebuild_links_what_a_cold_link_gives(edit: str, indexed: tuple[Path, 
     cold = tmp_path / "cold.db"  # the same tree and facts, built in another order
     build(tree, cold, jobs=1)
     assert graph(db) == graph(cold)
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_a_rebuild_keeps_only_chains_a_walk_gives(edit: str, indexed: tuple[Path, Path], tmp_path: Path):
+    """The chains the build keeps (indexer/chain_stage.py) are walked again where the edit reaches them: after
+    the update, every row is what a walk of its node gives now, and every op's answer read from the rows is the
+    answer of a walk, and has the steps of a cold build of the edited tree (in an order of their own: a walk
+    reads a stub's registrations in the order of their edges' ids, and the update gives the registrations it
+    makes again new ones)."""
+    tree, db = indexed
+    path, old, new, how = EDITS[edit]
+    _edit(tree, path, old, new)
+    build(tree, db, jobs=1)
+    assert meta(db, "chains") == how  # a whole link walks every chain again; an incremental one, those it reaches
+    cold = tmp_path / "cold.db"
+    build(tree, cold, jobs=1)
+    assert stale_chains(db) == []
+    ops = [r[0] for r in Index.open(db).conn.execute("SELECT name FROM ops ORDER BY name")]
+    for op in ops:
+        walked = Index.open(db)
+        walked.linker().stored_chains = False
+        stored = Index.open(db).kernels_for(op)
+        assert stored == walked.kernels_for(op), op
+        assert [_unordered(a) for a in stored] == [_unordered(a) for a in Index.open(cold).kernels_for(op)], op
+
+
+def _unordered(answer: KernelsFor) -> list[tuple]:
+    """Each key of an answer with its steps as a multiset (without the index of the step each was found below)."""
+    return [(k.key, k.kernel, k.definition, k.truncated, Counter(replace(s, parent=None) for s in k.chain))
+            for k in answer.keys]
+
+
+def stale_chains(db: Path) -> list[tuple]:
+    """The rows of table chains that a walk of their node, key, depth and kernel gives otherwise."""
+    ix = Index.open(db)
+    linker = ix.linker()
+    linker.stored_chains = False
+    stale = []
+    for node, key, depth, kernel, body in ix.conn.execute("SELECT node, key, depth, kernel, body FROM chains"):
+        if chain_store.decode(body) != linker.chain_from(node, key, depth, bool(kernel)):
+            stale.append((node, key, depth, kernel))
+    return stale
 
 
 def _other_users(db: Path) -> tuple[int, ...]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tg_index.indexer import cxx, derivatives, link, native_yaml, python_api, rows
+from tg_index.indexer import chain_stage, cxx, derivatives, link, native_yaml, python_api, rows
 from tg_index.indexer.dispatcher import table_stage
 from tg_index.indexer.facts import Location
 from tg_index.schema import Base
@@ -89,7 +89,7 @@ def test_rows_write_every_model_column_but_the_row_id(table: rows.Table):
 
 def test_every_table_has_a_writer_and_version_lists_them():
     written = {t.name for t in _written_tables()} | {"op_tags", "files", "meta", "dispatcher_registrations", "op_backward"} \
-        | set(link.GRAPH_TABLES) | set(table_stage.TABLES)
+        | set(link.GRAPH_TABLES) | set(table_stage.TABLES) | set(chain_stage.TABLES)
     assert written == set(Base.metadata.tables)
     assert TABLES == tuple(sorted(Base.metadata.tables))  # the constant the query side reads without SQLAlchemy
     assert set(rows.OP_TAGS_COLUMNS) == _model_columns("op_tags")

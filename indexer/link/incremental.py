@@ -35,7 +35,7 @@ from .kinds import SEVERAL, EdgeKind, How, NodeKind
 from .nodes import Nodes, definition_nodes, make_nodes, temp_nodes
 from .edges import call_rows, stub_site_edges
 from .includes import IncludeGraph
-from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, LinkSummary, callable_classes,
+from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, GraphChanges, LinkSummary, callable_classes,
                     count_device_candidates, fact_edges, prepare)
 
 OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BACKWARD)  # made again each time
@@ -114,10 +114,11 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
     else:
         return None
     count_device_candidates(device, new)
-    _write(conn, matched, device, moved, new)
+    sources = _write(conn, matched, device, moved, new)
     nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    touched = sources | matched.removed | {u[4] for u in matched.updates} | moved | {r[0] for r in matched.nodes.rows}
     return LinkSummary(nodes, conn.execute("SELECT count(*) FROM edges").fetchone()[0], p.inputs, p.file_includes,
-                       True)
+                       True, GraphChanges(frozenset(changed), frozenset(touched), frozenset(matched.changed_names)))
 
 
 def _changed_files(conn: sqlite3.Connection, old: sqlite3.Connection) -> set[str]:
@@ -355,37 +356,50 @@ def _counting(conn: sqlite3.Connection, moved: set[int], files: set[str]) -> set
     return more
 
 
-def _op_edges_changed(conn: sqlite3.Connection, new: list[tuple]) -> list[tuple]:
+def _op_edges_changed(conn: sqlite3.Connection, new: list[tuple]) -> tuple[list[tuple], set[int]]:
     """The op edges made again replace the graph's (they start at the op and kernel nodes): those not made
-    again are deleted; returned: the new rows to insert (those of the files, and the op edges not there yet)."""
+    again are deleted; returned: the new rows to insert (those of the files, and the op edges not there yet),
+    and the nodes whose op edges changed."""
     there: dict[tuple, list[int]] = {}
     for edge, *row in conn.execute(
             f"SELECT id, kind, src, dst, file, line, how, target, detail FROM edges WHERE src IN (SELECT id FROM nodes "
             f"WHERE kind IN (?, ?)) AND {_OP_EDGE}", (NodeKind.OP, NodeKind.KERNEL)):
         there.setdefault(tuple(row), []).append(edge)
-    rows = []
+    rows, sources = [], set()
     for row in new:
-        same = there.get(row) if _op_edge(row[0], row[5]) else None
+        op_edge = _op_edge(row[0], row[5])
+        same = there.get(row) if op_edge else None
         if same:
             same.pop()
         else:
             rows.append(row)
+            if op_edge:
+                sources.add(row[1])
+    sources.update(row[1] for row, left in there.items() if left)
     conn.executemany("DELETE FROM edges WHERE id = ?", [(edge,) for left in there.values() for edge in left])
-    return rows
+    return rows, sources
 
 
-def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved: set[int], new: list[tuple]) -> None:
+def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved: set[int],
+           new: list[tuple]) -> set[int]:
     """The edges of the files resolved again, the registrations made again and the op edges replaced, the nodes
     removed, moved and added, the library nodes no edge and no library call names removed, device_path
-    updated where it changed."""
+    updated where it changed. Returned: the nodes whose edges are not those they had, in the same order (the
+    same edges made again in the same order are no change; a walk reads a node's edges in id order)."""
     # The edges of the files resolved again, found through ix_edges_src: an edge starts at a node of its own
     # file (a fact's edges start at the definition around it), but for a stub's (registers, declared-at,
     # defined-at) and the op edges.
-    conn.execute(f"DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) OR "
-                 f"kind = ?) AND file IN (SELECT path FROM {_FILES}) AND NOT {_OP_EDGE}", (NodeKind.STUB,))
-    conn.execute(f"DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE kind = ?) AND kind = ? AND file IN "
-                 f"(SELECT path FROM {_REGISTERING})", (NodeKind.STUB, EdgeKind.REGISTERS))
-    new = _op_edges_changed(conn, new)
+    replaced = ((f"src IN (SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) OR kind = ?) AND file IN "
+                 f"(SELECT path FROM {_FILES}) AND NOT {_OP_EDGE}", (NodeKind.STUB,)),
+                (f"src IN (SELECT id FROM nodes WHERE kind = ?) AND kind = ? AND file IN (SELECT path FROM {_REGISTERING})",
+                 (NodeKind.STUB, EdgeKind.REGISTERS)))
+    rewritten: set[int] = {row[1] for row in new if not _op_edge(row[0], row[5])}
+    for where, args in replaced:
+        rewritten.update(r[0] for r in conn.execute(f"SELECT DISTINCT src FROM edges WHERE {where}", args))
+    before = _edge_lists(conn, rewritten)
+    for where, args in replaced:
+        conn.execute(f"DELETE FROM edges WHERE {where}", args)
+    new, sources = _op_edges_changed(conn, new)
     conn.executemany("DELETE FROM nodes WHERE id = ?", [(n,) for n in m.removed])
     conn.executemany("UPDATE nodes SET line = ?, end_line = ?, ref = ?, detail = ? WHERE id = ?", m.updates)
     conn.executemany(NODE_INSERT, [(*r[:8], device.get(r[0], 0)) for r in m.nodes.rows])
@@ -394,3 +408,14 @@ def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved:
     conn.execute("DELETE FROM nodes WHERE kind = ? AND id NOT IN (SELECT dst FROM edges WHERE kind = ? AND dst IS "
                  "NOT NULL) AND (detail, name) NOT IN (SELECT family, callee FROM library_calls)",
                  (NodeKind.LIBRARY, EdgeKind.CALLS_LIBRARY))
+    after = _edge_lists(conn, rewritten)
+    return sources | {n for n in rewritten if before.get(n) != after.get(n)}
+
+
+def _edge_lists(conn: sqlite3.Connection, nodes: set[int]) -> dict[int, list[tuple]]:
+    """The edges out of each of the nodes, in id order, without their ids."""
+    got: dict[int, list[tuple]] = {}
+    for src, *row in conn.execute("SELECT src, kind, dst, file, line, how, target, detail FROM edges WHERE src IN "
+                                  "(SELECT value FROM json_each(?)) ORDER BY src, id", (json.dumps(sorted(nodes)),)):
+        got.setdefault(src, []).append(tuple(row))
+    return got

@@ -22,9 +22,10 @@ MIN_PART = 20_000  # fewer items than this per process are not worth a fork
 _WORK: tuple[Callable[[list], Iterable[Any]], list] | None = None  # set before the fork, read by the workers
 
 
-def parts(count: int, jobs: int) -> list[tuple[int, int]]:
-    """`jobs` contiguous (start, end) ranges covering range(count), as even as can be."""
-    jobs = max(1, min(jobs, count // MIN_PART or 1))
+def parts(count: int, jobs: int, min_part: int | None = None) -> list[tuple[int, int]]:
+    """`jobs` contiguous (start, end) ranges covering range(count), as even as can be, each of min_part items
+    (MIN_PART when not given) at least, but for a single range."""
+    jobs = max(1, min(jobs, count // (min_part or MIN_PART) or 1))
     size, extra = divmod(count, jobs)
     bounds, start = [], 0
     for i in range(jobs):
@@ -44,10 +45,12 @@ def _run(bounds: tuple[int, int]) -> list[Any]:
     return list(work(items[bounds[0]:bounds[1]]))
 
 
-def map_parts(work: Callable[[list], Iterable[Any]], items: list, jobs: int) -> list[list[Any]]:
-    """[list(work(part)) for each part of items], the parts resolved at once in `jobs` processes."""
+def map_parts(work: Callable[[list], Iterable[Any]], items: list, jobs: int,
+              min_part: int | None = None) -> list[list[Any]]:
+    """[list(work(part)) for each part of items], the parts resolved at once in `jobs` processes (fewer where
+    a part would have less than min_part items)."""
     global _WORK
-    bounds = parts(len(items), jobs if sys.platform == "linux" else 1)
+    bounds = parts(len(items), jobs if sys.platform == "linux" else 1, min_part)
     _WORK = (work, items)
     try:
         if len(bounds) == 1:

@@ -40,12 +40,23 @@ EDGE_INSERT = f"INSERT INTO edges ({', '.join(GRAPH_TABLES['edges'][1:])}) VALUE
 
 
 @dataclass(frozen=True)
+class GraphChanges:
+    """What an incremental link changed, for the stages that keep what was made from the graph (the chains
+    walked at build time, indexer/chain_stage.py)."""
+
+    files: frozenset[str]  # the files whose facts changed
+    nodes: frozenset[int]  # nodes added, removed, moved or with another device_path, and those whose edges changed
+    names: frozenset[str]  # the names whose definitions were added or removed
+
+
+@dataclass(frozen=True)
 class LinkSummary:
     nodes: int
     edges: int
     inputs: str = ""  # fingerprint of the checkout-wide inputs (Prepared.inputs)
     file_includes: dict[str, str] = field(default_factory=dict)  # Prepared.file_includes
     incremental: bool = False  # only what could change was resolved again (incremental.py)
+    changes: GraphChanges | None = None  # what an incremental link changed (None: linked whole)
 
 
 def link_hash() -> str:

@@ -1,21 +1,23 @@
 """The incremental link on real 2.6.0: a copy of the tree in tmp_path (hard links; an edited file is
 replaced by a new one, never written in place, so the tree under the cache is not changed) is indexed,
 edited and indexed again; each rebuild's graph equals, without ids, the graph of a cold build of the
-edited tree. The edits: the bench's rename (tests/bench.py), linked in place, and lines added to a header many
-files include, linked whole since its call sites bind template arguments other files' edges name."""
+edited tree, and the chains it keeps are those a walk gives. The edits: the bench's rename
+(tests/bench.py), linked in place, and lines added to a header many files include, linked whole since
+its call sites bind template arguments other files' edges name."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 from tg_index.indexer.build import build
 
 from ..conftest import real_tree
-from ..test_link_incremental import graph, meta
+from ..test_link_incremental import graph, meta, stale_chains
 
 RENAMED = "aten/src/ATen/native/cuda/ActivationSoftplusKernel.cu"
 HEADER = "aten/src/ATen/native/cuda/Loops.cuh"
@@ -56,7 +58,8 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def _rebuild_equals_cold(tree: Path, db: Path, tmp_path: Path, how: str = "incremental") -> None:
     build(tree, db, jobs=2)
-    assert meta(db, "linked") == how
+    assert meta(db, "linked") == meta(db, "chains") == how
+    assert stale_chains(db) == []  # the chains kept (indexer/chain_stage.py) are those a walk gives now
     cold = tmp_path / "cold.db"
     build(tree, cold, jobs=2)
     assert graph(db) == graph(cold)
@@ -67,6 +70,9 @@ def test_the_bench_rename(indexed: tuple[Path, Path], tmp_path: Path):
     _replace(tree, RENAMED, "softplus_kernel(", "softplus_kernel_renamed(")
     _rebuild_equals_cold(tree, db, tmp_path)
     assert meta(db, "kept_stages") == "dispatcher,dispatch_table"
+    with sqlite3.connect(db) as conn:
+        kept = conn.execute("SELECT count(*) FROM chains").fetchone()[0]
+    assert 0 < int(meta(db, "chains_walked") or 0) < kept / 10  # softplus's chains, and those that call its kernel
 
 
 def test_lines_added_to_a_header(indexed: tuple[Path, Path], tmp_path: Path):

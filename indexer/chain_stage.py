@@ -1,0 +1,130 @@
+"""The chain stage: the chains kernels-for shows, walked once at build time and kept in table chains
+(queries/chain_store.py), so that a fresh Index reads an answer's chains instead of walking the graph below them.
+
+A whole build asks kernels-for of every op at the default depth with a recording Linker (each walk it makes is a
+row), in `jobs` forked processes over the ops in name order: the overloads of a name share most of their chains,
+and a process walks a chain it shares once.
+
+An incremental build keeps the rows no change can reach. The link reports what it changed (link/stage.py
+GraphChanges): the nodes added, removed or moved, those with another device_path, those whose edges are not the
+ones they had, and the names whose definitions came or went. To those the stage adds every node of a changed
+file (a walk reads a file's device branches and #if stretches with its edges) and of a file whose #if stretches
+the checkout's #defines now decide otherwise (indexer/guards.py decides them with every file's #defines). A row
+is walked again when its walk read the edges of such a node or of a node with an edge to one (the edge's row
+holds the target's place, kind and device_path), or looked up such a name by name; and the ops whose kernels
+changed are asked again, for the (op, key) kernels that are new. A changed yaml file, another link or other
+walking code: every op is walked again.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+from . import index_file
+from .link import parallel
+from .link.kinds import NodeKind
+from .link.stage import GraphChanges
+from .vocab import PREPROCESSOR
+
+TABLES = ("chains",)  # the table the stage writes (queries/chain_store.py reads it)
+MIN_PART = 200  # fewer ops or chains than this per process are not worth a fork
+_INSERT = "INSERT OR REPLACE INTO chains (node, key, depth, kernel, body, reads) VALUES (?, ?, ?, ?, ?, ?)"
+
+
+def fill(conn: sqlite3.Connection, db: Path, jobs: int) -> int:
+    """Every op's chains, walked over the committed index at db (conn's file); the rows written."""
+    from ..queries.chain_store import META_KEY, code_key
+
+    conn.execute("DELETE FROM chains")
+    ops = [("op", r[0]) for r in conn.execute("SELECT name FROM ops ORDER BY name")]
+    written = _walk_into(conn, db, ops, jobs)
+    _set_key(conn, META_KEY, code_key())
+    return written
+
+
+def update(conn: sqlite3.Connection, db: Path, old_db: Path, changes: GraphChanges, jobs: int) -> int | None:
+    """The rows an incremental link's changes may reach, walked again over the committed index at db (conn's
+    file; old_db: the index before the build); the rows written, or None when every op must be walked again
+    (the yaml changed)."""
+    from ..queries.chain_store import META_KEY, code_key, decode_reads
+
+    if any(path.endswith(".yaml") for path in changes.files):
+        return None
+    files = set(changes.files) | _guards_changed(conn, old_db)
+    touched = set(changes.nodes) | {r[0] for r in conn.execute(
+        "SELECT id FROM nodes WHERE file IN (SELECT value FROM json_each(?))", (json.dumps(sorted(files)),))}
+    wanted = json.dumps(sorted(touched))
+    affected = touched | {r[0] for r in conn.execute(
+        "SELECT DISTINCT src FROM edges WHERE dst IN (SELECT value FROM json_each(?))", (wanted,))}
+    names = set(changes.names) | {r[0].rsplit("::", 1)[-1] for r in conn.execute(
+        "SELECT name FROM nodes WHERE id IN (SELECT value FROM json_each(?))", (wanted,))}
+    stale = []
+    for node, key, depth, kernel, reads in conn.execute("SELECT node, key, depth, kernel, reads FROM chains"):
+        read, looked = decode_reads(reads)
+        if not affected.isdisjoint(read) or not names.isdisjoint(looked):
+            stale.append((node, key, depth, kernel))
+    conn.executemany("DELETE FROM chains WHERE node = ? AND key = ? AND depth = ? AND kernel = ?", stale)
+    there = {r[0] for r in conn.execute("SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?))",
+                                        (json.dumps(sorted({m[0] for m in stale})),))}
+    ops = sorted(r[0] for r in conn.execute("SELECT name FROM nodes WHERE kind = ? AND id IN (SELECT value FROM "
+                                            "json_each(?))", (NodeKind.OP, json.dumps(sorted(affected)))))
+    work = [("op", op) for op in ops] + [("chain", m) for m in stale if m[0] in there]
+    written = _walk_into(conn, db, work, jobs)
+    _set_key(conn, META_KEY, code_key())
+    return written
+
+
+def _guards_changed(conn: sqlite3.Connection, old_db: Path) -> set[str]:
+    """The files whose #if stretches are decided otherwise than in the index before (guards.mark)."""
+    query = "SELECT file, first_line, last_line, not_on FROM device_branches WHERE branch = ?"
+    with sqlite3.connect(index_file.read_only_uri(old_db), uri=True) as old:
+        before = set(old.execute(query, (PREPROCESSOR,)))
+    after = set(conn.execute(query, (PREPROCESSOR,)))
+    return {row[0] for row in before ^ after}
+
+
+def _set_key(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+
+def _walk_into(conn: sqlite3.Connection, db: Path, work: list[tuple[str, object]], jobs: int) -> int:
+    """Walk the work (("op", name): kernels-for of an op; ("chain", memo): one Linker walk) over db in `jobs`
+    processes, and write the rows."""
+    conn.commit()  # the workers read the file
+    rows: dict[tuple, tuple] = {}
+    for part in parallel.map_parts(lambda items: _walk(db, items), work, jobs, min_part=MIN_PART):
+        for row in part:
+            rows[row[:4]] = row
+    conn.executemany(_INSERT, rows.values())
+    return len(rows)
+
+
+def _walk(db: Path, items: Iterable[tuple[str, object]]) -> list[tuple]:
+    """The rows of the walks the items make, each chain once."""
+    from ..queries import chain_store
+    from ..queries.api import Index
+
+    rows: dict[tuple, tuple] = {}
+
+    def record(memo: tuple, steps: list, cuts: tuple, reads: set[int], names: set[str]) -> None:
+        if memo not in rows:
+            rows[memo] = (*memo[:3], int(memo[3]), chain_store.encode(steps, cuts),
+                          chain_store.encode_reads(reads, names))
+
+    ix = Index.open(db)
+    try:
+        linker = ix.linker()
+        linker.record = record
+        for kind, what in items:
+            if kind == "op":
+                ix.kernels_for(str(what))
+            else:
+                node, key, depth, kernel = what  # type: ignore[misc]
+                linker.chain_from(node, key, depth, bool(kernel))
+    finally:
+        ix.conn.close()
+    return list(rows.values())
