@@ -153,6 +153,25 @@ def test_kernels_for_json_runs_for_every_op(real_dbs):
     assert kernels_for_every_op(real_dbs("2.6.0")) > 3000
 
 
+@pytest.mark.parametrize("version", ["2.6.0", "1.13.1"])
+def test_every_kept_chain_is_what_a_fresh_walk_gives(real_dbs, version: str):
+    """The chain stage walks every op's chains in one Linker per process, one op after another; each row it keeps
+    is what a Linker that has walked nothing else gives (a tg-query process before the stage walked so)."""
+    from tg_index.queries import chain_store
+    from tg_index.queries.api import Index
+
+    db = real_dbs(version)
+    rows = Index.open(db).conn.execute("SELECT node, key, depth, kernel, body FROM chains").fetchall()
+    assert len(rows) > 4000
+    differ = []
+    for node, key, depth, kernel, body in rows:
+        linker = Index.open(db).linker()
+        linker.stored_chains = False
+        if chain_store.decode(body) != linker.chain_from(node, key, depth, bool(kernel)):
+            differ.append((node, key))
+    assert differ == []
+
+
 def test_cli_json_shape(real_dbs):
     out = subprocess.run([str(BIN / "tg-query"), "--db", str(real_dbs("2.6.0")), "kernels-for", "aten::gelu.out",
                           "--key", "CPU", "--json"], capture_output=True, text=True, check=True).stdout
