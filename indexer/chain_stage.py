@@ -2,8 +2,8 @@
 (queries/chain_store.py), so that a fresh Index reads an answer's chains instead of walking the graph below them.
 
 A whole build asks kernels-for of every op at the default depth with a recording Linker (each walk it makes is a
-row), in `jobs` forked processes over the ops in name order: the overloads of a name share most of their chains,
-and a process walks a chain it shares once.
+row), in `jobs` new processes over parts of the ops in name order: the overloads of a name share most of their
+chains, and a process walks a chain it shares once.
 
 An incremental build keeps the rows no change can reach. The link reports what it changed (link/stage.py
 GraphChanges): the nodes added, removed or moved, those with another device_path, those whose edges are not the
@@ -19,11 +19,17 @@ walking code: every op is walked again.
 from __future__ import annotations
 
 import json
+import os
+import pickle
+import signal
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import index_file
+from . import index_file, parent_watch
 from .link import parallel
 from .link.kinds import NodeKind
 from .link.stage import GraphChanges
@@ -92,15 +98,55 @@ def _set_key(conn: sqlite3.Connection, key: str, value: str) -> None:
 
 
 def _walk_into(conn: sqlite3.Connection, db: Path, work: list[tuple[str, object]], jobs: int) -> int:
-    """Walk the work (("op", name): kernels-for of an op; ("chain", memo): one Linker walk) over db in `jobs`
-    processes, and write the rows."""
+    """Walk the work (("op", name): kernels-for of an op; ("chain", memo): one Linker walk) over db, in `jobs`
+    parts, and write the rows. More than one part goes to new Python processes (`python -m` this module), not
+    forked ones: this process holds what the link stage left of its heap, half a gigabyte, which a forked
+    child's RSS would count again; and a spawned multiprocessing worker imports the caller's main module,
+    which a script calling build() without a `__main__` guard would run again. This process waits."""
     conn.commit()  # the workers read the file
+    bounds = parallel.parts(len(work), jobs, MIN_PART)
+    if len(bounds) == 1:
+        parts = [_walk(db, work)]
+    else:
+        parts = _in_processes(db, [work[start:end] for start, end in bounds])
     rows: dict[tuple, tuple] = {}
-    for part in parallel.map_parts(lambda items: _walk(db, items), work, jobs, min_part=MIN_PART):
+    for part in parts:
         for row in part:
             rows[row[:4]] = row
     conn.executemany(_INSERT, rows.values())
     return len(rows)
+
+
+def _in_processes(db: Path, parts: list[list[tuple[str, object]]]) -> list[list[tuple]]:
+    """_walk of each part in a process of its own, at once: the part goes in as JSON on stdin, the rows come
+    back pickled on stdout (this module's own output, read from a child it started). The children ignore
+    Ctrl-C and end with this process (parent_watch); any failure kills the others."""
+    command = [sys.executable, "-m", __name__, str(db), str(os.getpid())]
+    procs = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in parts]
+    try:
+        with ThreadPoolExecutor(len(procs)) as pool:
+            done = list(pool.map(lambda pp: pp[0].communicate(json.dumps(pp[1]).encode()), zip(procs, parts)))
+        for proc, (out, err) in zip(procs, done):
+            if proc.returncode != 0:
+                lines = err.decode(errors="replace").strip().splitlines()
+                raise RuntimeError(f"the chain stage's worker failed (exit {proc.returncode}): "
+                                   f"{lines[-1] if lines else 'no message'}")
+        return [pickle.loads(out) for out, _err in done]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def _serve() -> None:
+    """A worker of _in_processes: `python -m tg_index.indexer.chain_stage DB PARENT_PID`, the part on stdin."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends its workers
+    parent_watch.exit_with_parent(int(sys.argv[2]))
+    work = [(kind, tuple(what) if kind == "chain" else what) for kind, what in json.load(sys.stdin)]
+    sys.stdout.buffer.write(pickle.dumps(_walk(Path(sys.argv[1]), work), protocol=pickle.HIGHEST_PROTOCOL))
+    sys.stdout.buffer.flush()
 
 
 def _walk(db: Path, items: Iterable[tuple[str, object]]) -> list[tuple]:
@@ -128,3 +174,7 @@ def _walk(db: Path, items: Iterable[tuple[str, object]]) -> list[tuple]:
     finally:
         ix.conn.close()
     return list(rows.values())
+
+
+if __name__ == "__main__":
+    _serve()

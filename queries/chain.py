@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..indexer.facts import Location
-from ..indexer.link.kinds import SEVERAL, EdgeKind, How, NodeKind
+from ..indexer.link.kinds import SEVERAL, EdgeKind, How, NodeKind, stub_edge_order
 from ..indexer.naming import ufunc_base, ufunc_stub
 from ..indexer.vocab import DefinitionKind, StepKind, StubKind
 from . import chain_store
@@ -706,11 +706,12 @@ class Linker:
         return [(q, self.place(f, ln)) for q, f, ln in ufunc_definitions(self.conn, base)]
 
     def _stub_edges(self, stub: int) -> list[tuple]:
-        """A stub's edges, its declaration first, then its definition, then the rest in id order (sorted once)."""
+        """A stub's edges, its declarations first, then its definitions, then its registrations, each by file and
+        line (sorted once). Not in id order: a stub's edges come from many files, and a build gives them ids in
+        the order it extracts the files (the largest first), an incremental one after the others."""
         got = self._sorted.get(stub)
         if got is None:
-            order = {EdgeKind.DECLARED_AT: 0, EdgeKind.DEFINED_AT: 1}
-            got = self._sorted[stub] = sorted(self.edges(stub), key=lambda e: order.get(e[0], 2))
+            got = self._sorted[stub] = sorted(self.edges(stub), key=stub_edge_order)
         return got
 
     def _redispatch(self, op: _Node, loc: Location | None, level: int, detail: str | None, walk: _Walk,

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .. import index_file
 from . import template_args
-from .kinds import SEVERAL, EdgeKind, How, NodeKind
+from .kinds import SEVERAL, EdgeKind, How, NodeKind, stub_edge_order
 from .nodes import Nodes, definition_nodes, make_nodes, temp_nodes
 from .edges import call_rows, stub_site_edges
 from .includes import IncludeGraph
@@ -413,9 +413,18 @@ def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved:
 
 
 def _edge_lists(conn: sqlite3.Connection, nodes: set[int]) -> dict[int, list[tuple]]:
-    """The edges out of each of the nodes, in id order, without their ids."""
+    """The edges out of each of the nodes, without their ids, in the order a walk reads them: in id order, but a
+    stub's by kind, file and line (kinds.stub_edge_order: its registrations made again come after the others,
+    and are no change)."""
     got: dict[int, list[tuple]] = {}
-    for src, *row in conn.execute("SELECT src, kind, dst, file, line, how, target, detail FROM edges WHERE src IN "
-                                  "(SELECT value FROM json_each(?)) ORDER BY src, id", (json.dumps(sorted(nodes)),)):
+    stubs = set()
+    for src, kind, *row in conn.execute(
+            "SELECT e.src, n.kind, e.kind, e.dst, e.file, e.line, e.how, e.target, e.detail FROM edges e JOIN nodes n "
+            "ON n.id = e.src WHERE e.src IN (SELECT value FROM json_each(?)) ORDER BY e.src, e.id",
+            (json.dumps(sorted(nodes)),)):
         got.setdefault(src, []).append(tuple(row))
+        if kind == NodeKind.STUB:
+            stubs.add(src)
+    for stub in stubs:
+        got[stub].sort(key=stub_edge_order)
     return got
