@@ -17,7 +17,7 @@ import zlib
 
 from ..indexer import code_hash
 from ..indexer.facts import Location
-from .results import Step, Truncation, new_step
+from .results import Step, Truncation
 
 _new_object = object.__new__
 TABLE = "chains"
@@ -49,20 +49,32 @@ def encode(steps: list[Step], cuts: tuple[Truncation, ...]) -> bytes:
 
 
 def decode(blob: bytes) -> tuple[list[Step], tuple[Truncation, ...]]:
-    """The steps and truncations of a row's body (a Location per place, shared by its steps)."""
+    """The steps and truncations of a row's body (a Location per place, shared by its steps). Each object is
+    made as results.new_step makes a step, its attributes set in the dataclass's order without its frozen
+    __init__, here in the loop: a first answer decodes a step per line of its chains."""
     places, rows, cuts = json.loads(zlib.decompress(blob))
-    locs = [_location(file, line) for file, line in places]
-    steps = [new_step(kind, name, None if loc is None else locs[loc], device, detail, depth, how,
-                      None if site is None else locs[site], parent)
-             for kind, name, loc, device, detail, depth, how, site, parent in rows]
+    locs = []
+    for file, line in places:
+        loc = _new_object(Location)
+        d = loc.__dict__
+        d["file"] = file
+        d["line"] = line
+        locs.append(loc)
+    steps = []
+    for kind, name, loc, device, detail, depth, how, site, parent in rows:
+        step = _new_object(Step)
+        d = step.__dict__
+        d["kind"] = kind
+        d["name"] = name
+        d["loc"] = None if loc is None else locs[loc]
+        d["device"] = device
+        d["detail"] = detail
+        d["depth"] = depth
+        d["how"] = how
+        d["site"] = None if site is None else locs[site]
+        d["parent"] = parent
+        steps.append(step)
     return steps, tuple(Truncation(what, limit, tuple(names)) for what, limit, names in cuts)
-
-
-def _location(file: str, line: int) -> Location:
-    """The Location(file, line) the dataclass makes, without its frozen __init__ (as results.new_step)."""
-    loc = _new_object(Location)
-    loc.__dict__.update(file=file, line=line)
-    return loc
 
 
 def encode_reads(nodes: set[int], names: set[str]) -> bytes:

@@ -100,3 +100,12 @@ def test_a_row_gives_back_the_steps_and_truncations_it_was_made_of():
     assert got_steps[0].loc is got_steps[1].loc and got_steps[0].site is got_steps[3].loc  # a Location per place
     assert chain_store.decode_reads(chain_store.encode_reads({5, 2, 9}, {"add", "gpu_kernel"})) == \
         ([2, 5, 9], ["add", "gpu_kernel"])
+
+
+def test_a_decoded_step_is_the_step_its_constructor_makes():
+    """decode sets a step's attributes itself, as results.new_step does: the same object, field for field."""
+    made = Step("call", "at::native::f", Location("a.cpp", 3), "CPU", "why", 2, "exact", Location("b.cpp", 4), 1)
+    [got], _cuts = chain_store.decode(chain_store.encode([made], ()))
+    assert got == made and hash(got) == hash(made) and repr(got) == repr(made)
+    assert list(vars(got).items()) == list(vars(made).items())
+    assert list(vars(got.loc).items()) == list(vars(made.loc).items()) and got.loc == made.loc
