@@ -531,8 +531,8 @@ class Linker:
 
     def _walk(self, node: int, key: str, depth: int,
               kernel: bool) -> tuple[list[Step], tuple[Truncation, ...], _Walk]:
-        """One breadth-first walk from a node (chain() keeps its answer), with the walk (what it read). An op's kernel that reaches device work
-        only through the dispatcher (device_path 3) is thin: see _body."""
+        """One breadth-first walk from a node (chain() keeps its answer), with the walk (what it read). An op's
+        kernel that reaches device work only through the dispatcher (device_path 3) is thin: see _body."""
         device = device_of(key)
         composite = key in COMPOSITE
         walk = _Walk(key, device, composite, branch_device(device, key), dense(key),

@@ -391,8 +391,8 @@ def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved:
     # defined-at) and the op edges.
     replaced = ((f"src IN (SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) OR kind = ?) AND file IN "
                  f"(SELECT path FROM {_FILES}) AND NOT {_OP_EDGE}", (NodeKind.STUB,)),
-                (f"src IN (SELECT id FROM nodes WHERE kind = ?) AND kind = ? AND file IN (SELECT path FROM {_REGISTERING})",
-                 (NodeKind.STUB, EdgeKind.REGISTERS)))
+                (f"src IN (SELECT id FROM nodes WHERE kind = ?) AND kind = ? AND file IN "
+                 f"(SELECT path FROM {_REGISTERING})", (NodeKind.STUB, EdgeKind.REGISTERS)))
     rewritten: set[int] = {row[1] for row in new if not _op_edge(row[0], row[5])}
     for where, args in replaced:
         rewritten.update(r[0] for r in conn.execute(f"SELECT DISTINCT src FROM edges WHERE {where}", args))
