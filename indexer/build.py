@@ -372,15 +372,16 @@ def _build_on(target: index_file.IndexFile, ck: _Checkout, prior: _Prior | None,
     link_key = _link_hash()
     if planned.up_to_date and previous is not None and previous.get("link_key") != link_key:
         planned = dataclasses.replace(planned, up_to_date=False)  # the facts stand; only the graph is made again
-    if planned.up_to_date and previous is not None and previous.get("chains_key") != code_hash.chain_walk():
+    chains_key = code_hash.chain_walk()
+    if planned.up_to_date and previous is not None and previous.get("chains_key") != chains_key:
         planned = dataclasses.replace(planned, up_to_date=False)  # the graph stands; the chains are walked again
     if planned.up_to_date:
         progress("yaml", 3, 3)
         if target.state is index_file.State.INDEX:
             _confirm(pending)
         return dataclasses.replace(_unchanged_summary(db, start), codegen=generated and generated.status)
-    meta = {"cxx_key": cxx_key, "py_key": py_key, "link_key": link_key, "excludes": json.dumps(list(excludes)),
-            "kept_stages": ""}
+    meta = {"cxx_key": cxx_key, "py_key": py_key, "link_key": link_key, "chains_key": chains_key,
+            "excludes": json.dumps(list(excludes)), "kept_stages": ""}
     if generated is not None:
         meta |= {"codegen": generated.status, "codegen_dir": str(generated.folder)}
     return _write(_Run(ck, found, planned, progress, meta, start, previous=previous, db=db,
@@ -678,13 +679,14 @@ def _link_stage(conn: sqlite3.Connection, run: _Run, jobs: int) -> None:
 def _chain_stage(conn: sqlite3.Connection, run: _Run, tmp: Path, jobs: int) -> None:
     """The chains kernels-for shows, walked over the finished index (chain_stage.py): again where an
     incremental link's changes reach them, when the index updated holds chains of this code; else all.
-    Its own meta keys are written here (_finish has written the others)."""
+    The meta keys of what it walked are written here (_finish has written the others, chains_key too: the rows
+    are this code's once the stage is done, and a failed build leaves no index)."""
     from . import chain_stage
 
     run.progress("chains", 0, 1)
     previous = run.previous if not run.plan.fresh else None
     walked = None
-    if previous is not None and previous.get("chains_key") == code_hash.chain_walk() and \
+    if previous is not None and previous.get("chains_key") == run.meta["chains_key"] and \
             run.link_changes is not None and run.db is not None:
         walked = chain_stage.update(conn, tmp, run.db, run.link_changes, jobs)
     how = "incremental"

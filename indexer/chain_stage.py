@@ -42,20 +42,15 @@ _INSERT = "INSERT OR REPLACE INTO chains (node, key, depth, kernel, body, reads)
 
 def fill(conn: sqlite3.Connection, db: Path, jobs: int) -> int:
     """Every op's chains, walked over the committed index at db (conn's file); the rows written."""
-    from ..queries.chain_store import META_KEY, code_key
-
     conn.execute("DELETE FROM chains")
-    ops = [("op", r[0]) for r in conn.execute("SELECT name FROM ops ORDER BY name")]
-    written = _walk_into(conn, db, ops, jobs)
-    _set_key(conn, META_KEY, code_key())
-    return written
+    return _walk_into(conn, db, [("op", r[0]) for r in conn.execute("SELECT name FROM ops ORDER BY name")], jobs)
 
 
 def update(conn: sqlite3.Connection, db: Path, old_db: Path, changes: GraphChanges, jobs: int) -> int | None:
     """The rows an incremental link's changes may reach, walked again over the committed index at db (conn's
     file; old_db: the index before the build); the rows written, or None when every op must be walked again
     (the yaml changed)."""
-    from ..queries.chain_store import META_KEY, code_key, decode_reads
+    from ..queries.chain_store import decode_reads
 
     if any(path.endswith(".yaml") for path in changes.files):
         return None
@@ -77,10 +72,7 @@ def update(conn: sqlite3.Connection, db: Path, old_db: Path, changes: GraphChang
                                         (json.dumps(sorted({m[0] for m in stale})),))}
     ops = sorted(r[0] for r in conn.execute("SELECT name FROM nodes WHERE kind = ? AND id IN (SELECT value FROM "
                                             "json_each(?))", (NodeKind.OP, json.dumps(sorted(affected)))))
-    work = [("op", op) for op in ops] + [("chain", m) for m in stale if m[0] in there]
-    written = _walk_into(conn, db, work, jobs)
-    _set_key(conn, META_KEY, code_key())
-    return written
+    return _walk_into(conn, db, [("op", op) for op in ops] + [("chain", m) for m in stale if m[0] in there], jobs)
 
 
 def _guards_changed(conn: sqlite3.Connection, old_db: Path) -> set[str]:
@@ -90,11 +82,6 @@ def _guards_changed(conn: sqlite3.Connection, old_db: Path) -> set[str]:
         before = set(old.execute(query, (PREPROCESSOR,)))
     after = set(conn.execute(query, (PREPROCESSOR,)))
     return {row[0] for row in before ^ after}
-
-
-def _set_key(conn: sqlite3.Connection, key: str, value: str) -> None:
-    conn.execute("DELETE FROM meta WHERE key = ?", (key,))
-    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
 
 
 def _walk_into(conn: sqlite3.Connection, db: Path, work: list[tuple[str, object]], jobs: int) -> int:

@@ -45,12 +45,10 @@ def _run(bounds: tuple[int, int]) -> list[Any]:
     return list(work(items[bounds[0]:bounds[1]]))
 
 
-def map_parts(work: Callable[[list], Iterable[Any]], items: list, jobs: int,
-              min_part: int | None = None) -> list[list[Any]]:
-    """[list(work(part)) for each part of items], the parts resolved at once in `jobs` processes (fewer where
-    a part would have less than min_part items)."""
+def map_parts(work: Callable[[list], Iterable[Any]], items: list, jobs: int) -> list[list[Any]]:
+    """[list(work(part)) for each part of items], the parts resolved at once in `jobs` processes."""
     global _WORK
-    bounds = parts(len(items), jobs if sys.platform == "linux" else 1, min_part)
+    bounds = parts(len(items), jobs if sys.platform == "linux" else 1)
     _WORK = (work, items)
     try:
         if len(bounds) == 1:
