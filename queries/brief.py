@@ -147,7 +147,7 @@ def _secondary(step: Any) -> bool:
     return step.kind == StepKind.LIBRARY and _SECONDARY.search(step.name) is not None
 
 
-def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
+def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, kernel: str = ""
                 ) -> tuple[list[Any], list[str], set[int], list[str]]:
     """The chain's steps (one path's first, then the op's own others, then its redispatches', each shallowest
     first), the brief lists (_SLOTS) whose first name is then on that path, each below the one before, the
@@ -155,7 +155,8 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
     steps redispatch to whose kernels do device work (a stub, launch, __global__ or library call below them), in
     the chain's order (the kernel's own redispatches as its source writes them, then its helpers').
 
-    The path ends at the shallowest __global__ kernel or GPU library host call (_HOST_LIBRARIES) of the op's own
+    The path ends at the shallowest __global__ kernel (of several at one depth, one named for the kernel's work:
+    _names_the_work) or GPU library host call (_HOST_LIBRARIES) of the op's own
     work, the steps not below a redispatched op (else a BLAS, LAPACK or MKL call, else library call or launch
     helper, else registered kernel, stub or ufunc device function). Where its own steps have none of these, the
     work is the redispatched ops': a backend kernel's path goes on into them (mean_out's CPU line is its sum_out's
@@ -201,11 +202,31 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False
         i for i in pool if chain[i].kind in _ENDS and not _secondary(chain[i])] or [
         i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS]
     if ends:  # the shallowest; at one depth a library call before a launch helper, a stub step last
-        path = set(above(min(ends, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK))))))
+        words = _name_words(kernel)
+        path = set(above(min(ends, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK)),
+                                                  not _names_the_work(chain[i], words)))))
     mine = set(own)
     order = sorted(everything, key=lambda i: (i not in path, i not in mine, chain[i].depth))
     slots = list(dict.fromkeys(_SLOTS[chain[i].kind] for i in order if i in path and chain[i].kind in _SLOTS))
     return [chain[i] for i in order], slots, {id(chain[i]) for i in own}, ops
+
+
+_NOT_WORK_WORDS = frozenset(("out", "cpu", "cuda", "mps", "xpu", "kernel", "impl", "native", "structured", "symint",
+                             "template", "functional", "mkldnn", "sparse", "nested", "quantized"))
+
+
+def _name_words(kernel: str) -> frozenset[str]:
+    """The words of a kernel's name that say what it computes (topk_out_cuda: topk), lower case."""
+    last = kernel.split("::")[-1]
+    return frozenset(w for w in re.split(r"[^a-z0-9]+", last.lower()) if len(w) >= 3 and w not in _NOT_WORK_WORDS)
+
+
+def _names_the_work(step: Any, words: frozenset[str]) -> bool:
+    """A __global__ kernel whose name holds one of those words (gatherTopK for topk_out_cuda)."""
+    if step.kind != StepKind.GLOBAL_KERNEL:
+        return False
+    name = step.name.split("::")[-1].lower()
+    return any(w in name for w in words)
 
 
 def key_brief(k: Any) -> dict[str, Any]:
@@ -213,7 +234,7 @@ def key_brief(k: Any) -> dict[str, Any]:
     starts with its step on one path from the kernel to its end (`path`: those lists), then the others
     shallowest first."""
     composite = k.key.rsplit(" <- ", 1)[-1] in COMPOSITE  # `CPU <- CompositeImplicitAutograd`: the key asked for
-    steps, path, own, ops = _path_first(k.chain, composite)
+    steps, path, own, ops = _path_first(k.chain, composite, k.kernel)
     if ops:  # the work is the redispatched ops', named in `redispatches`: the lists keep its own steps
         steps = [s for s in steps if id(s) in own]
     item: dict[str, Any] = {"key": k.key, "kernel": k.kernel, "origin": k.origin,

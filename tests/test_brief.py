@@ -173,6 +173,37 @@ def test_a_float_format_conversion_ends_the_line_only_where_nothing_else_does():
     assert brief.key_brief_text(alone, ["CPU"], {}) == "  CPU: mean_out [] -> fbgemm:FloatToFloat16_simd"
 
 
+def test_of_kernels_launched_at_one_depth_the_line_names_the_one_named_for_the_op():
+    """2.6.0 cuda/TensorTopK.cu: mbtopk::launch (:642) launches fill (:680, __global__ at :238), then
+    radixFindKthValues (:708) and the others, then gatherTopK (:742, __global__ at :496), all at one depth below
+    topk_out_cuda. The line names the kernel whose name holds a word of the op's kernel (topk), not the first one
+    launched, which clears a buffer; with no such name, the first (as before)."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    chain = [
+        _step("call", "at::native::mbtopk::launch", 0, None),  # 0
+        _step("launch", "fill", 1, 0, "<<<"),  # 1
+        _step("global_kernel", "at::native::mbtopk::fill", 1, 0),  # 2: below the launch 1
+        _step("launch", "radixFindKthValues", 1, 0, "<<<"),  # 3
+        _step("global_kernel", "at::native::mbtopk::radixFindKthValues", 1, 0),  # 4
+        _step("launch", "gatherTopK", 1, 0, "<<<"),  # 5
+        _step("global_kernel", "at::native::mbtopk::gatherTopK", 1, 0),  # 6
+    ]
+    key = SimpleNamespace(key="CUDA", kernel="topk_out_cuda", origin="yaml", via=None, note=None, definition=None,
+                          chain=chain)
+    item = brief.key_brief(key)
+    assert item["launches"][0] == "gatherTopK <<<>>>" and item["path"] == ["launches"]
+    assert brief.key_brief_text(item, ["CUDA"], {}) == "  CUDA: topk_out_cuda [] -> gatherTopK <<<>>> +2"
+    other = brief.key_brief(SimpleNamespace(**{**vars(key), "kernel": "median_out_cuda"}))
+    assert other["launches"][0] == "fill <<<>>>"
+    # the words that name no computation (out, cuda, impl, kernel ...) match nothing
+    plain = brief.key_brief(SimpleNamespace(**{**vars(key), "kernel": "fill_out_cuda_impl"}))
+    assert plain["launches"][0] == "fill <<<>>>"
+    assert brief.key_brief(SimpleNamespace(**{**vars(key), "kernel": "out_cuda_kernel_impl"}))["launches"][0] == \
+        "fill <<<>>>"
+
+
 def test_a_library_query_before_the_work_is_not_the_line_s_end():
     """2.6.0 cudnn/BatchNorm.cpp: cudnn_batch_norm asks cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize
     (:196) before cudnnBatchNormalizationForwardTrainingEx (:213) computes, both at one depth: the line names the

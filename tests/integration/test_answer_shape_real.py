@@ -76,6 +76,21 @@ def test_add_out_brief_is_at_most_a_kilobyte_with_every_key(ix):
     assert all(any(k in line.split(":")[0] for line in lines) for k in [k["key"] for k in data[0]["keys"]])
 
 
+def test_a_cuda_line_names_the_kernel_named_for_the_op_among_those_at_one_depth(ix):
+    """topk_out_cuda (cuda/TensorTopK.cpp:47) reaches launch_gather_topk_kernel (TensorTopK.cu:793), whose
+    mbtopk::launch (:642) launches fill (:680) before gatherTopK (:742, __global__ at :496), and sbtopk::launch (:181)
+    gatherTopK (:200, __global__ at :40); LayerNormKernelImplInternal launches RowwiseMomentsCUDAKernel (:793)
+    before LayerNormForwardCUDAKernel (:797, __global__ at :93), at one depth below layer_norm_cuda."""
+    text = brief.brief("kernels_for", ix.kernels_for("topk.values", keys=("CUDA",)))[1]
+    assert text.splitlines()[1] == "  CUDA: topk_out_cuda TensorTopK.cpp:47 -> gatherTopK <<<>>> +14 | dtypes all+half+bf16"
+    answer = next(a for a in ix.kernels_for("native_layer_norm", keys=("CUDA",)) if a.op == "native_layer_norm")
+    [key] = brief.kernels_for_brief(answer)["keys"]
+    assert key["launches"][:2] == ["LayerNormForwardCUDAKernel <<<>>>", "RowwiseMomentsCUDAKernel <<<>>>"]
+    chain = answer.keys[0].chain
+    assert ("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 93) in {
+        (s.file, s.line) for s in chain if s.name.endswith("::LayerNormForwardCUDAKernel")}
+
+
 def test_shared_chains_are_printed_once_and_kept_in_the_data(ix):
     [answer] = ix.kernels_for("abs.out")
     keys = {k.key: k for k in answer.keys}
