@@ -1151,6 +1151,9 @@ class Resolver:
         how = named_class(qualifier, last, receiver, self.macros, self.types)
         if how is not None:
             return [Target(None, how)]
+        inner = self._undeclared_tail(qualifier) if receiver is None and "::" in qualifier else None
+        if inner is not None and named_class(inner, last, None, self.macros, self.types) is How.VENDOR:
+            return [Target(None, How.VENDOR)]  # at_cuda_detail::cub::DeviceScan::InclusiveScan: cub's
         if receiver is None and not qualifier and ctx.chain[0].rsplit("::", 1)[-1].startswith("structured_") \
                 and ctx.chain[0].rsplit("::", 1)[-1] in self.bases:
             return [Target(None, How.GENERATED, "a member of the class torchgen generates for the structured kernel")]
@@ -1309,6 +1312,24 @@ class Resolver:
             return False
         self._file_used = True
         return s.file != ctx.file and not ctx.includes(s.file)
+
+    def _undeclared_tail(self, qualifier: str) -> str | None:
+        """The part of a qualifier from its first component the checkout defines nothing under, when the ones
+        before it are namespaces or classes of the checkout, else None: PyTorch wraps CUB in its own namespace
+        (2.6.0 cuda/cub.cuh:23 `#define CUB_NS_PREFIX namespace at_cuda_detail {`), so cub's functions are
+        named `at_cuda_detail::cub::DeviceScan::InclusiveScan`, and the checkout defines at_cuda_detail::Max
+        (:66) but nothing in at_cuda_detail::cub: the tail `cub::DeviceScan` names the library."""
+        if "<" in qualifier:
+            return None  # a class template's arguments may hold `::`; the libraries' entry points take none here
+        parts = qualifier.split("::")
+        scopes = self._all_scopes()
+        for i in range(1, len(parts)):
+            head = "::".join(parts[:i])
+            if head not in scopes:
+                return None
+            if f"{head}::{parts[i]}" not in scopes:
+                return "::".join(parts[i:])
+        return None
 
     def _outside(self, qualified: str, ctx: Context) -> str | None:
         """The first component of a qualified name when the checkout defines nothing under it (a library's
