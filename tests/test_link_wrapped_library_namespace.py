@@ -66,8 +66,8 @@ def _edges(db, file: str) -> dict[int, set[tuple]]:
     out: dict[int, set[tuple]] = {}
     with sqlite3.connect(db) as conn:
         for kind, line, how, target, dst, family in conn.execute(
-                "SELECT e.kind, e.line, e.how, e.target, d.name, e.detail FROM edges e LEFT JOIN nodes d ON d.id = e.dst "
-                "WHERE e.file = ? AND e.kind IN ('calls', 'calls-library')", (file,)):
+                "SELECT e.kind, e.line, e.how, e.target, d.name, e.detail FROM edges e "
+                "LEFT JOIN nodes d ON d.id = e.dst WHERE e.file = ? AND e.kind IN ('calls', 'calls-library')", (file,)):
             out.setdefault(line, set()).add((kind, how, target, dst, family))
     return out
 
