@@ -626,13 +626,15 @@ def _cxx_stage(conn: sqlite3.Connection, run: _Run, results: Iterator) -> None:
 
 
 def _shared_macro_stage(conn: sqlite3.Connection, run: _Run) -> None:
-    """The files whose definitions another file's X-macro list writes, extracted again with its #define
-    (shared_macros.py); a kept file so extracted counts as changed for the link."""
+    """The files whose definitions another file's X-macro list writes, or whose functions use another file's
+    macro that calls a parameter, extracted again with its #define (shared_macros.py); a kept file so extracted
+    counts as changed for the link."""
     from . import shared_macros
     from .link.stage import include_graph
 
     conn.commit()
-    if not conn.execute("SELECT 1 FROM definition_macro_uses LIMIT 1").fetchone():
+    if not conn.execute("SELECT 1 FROM definition_macro_uses LIMIT 1").fetchone() and \
+            not shared_macros.callers_used(conn):
         return
     run.progress("X-macro lists", 0, 1)
     run.includes = include_graph(conn, {"includes"})

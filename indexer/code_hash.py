@@ -23,9 +23,11 @@ def _digest(named: list[tuple[str, Path]]) -> str:
 
 
 def cxx_extractor() -> str:
-    """Every .py file of indexer/cxx (at any depth) and every .scm pattern of indexer/scm, named from the
-    indexer folder (cxx/calls.py, scm/...)."""
-    files = sorted((INDEXER / "cxx").rglob("*.py")) + sorted((INDEXER / "scm").rglob("*.scm"))
+    """Every .py file of indexer/cxx (at any depth), every .scm pattern of indexer/scm, and the second
+    extraction pass (shared_macros.py, which decides what is extracted again with other files' #defines), named
+    from the indexer folder (cxx/calls.py, scm/..., indexer/shared_macros.py)."""
+    files = sorted((INDEXER / "cxx").rglob("*.py")) + sorted((INDEXER / "scm").rglob("*.scm")) + \
+        [INDEXER / "shared_macros.py"]
     return _digest([(p.relative_to(p.parent.parent).as_posix(), p) for p in files])
 
 

@@ -8,6 +8,12 @@ the file's own, then one its includes reach, then the first by path), with the f
 names in turn, and extracts the file again with them (cxx.extract's `shared`). The file's rows are replaced
 by the new ones; each use then carries the hash of the #defines it was expanded with, so an update extracts
 a kept file again only when those #defines changed.
+
+A function body's use of another file's macro that calls one of its parameters is extracted again the same way
+(body_uses): cuda/cub-RadixSortPairs.cu writes `CUB_WRAPPER(NO_ROCM(at_cuda_detail)::cub::DeviceRadixSort::SortPairs,
+...)`, and cub.cuh:38's body calls `func(nullptr, ...)`: the expansion's call is cub's, at the use's line. The
+first pass sees such a use as a call of the macro's name (calls), and the second pass records it in
+definition_macro_uses once expanded.
 """
 
 from __future__ import annotations
@@ -47,36 +53,97 @@ def uses_by_file(conn: sqlite3.Connection) -> dict[str, list[tuple[str, int, str
     return out
 
 
+def parameter_callers(conn: sqlite3.Connection) -> set[str]:
+    """The names of the function-like #defines whose body calls a parameter or launches (body_macros)."""
+    from .cxx.body_macros import calls_parameter
+    from .cxx.preprocessor import Define
+    from .dispatcher.macro_uses import parse_params
+
+    return {name for name, params, body in conn.execute(
+        "SELECT name, params, body FROM macros WHERE truncated = 0 AND params IS NOT NULL")
+        if calls_parameter(Define(name, parse_params(params), body))}
+
+
+def callers_used(conn: sqlite3.Connection) -> bool:
+    """Whether a function calls a macro that calls a parameter (a candidate for body_uses)."""
+    callers = parameter_callers(conn)
+    marks = ",".join("?" * len(callers))
+    return bool(callers) and conn.execute(f"SELECT 1 FROM calls WHERE caller IS NOT NULL AND callee_name IN ({marks}) "
+                                          "LIMIT 1", sorted(callers)).fetchone() is not None
+
+
+def body_uses(conn: sqlite3.Connection, table, callers: set[str], contents: Mapping[str, bytes]
+              ) -> dict[str, list[tuple[str, int, list[str]]]]:
+    """Per file, another file's macros that call a parameter or launch which the file uses
+    (`CUB_WRAPPER(NO_ROCM(at_cuda_detail)::cub::DeviceRadixSort::SortPairs, ...)` in cuda/cub-RadixSortPairs.cu,
+    the #define in cub.cuh, which it includes): (macro, line of a call of it, the names written in its uses'
+    arguments, which may be macros: NO_ROCM). The files are those whose functions call such a name (calls);
+    the names come from the file's text, not from its rows, which a second pass has already written: so the
+    #defines a file is extracted with are the same on a cold build and on an update. Only a #define the file
+    reaches through its includes counts; a file's own is expanded on the first pass."""
+    from .cxx.scan import balanced_args
+
+    if not callers:
+        return {}
+    marks = ",".join("?" * len(callers))
+    first_line: dict[tuple[str, str], int] = {}
+    for file, name, line in conn.execute(
+            f"SELECT file, callee_name, line FROM calls WHERE caller IS NOT NULL AND callee = callee_name "
+            f"AND callee_name IN ({marks}) ORDER BY file, line", sorted(callers)):
+        first_line.setdefault((file, name), line)
+    out: dict[str, list[tuple[str, int, list[str]]]] = {}
+    for (file, name), line in sorted(first_line.items()):
+        defs = table.by_name.get(name, [])
+        if any(d.file == file for d in defs) or not any(d.file in table.includes.closure(file) for d in defs):
+            continue
+        text = contents.get(file)
+        if text is None:
+            continue
+        written: set[str] = set()
+        for m in re.finditer(rb"(?<![\w.>:])" + re.escape(name.encode()) + rb"\s*\(", text):
+            parsed = balanced_args(text, m.end() - 1)
+            if parsed is not None:
+                written.update(w for a in parsed[0] for w in _WORD.findall(a))
+        out.setdefault(file, []).append((name, line, sorted(written - {name})))
+    return out
+
+
 def expand(conn: sqlite3.Connection, contents: Mapping[str, bytes], stub_header: bytes | None, includes) -> list[str]:
-    """Extract again the files whose X-macro uses the macros table can now expand, replacing their rows;
-    the paths extracted again. includes: the include graph of the C++ facts (link.includes.IncludeGraph)."""
+    """Extract again the files whose X-macro uses, or uses in bodies of another file's macro that calls a
+    parameter (body_uses), the macros table can now expand, replacing their rows; the paths extracted again.
+    includes: the include graph of the C++ facts (link.includes.IncludeGraph)."""
     from . import cxx
     from .cxx.expansions import shared_hash
     from .dispatcher.macro_uses import MacroTable
     from .rows import RowBatch, cxx_tables, file_rows
 
     uses = uses_by_file(conn)
-    if not uses:
+    callers = parameter_callers(conn)
+    if not uses and not callers:
         return []
     table = MacroTable(conn.execute(
         "SELECT name, params, body, file, line FROM macros WHERE truncated = 0 AND params IS NOT NULL ORDER BY id"),
         includes)
+    in_bodies = body_uses(conn, table, callers, contents)
     ids = dict(conn.execute("SELECT path, id FROM files"))
     macros = None  # the DispatchStub macros, read from the header (80 ms) when a file is extracted again
     tables = cxx_tables()
     batch = RowBatch(conn.executemany, tables)
     done: list[str] = []
-    for file, rows in sorted(uses.items()):
+    for file in sorted(set(uses) | set(in_bodies)):
+        rows = uses.get(file, [])
         if file not in ids or file not in contents:
             continue
         shared: dict[str, Define] = {}
         for name, line, _ in rows:
             shared.update(needed(table.at(file, line), [name]))
+        for name, line, others in in_bodies.get(file, ()):
+            shared.update(needed(table.at(file, line), [name, *others]))
         if not shared:
             continue
         tag = shared_hash(shared)
-        if all(expanded == tag for _, _, expanded in rows):
-            continue  # extracted with these #defines already
+        if rows and all(expanded == tag for _, _, expanded in rows):
+            continue  # extracted with these #defines already (a file's first pass records no body use)
         data = contents[file]  # (a file an update did not read is read now: discover.Contents)
         if macros is None:
             macros = cxx.stub_macros(stub_header) if stub_header else cxx.DEFAULT_STUB_MACROS

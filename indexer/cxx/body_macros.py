@@ -26,10 +26,11 @@ import bisect
 import re
 from dataclasses import replace
 
-from .expansions import macro_use_sites
-from .facts import CallFact, CxxFacts
-from .preprocessor import expand_text
+from .expansions import macro_use_sites, shared_hash
+from .facts import CallFact, CxxFacts, DefinitionMacroUseFact
+from .preprocessor import Define, expand_text
 from .receivers import Declarations, member_object
+from .scan import norm
 from .sourcefile import SourceFile
 
 _USE = "__tg_macro_use_"  # the snippet's function for use k is _USE + str(k)
@@ -41,29 +42,51 @@ def _expanders(local) -> set[str]:
     return {k for k, d in local.items() if d.params is not None and "(" in d.body}
 
 
-def body_macro_uses(f: SourceFile, extract_snippet) -> CxxFacts | None:
-    """The facts of the uses of the file's own macros in function bodies, at the uses' places."""
+def calls_parameter(d: Define) -> bool:
+    """Whether a function-like macro's body calls one of its named parameters or launches a kernel: what the link
+    cannot see at a use without the use's argument texts (cuda/cub.cuh:38 `CUB_WRAPPER(func, ...)` writes
+    `func(nullptr, temp_storage_bytes, __VA_ARGS__)`)."""
+    if d.params is None:
+        return False
+    if "<<<" in d.body:
+        return True
+    named = [p for p in d.params if p != "..." and not p.endswith("...")]
+    return any(re.search(r"(?<![\w.>:])" + re.escape(p) + r"\s*\(", d.body) for p in named)
+
+
+def body_macro_uses(f: SourceFile, extract_snippet, shared: dict[str, Define] | None = None) -> CxxFacts | None:
+    """The facts of the uses of the file's own macros in function bodies, at the uses' places; and, on the
+    build's second pass (shared: the other files' #defines the build found for the file, shared_macros.py), of
+    the uses of another file's macro whose body calls a parameter or launches (calls_parameter), each recorded in
+    f.definition_macro_uses with the hash of `shared`."""
     names = _expanders(f.local)
-    if not names:
+    borrowed = {k for k, d in (shared or {}).items() if k not in f.local and calls_parameter(d)}
+    if not names and not borrowed:
         return None
-    pieces, uses = _uses(f, names)
+    pieces, uses = _uses(f, names | borrowed, shared or {}, borrowed)
     if not uses:
         return None
     return _moved(f, extract_snippet("\n".join(pieces).encode()), uses)
 
 
-def _uses(f: SourceFile, names: set[str]) -> tuple[list[str], list[tuple[str, int, int, str, int | None, int]]]:
-    """The snippet's functions, and per use (caller, line, last line, macro, where its #define is, offset)."""
+def _uses(f: SourceFile, names: set[str], shared: dict[str, Define], borrowed: set[str]
+          ) -> tuple[list[str], list[tuple[str, int, int, str, int | None, int]]]:
+    """The snippet's functions, and per use (caller, line, last line, macro, where its #define is, offset). A
+    use of a borrowed macro (another file's) is expanded with the file's macros over `shared`, and recorded."""
     pieces: list[str] = []
     uses: list[tuple[str, int, int, str, int | None, int]] = []
+    tag = shared_hash(shared) if borrowed else None
     for m, name, _node in macro_use_sites(f, names, in_function=True):
         a = m.start()
         caller = f.caller_at(a)
         parsed = f.orig_scan.args(m.end() - 1)
+        if name in borrowed:
+            f.definition_macro_uses.append(DefinitionMacroUseFact(
+                name, tuple(norm(x) for x in parsed[0]) if parsed else (), f.line_of(a), tag))
         if parsed is None:
             continue
         args, end = parsed
-        defines, define_at = _in_effect(f, name, a)
+        defines, define_at = ({**shared, **f.local}, None) if name in borrowed else _in_effect(f, name, a)
         text = expand_text(f"{name}({', '.join(args)})", defines)
         if text.startswith(f"{name}("):
             continue  # the arguments do not fit the parameters: the preprocessor would refuse it too

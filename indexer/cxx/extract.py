@@ -64,10 +64,10 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
         aliases.kernel_aliases(f)
         namespaces.inline_namespaces(f)
         device_branches.device_branches(f)
-    if expand and f.local and b"{" in f.src:
+    if expand and (f.local or shared) and b"{" in f.src:
         snippet = lambda text: _extract(text, path, macros, language, expand=False)  # noqa: E731
         _add(f, macro_definitions(f, snippet, shared))
-        _add(f, body_macro_uses(f, snippet))
+        _add(f, body_macro_uses(f, snippet, shared))
     if expand:
         tables, installs = method_tables.method_tables(f)
         return replace(_facts(f), method_defs=tables, method_installs=installs)

@@ -172,7 +172,9 @@ class DefinitionMacroUseFact:
     """A use at namespace or class scope of a macro the file does not define, with one of the file's own
     definers as an argument: an X-macro list of another file applied to a local macro that writes functions
     (`AT_FORALL_SCALAR_TYPES_WITH_COMPLEX(DEFINE_CAST)`). The build extracts the file again with the list's
-    #define from the cross-file macro table (shared_macros.py), and the definitions it writes are the file's."""
+    #define from the cross-file macro table (shared_macros.py), and the definitions it writes are the file's.
+    Also, recorded on that second pass only, a use in a function body of another file's macro that calls one of
+    its parameters or launches (`CUB_WRAPPER(...)`, body_macros.calls_parameter), expanded the same way."""
 
     name: str  # the macro used: "AT_FORALL_SCALAR_TYPES_WITH_COMPLEX"
     arguments: tuple[str, ...]  # its arguments as written, whitespace folded

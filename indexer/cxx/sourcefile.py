@@ -54,7 +54,7 @@ class SourceFile:
         self.device_branches: list = []
         self.registrations: list = []
         self.registration_macro_uses: list = []  # RegistrationMacroUseFact: macros of other files in library blocks
-        self.definition_macro_uses: list = []  # DefinitionMacroUseFact: X-macro lists of other files applied to definers
+        self.definition_macro_uses: list = []  # DefinitionMacroUseFact: other files' X-macro lists and body macros
         self.includes: list = []
         self.macro_facts: list = []  # MacroFact of every #define (self.local holds the function-like ones as Define)
         self.usings: list = []

@@ -15,11 +15,6 @@ LOOP_ONLY = ("RowwiseMoments (cpu/moments_utils.h:182, called at group_norm_kern
              "GroupNormKernelImplInternal) and RowwiseMomentsImpl do their work in loops of Vectorized arithmetic: no "
              "launch helper, stub or library call lies below them, and the walk shows the calls that lead to one "
              "(nodes.device_path 0); only a loop function an AT_DISPATCH lambda calls itself is shown (chain.PER_DTYPE)")
-MACRO_PARAMETER = ("the call resolves (at::cuda::cub::radix_sort_pairs, cub.h:38), but no device work shows below it: "
-                   "cuda/cub-RadixSortPairs.cu writes its cub call through CUB_WRAPPER (cub.cuh:38), a macro of "
-                   "another file whose body calls its first parameter, `func(nullptr, ...)`, and the expansion of "
-                   "macro uses reads the file's own #defines only (cub.cuh's own segmented_sort_pairs, which uses it "
-                   "in its file, reaches cub::DeviceSegmentedRadixSort::SortPairs)")
 DISPATCH_LINE = ("an entry with a `dispatch:` block has a derivative per key, each at its key's line (`Default:`, two "
                  "lines below the `- name:` line the trace names); the entry's name line is not a location of either")
 CALLED_THROUGH_PARAMETER = ("_cpu_scatter_gather_dim_loop::operator() calls its parameter `f(...)` "
@@ -41,9 +36,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/cuda/TensorTopK.cu:838', 'AT_DISPATCH_ALL_TYPES_AND2'): AT_USE,
         ('aten/src/ATen/native/cuda/TensorTopK.cu:823', 'sbtopk::launch'): AT_USE,
         ('aten/src/ATen/native/cuda/TensorTopK.cu:821', 'mbtopk::launch'): AT_USE,
-    },
-    'Y1:sort.values_stable-CUDA': {
-        ('aten/src/ATen/native/cuda/SortStable.cu:123', 'radix_sort_pairs'): MACRO_PARAMETER,
     },
     'Y1:gather.out-CUDA': {
         ('aten/src/ATen/native/cuda/ScatterGatherKernel.cu:72', 'TensorAssign::operator()'): UNDIAGNOSED,
