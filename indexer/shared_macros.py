@@ -137,8 +137,8 @@ def expand(conn: sqlite3.Connection, contents: Mapping[str, bytes], stub_header:
         shared: dict[str, Define] = {}
         for name, line, _ in rows:
             shared.update(needed(table.at(file, line), [name]))
-        for name, line, others in in_bodies.get(file, ()):
-            shared.update(needed(table.at(file, line), [name, *others]))
+        for name, line, others in in_bodies.get(file, ()):  # the macro last: needed() takes it first (MAX_SHARED)
+            shared.update(needed(table.at(file, line), [*others, name]))
         if not shared:
             continue
         tag = shared_hash(shared)
