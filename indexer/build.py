@@ -633,12 +633,13 @@ def _shared_macro_stage(conn: sqlite3.Connection, run: _Run) -> None:
     from .link.stage import include_graph
 
     conn.commit()
+    callers = shared_macros.parameter_callers(conn)
     if not conn.execute("SELECT 1 FROM definition_macro_uses LIMIT 1").fetchone() and \
-            not shared_macros.callers_used(conn):
+            not shared_macros.callers_used(conn, callers):
         return
     run.progress("X-macro lists", 0, 1)
     run.includes = include_graph(conn, {"includes"})
-    done = shared_macros.expand(conn, run.ck.contents, run.ck.header, run.includes)
+    done = shared_macros.expand(conn, run.ck.contents, run.ck.header, run.includes, callers)
     todo = set(run.plan.cxx_todo)
     run.reextracted = [rel for rel in done if rel not in todo]
     conn.commit()

@@ -64,9 +64,8 @@ def parameter_callers(conn: sqlite3.Connection) -> set[str]:
         if calls_parameter(Define(name, parse_params(params), body))}
 
 
-def callers_used(conn: sqlite3.Connection) -> bool:
-    """Whether a function calls a macro that calls a parameter (a candidate for body_uses)."""
-    callers = parameter_callers(conn)
+def callers_used(conn: sqlite3.Connection, callers: set[str]) -> bool:
+    """Whether a function calls one of `callers` (parameter_callers: a candidate for body_uses)."""
     marks = ",".join("?" * len(callers))
     return bool(callers) and conn.execute(f"SELECT 1 FROM calls WHERE caller IS NOT NULL AND callee_name IN ({marks}) "
                                           "LIMIT 1", sorted(callers)).fetchone() is not None
@@ -108,17 +107,17 @@ def body_uses(conn: sqlite3.Connection, table, callers: set[str], contents: Mapp
     return out
 
 
-def expand(conn: sqlite3.Connection, contents: Mapping[str, bytes], stub_header: bytes | None, includes) -> list[str]:
+def expand(conn: sqlite3.Connection, contents: Mapping[str, bytes], stub_header: bytes | None, includes,
+           callers: set[str]) -> list[str]:
     """Extract again the files whose X-macro uses, or uses in bodies of another file's macro that calls a
     parameter (body_uses), the macros table can now expand, replacing their rows; the paths extracted again.
-    includes: the include graph of the C++ facts (link.includes.IncludeGraph)."""
+    includes: the include graph of the C++ facts (link.includes.IncludeGraph); callers: parameter_callers."""
     from . import cxx
     from .cxx.expansions import shared_hash
     from .dispatcher.macro_uses import MacroTable
     from .rows import RowBatch, cxx_tables, file_rows
 
     uses = uses_by_file(conn)
-    callers = parameter_callers(conn)
     if not uses and not callers:
         return []
     table = MacroTable(conn.execute(
