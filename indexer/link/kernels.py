@@ -40,6 +40,9 @@ def implementation(symbols: Symbols, key: str, kernel: str, ns: str, origin: str
         found = [s for s in symbols.by_name.get(kernel, ())
                  if s.kind in (DefinitionKind.FUNCTION, DefinitionKind.METHOD)
                  and s.qualified_name in (f"{ns}::{kernel}", kernel)]
+        # The registration names <cpp_namespace>::<kernel>: a same-named function at global scope (a device helper
+        # of a runtime-compiled source) is a candidate only where the namespace defines none
+        found = [s for s in found if s.qualified_name != kernel] or found
         missing = "no definition in the sources"
     if not found:
         return None, How.NOT_IN_CHECKOUT, missing
@@ -151,10 +154,21 @@ def _signature_score(sym: Symbol, func: str) -> int:
     types = [re.sub(r"\([^)]*\)", "", a.split(" ")[0]) for a in args]
     score = -2 * abs(len(params) - len(types))
     for param, schema_type in zip(params, types):
-        words = _CPP_TYPES.get(schema_type) or _CPP_TYPES.get(re.sub(r"\[\d+\]", "[]", schema_type), ())
+        words = _cpp_words(schema_type)
         if any(w in param for w in words):
             score += 1
     return score
+
+
+def _cpp_words(schema_type: str) -> tuple[str, ...]:
+    """The words of the C++ type a schema type is passed as (_CPP_TYPES): `int[1]` as `int[]`, and an optional
+    type that has no entry of its own (`int?`, `int[1]?`: c10::optional<int64_t>, OptionalIntArrayRef) as the
+    type it makes optional."""
+    for spelled in (schema_type, re.sub(r"\[\d+\]", "[]", schema_type)):
+        words = _CPP_TYPES.get(spelled) or (_CPP_TYPES.get(spelled[:-1]) if spelled.endswith("?") else None)
+        if words:
+            return words
+    return ()
 
 
 def _split(text: str) -> list[str]:

@@ -68,3 +68,17 @@ def test_trace_on_1_13_1(real_dbs, name, op):
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert op in [o["op"] for o in json.loads(out.stdout)["ops"]]
+
+
+def test_the_kernel_among_same_named_definitions_on_1_13_1(index):
+    """var.correction (native_functions.yaml:5487, `CPU, CUDA: var`, `int? correction`) is ReduceOps.cpp:1858's
+    `var(..., c10::optional<int64_t> correction, bool keepdim)`, not :1811's `var(..., bool unbiased, bool
+    keepdim)`; isnan (yaml:2790, `CPU, CUDA, MPS: isnan`) is TensorCompare.cpp:301 for CUDA too, not the global
+    template of nvfuser's runtime source torch/csrc/jit/codegen/cuda/runtime/helpers.cu:503. The CUDA chain of
+    var.correction then reaches std_var_stub's CUDA kernel (cuda/ReduceMomentKernel.cu)."""
+    [var] = [a for a in index.kernels_for("var.correction", ("CUDA",)) if a.op == "var.correction"][0].keys
+    assert (var.definition.file, var.definition.line) == ("aten/src/ATen/native/ReduceOps.cpp", 1858)
+    assert any(s.kind == "stub" and s.name == "std_var_stub" for s in var.chain)
+    assert any(s.kind == "global_kernel" for s in var.chain)
+    [isnan] = [a for a in index.kernels_for("isnan", ("CUDA",)) if a.op == "isnan"][0].keys
+    assert (isnan.definition.file, isnan.definition.line) == ("aten/src/ATen/native/TensorCompare.cpp", 301)
