@@ -21,6 +21,7 @@ from .device_branches import Branches
 from .results import OpsFor, Reach, Truncation
 
 CALLERS_PER_NODE = 2000  # edges followed up from one node
+_COMPOSITE = "Composite"  # the keys whose kernels run for any backend's tensors (CompositeImplicitAutograd ...)
 
 _UP = (EdgeKind.CALLS, EdgeKind.LAUNCHES, EdgeKind.RUNS_FUNCTOR, EdgeKind.USES_STUB, EdgeKind.REGISTERS,
        EdgeKind.CALLS_LIBRARY, EdgeKind.IMPLEMENTS, EdgeKind.REDISPATCHES_TO_OP)
@@ -29,9 +30,10 @@ _UP_SQL = ("SELECT e.kind, e.src, e.how, e.detail, n.kind, n.name, n.ref, n.deta
            f"ON d.id = n.ref AND n.kind IN ('{NodeKind.FUNCTION}', '{NodeKind.STRUCTURED}') "
            f"WHERE e.dst = ? AND e.kind IN ({', '.join('?' * len(_UP))}) ORDER BY e.id LIMIT {CALLERS_PER_NODE + 1}")
 
-# (node, the path from it down to the name asked about, the device a registration pinned or None, and for a
-# template reached through a call bound to one template argument, the call site that writes that argument)
-_Entry = tuple[int, tuple[str, ...], str | None, tuple[str, int] | None]
+# (node, the path from it down to the name asked about, the device a registration pinned or None, for a
+# template reached through a call bound to one template argument the call site that writes that argument, and the
+# backend key whose kernel the path went through (None: none yet, or only composite kernels))
+_Entry = tuple[int, tuple[str, ...], str | None, tuple[str, int] | None, str | None]
 
 
 @dataclass
@@ -124,7 +126,7 @@ class Reverse:
             hits[(op, key)] = Reach(op, key, kernel, (f"generated ufunc kernel -> uses {name.split('::')[-1]}",))
         for op, key, kernel in self.generated(name):
             hits.setdefault((op, key), Reach(op, key, kernel, (f"{kernel} [generated]",)))
-        frontier: list[_Entry] = [(node, (n,), "CUDA" if f and is_cuda(f) else None, None)
+        frontier: list[_Entry] = [(node, (n,), "CUDA" if f and is_cuda(f) else None, None, None)
                                   for node, n, f in self.starts(name)]
         runs, stub = self._ufunc_runs(name)
         for op, key, kernel in runs:
@@ -132,17 +134,17 @@ class Reverse:
         if stub is not None:  # the kernels that call the stub run the generated kernel registered for it
             for op, key, kernel in self._generated_users(stub):
                 hits.setdefault((op, key), Reach(op, key, kernel, (f"{kernel} [generated] -> runs {name}",)))
-            frontier += [(node, (n, f"{naming.stub_base(stub)}_kernel [generated]", name), None, None)
+            frontier += [(node, (n, f"{naming.stub_base(stub)}_kernel [generated]", name), None, None, None)
                          for node, n, _f in self.starts(stub)]
-        seen = {(e[0], e[2], None) for e in frontier}
+        seen = {(e[0], e[2], None, None) for e in frontier}
         cuts = _Cuts()
         for level in range(depth + 1):
             following: list[_Entry] = []
-            for node, path, device, site in frontier:  # the loop sees the same-level entries _up appends
+            for node, path, device, site, backend in frontier:  # the loop sees the same-level entries _up appends
                 if level == depth:
                     cuts.deep += 1
                     continue
-                up, same = self._up(node, path, device, site, hits, seen, cuts)
+                up, same = self._up(node, path, device, site, backend, hits, seen, cuts)
                 following.extend(up)
                 frontier.extend(same)
             frontier = following
@@ -150,11 +152,14 @@ class Reverse:
                 break
         return OpsFor(name, tuple(sorted(hits.values(), key=lambda r: (r.op, r.key))), cuts.truncations(depth))
 
-    def _up(self, node: int, path: tuple[str, ...], device: str | None, site: tuple[str, int] | None, hits: dict,
-            seen: set, cuts: _Cuts) -> tuple[list[_Entry], list[_Entry]]:
+    def _up(self, node: int, path: tuple[str, ...], device: str | None, site: tuple[str, int] | None,
+            backend: str | None, hits: dict, seen: set, cuts: _Cuts) -> tuple[list[_Entry], list[_Entry]]:
         """(the callers one level up, and the nodes gone up to at the same level: the stub a registered kernel is
         registered for and the op a kernel implements, as kernels-for's walk shows a stub's registered kernel
-        and a redispatched op's kernel at the level of the call, so that --depth counts calls both ways)."""
+        and a redispatched op's kernel at the level of the call, so that --depth counts calls both ways).
+        A redispatch runs the op's kernel for the caller's own key (kernels-for's walk goes on in that one, else
+        in a composite one): a path through an op's kernel for a backend key (CPU, NestedTensorCPU) is one only
+        for the kernels of that key and the composite ones above it (`backend`)."""
         rows = self.conn.execute(_UP_SQL, (node, *_UP)).fetchall()
         if len(rows) > CALLERS_PER_NODE:
             cuts.callers[path[0]] = None
@@ -184,20 +189,24 @@ class Reverse:
                                                                            *path)))
             if skind == NodeKind.KERNEL:
                 op, key, kernel = self._kernel_row(sref)
-                if hop_device is None or device_of(key) in (hop_device, None):
+                composite = key.startswith(_COMPOSITE)
+                if (hop_device is None or device_of(key) in (hop_device, None)) and \
+                        (backend is None or composite or key == backend):
                     hits.setdefault((op, key), Reach(op, key, kernel, path))
                     op_node = self._op_node(op)
-                    if (op_node, hop_device) not in seen:  # ops whose kernels redispatch to this one reach it too
-                        seen.add((op_node, hop_device))
-                        same.append((op_node, (f"redispatch to {op}", *path), hop_device, None))
+                    runs_for = backend if composite else key
+                    if (op_node, hop_device, None, runs_for) not in seen:  # ops whose kernels redispatch to it too
+                        seen.add((op_node, hop_device, None, runs_for))
+                        same.append((op_node, (f"redispatch to {op}", *path), hop_device, None, runs_for))
                 continue
             bound = binding_site(detail) if how == How.TEMPLATE_ARGUMENT and detail else handed_on
-            if (src, hop_device, bound) in seen:
+            if (src, hop_device, bound, backend) in seen:
                 continue
-            seen.add((src, hop_device, bound))
+            seen.add((src, hop_device, bound, backend))
             label = f"uses {path[0]}" if kind == EdgeKind.USES_STUB else sname
             if how in SEVERAL:  # one of an overload set the types pick from, or of a pure virtual's overrides: as
                 sname = f"{sname} ({how} of {detail})"  # kernels-for follows each, and says so
             (same if kind == EdgeKind.REGISTERS else out).append(
-                (src, (sname, *path) if kind != EdgeKind.USES_STUB else (sname, label, *path[1:]), hop_device, bound))
+                (src, (sname, *path) if kind != EdgeKind.USES_STUB else (sname, label, *path[1:]), hop_device, bound,
+                 backend))
         return out, same
