@@ -193,37 +193,46 @@ def macro_use_sites(f: SourceFile, names: set[str], in_function: bool) -> Iterat
         yield m, dec(m.group(1)), n
 
 
-def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple]) -> CxxFacts:
-    """The snippet's facts at their uses' places."""
+def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple], lines: bool = False) -> CxxFacts:
+    """The snippet's facts at their uses' places: each at its use's line (uses: (first snippet line, line,
+    end_line, scope, macro, ...)), or with `lines` at the file's line its snippet line was taken from (a head
+    macro's use is extracted with its body below it, line for line: head_macro_definitions)."""
     starts = [u[0] for u in uses]
 
     def use_of(line: int):
         return uses[max(0, bisect.bisect_right(starts, line) - 1)]
+
+    def at(line: int, use: tuple) -> int:
+        return use[1] + line - use[0] if lines else use[1]
 
     def qualify(scope: list[str], name: str) -> str:
         return "::".join(scope + [name])
 
     definitions = []
     for d in sub.definitions:
-        _, line, end_line, scope, macro = use_of(d.line)
-        definitions.append(replace(d, qualified_name=qualify(scope, d.qualified_name), line=line, end_line=end_line,
-                                   macro=macro))
+        use = use_of(d.line)
+        where = dict(line=at(d.line, use), end_line=at(d.end_line, use),
+                     name_line=d.name_line and at(d.name_line, use)) if lines else dict(line=use[1], end_line=use[2])
+        definitions.append(replace(d, qualified_name=qualify(use[3], d.qualified_name), macro=use[4], **where))
 
     def moved(facts, launch: bool = False):
         out = []
         for x in facts:
             if x.caller is None:
                 continue
-            _, line, _, scope, macro = use_of(x.line)
-            more = {"macro": macro, "lambda_line": x.lambda_line and line} if launch else {}
-            changes = dict(caller=qualify(scope, x.caller), line=line, **more)
+            use = use_of(x.line)
+            changes = dict(caller=qualify(use[3], x.caller), line=at(x.line, use))
+            if lines and getattr(x, "lambda_line", None):
+                changes["lambda_line"] = at(x.lambda_line, use)
+            elif launch and not lines:
+                changes.update(macro=use[4], lambda_line=x.lambda_line and use[1])
             out.append(x._replace(**changes) if isinstance(x, tuple) else replace(x, **changes))
         return out
 
     stubs = []  # a definer that registers what it defines: `REGISTER_DISPATCH(op##_stub, &CPU_CAPABILITY::op##_kernel)`
     for x in sub.stubs:
-        _, line, _, scope, _macro = use_of(x.line)
-        stubs.append(replace(x, line=line, scope="::".join(scope + ([x.scope] if x.scope else []))))
+        use = use_of(x.line)
+        stubs.append(replace(x, line=at(x.line, use), scope="::".join(use[3] + ([x.scope] if x.scope else []))))
 
     return CxxFacts(
         f.path,
@@ -236,3 +245,84 @@ def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple]) -> CxxFacts:
         dtype_dispatches=tuple(moved(sub.dtype_dispatches)),
         library_calls=tuple(moved(sub.library_calls)),
     )
+
+
+_STATEMENT_WORDS = frozenset(("for", "if", "while", "switch", "do", "return", "else", "case"))
+
+
+def head_macros(local: dict[str, Define]) -> set[str]:
+    """The file's function-like macros that write a function's head and no body: the body follows each use
+    (2.6.0 flash_attn/flash_fwd_launch_template.h:31 `DEFINE_FLASH_FORWARD_KERNEL(kernelName, ...)`, which
+    writes `template<typename Kernel_traits, __VA_ARGS__> __global__ void kernelName(...)`). Not a statement's head
+    (`CUDA_KERNEL_LOOP(i, n)`, a `for (...)`)."""
+    out = set()
+    for name, d in local.items():
+        body = d.body.strip()
+        first = _WORD.match(body)
+        if d.params is not None and "{" not in body and body.endswith(")") and first is not None \
+                and first.group() not in _STATEMENT_WORDS:
+            out.add(name)
+    return out
+
+
+def head_macro_definitions(f: SourceFile, extract_snippet) -> CxxFacts | None:
+    """The functions whose head a use of the file's own macro writes, the body written after the use, which
+    tree-sitter reads as a function named by the macro (`DEFINE_FLASH_FORWARD_KERNEL(flash_fwd_kernel, bool
+    Is_dropout, ...) {`: pytorch_flash::DEFINE_FLASH_FORWARD_KERNEL). Each use is expanded, on one line, and
+    extracted with its body below it, line for line, so that its facts keep their lines; they replace the facts
+    of the misread function (its definition, and the calls, launches, dtype sets, stub uses and vendor calls
+    written in it). A use whose expansion yields no definition keeps what tree-sitter read."""
+    heads = head_macros(f.local)
+    if not heads:
+        return None
+    misread = {(d.line, d.name): d for d in f.definitions if d.name in heads}
+    if not misread:
+        return None
+    pieces: list[str] = []
+    uses: list[tuple] = []
+    snippet_line = 1
+    for node in f.get("definition"):
+        fd = node.child_by_field_name("declarator")
+        named = fd.child_by_field_name("declarator") if fd is not None and fd.type == "function_declarator" else None
+        body = node.child_by_field_name("body")
+        if named is None or body is None or named.type != "identifier":
+            continue
+        name = dec(named.text)
+        line = f.line_of(node.start_byte)
+        d = misread.get((line, name))
+        if d is None:
+            continue
+        parsed = f.orig_scan.args(fd.child_by_field_name("parameters").start_byte)
+        if parsed is None:
+            continue
+        args, _end = parsed
+        head = " ".join(expand_text(f"{name}({', '.join(norm(a) for a in args)})", f.local).split())
+        gap = f.line_of(body.start_byte) - line  # the lines the use's arguments take: kept, so the body's stay
+        text = head + "\n" * gap + " " + dec(f.src[body.start_byte:body.end_byte])
+        scope, _, _ = scope_prefix(node, f)
+        uses.append((snippet_line, line, d.end_line, scope, name, d))
+        pieces.append(text)
+        snippet_line += text.count("\n") + 1
+    if not uses:
+        return None
+    sub = extract_snippet("\n".join(pieces).encode())
+    starts = [u[0] for u in uses]
+    found = {uses[max(0, bisect.bisect_right(starts, d.line) - 1)][5].line for d in sub.definitions}
+    kept = [u for u in uses if u[5].line in found]
+    if not kept:
+        return None
+    _drop_misread(f, [u[5] for u in kept])
+    return _moved(f, sub, uses, lines=True)
+
+
+def _drop_misread(f: SourceFile, misread: list) -> None:
+    """Remove the definitions tree-sitter misread and the facts written in them (by caller and line)."""
+    gone = {(d.qualified_name, d.line) for d in misread}
+    spans = [(d.qualified_name, d.line, d.end_line) for d in misread]
+
+    def inside(x) -> bool:
+        return any(x.caller == q and a <= x.line <= b for q, a, b in spans)
+
+    f.definitions[:] = [d for d in f.definitions if (d.qualified_name, d.line) not in gone]
+    for facts in (f.calls, f.launches, f.stub_uses, f.dtypes, f.libcalls):
+        facts[:] = [x for x in facts if not inside(x)]

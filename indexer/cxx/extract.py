@@ -18,7 +18,7 @@ from . import (aliases, calls, classes, constants, definitions, device_branches,
                registrations, sites, usings)
 from .body_macros import body_macro_uses
 from .conditions import may_be_false
-from .expansions import macro_definitions
+from .expansions import head_macro_definitions, macro_definitions
 from .facts import CxxFacts, DeviceBranchFact, LaunchFact
 from .launches import kernel_name, text_launches
 from .preprocessor import Define, text_define
@@ -67,6 +67,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     if expand and (f.local or shared) and b"{" in f.src:
         snippet = lambda text: _extract(text, path, macros, language, expand=False)  # noqa: E731
         _add(f, macro_definitions(f, snippet, shared))
+        _add(f, head_macro_definitions(f, snippet))
         _add(f, body_macro_uses(f, snippet, shared))
     if expand:
         tables, installs = method_tables.method_tables(f)

@@ -110,6 +110,15 @@ CASES = [
     ("cat.out", "CPU", "TensorShape.cpp:594", []),
     ("cat.out", "CUDA", "cuda/Shape.cu:446", []),
     ("embedding_dense_backward", "CUDA", "cuda/Embedding.cu:248", []),
+    # flash attention: its __global__ kernels are written through a file-local macro that writes the head
+    # (flash_attn/flash_fwd_launch_template.h:31 DEFINE_FLASH_FORWARD_KERNEL, used at :35, :44, :52), launched
+    # through `auto kernel = &flash_fwd_kernel<...>` (:81, :93); flash_bwd_launch_template.h:32, used at :44
+    ("_flash_attention_forward", "CUDA", "transformers/cuda/attention.cu:894",
+     [("global_kernel", "flash_fwd_kernel", "transformers/cuda/flash_attn/flash_fwd_launch_template.h:35"),
+      ("global_kernel", "flash_fwd_splitkv_kernel", "transformers/cuda/flash_attn/flash_fwd_launch_template.h:44")]),
+    ("_flash_attention_backward", "CUDA", "transformers/cuda/attention_backward.cu:61",
+     [("global_kernel", "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel",
+       "transformers/cuda/flash_attn/flash_bwd_launch_template.h:44")]),
 ]
 
 
