@@ -50,10 +50,16 @@ _TEMPLATE_HEAD = re.compile(rb"template\s*<[^;{}]*>\s*$")
 def parsed_definitions(f: SourceFile) -> None:
     """Phase: every function_definition tree-sitter found (structured and library macro heads
     are left to the macro sites phase)."""
+    definers = {k for k, d in f.local.items() if d.params is not None and "{" in d.body}
     for node in f.get("definition"):
         if in_block(node):
             continue  # a call tree-sitter misread (calls.py: block_definition_calls)
         fact = _definition(f, node)
+        if fact is not None and fact.name in definers and fact.qualified_name.endswith(fact.name):
+            # a use of the file's own macro that writes a whole definition, which the preprocessor always expands:
+            # tree-sitter read it and what follows as a function named by the macro (2.6.0 RNN.cpp:1875 `static
+            # DEFINE_QUANTIZED_RNN_CELL_DYNAMIC(...)`, run on to :1959 over four more uses); expansions.py expands it
+            continue
         if fact is not None:
             end = _damaged_end(f, node) if node.has_error else None
             if end is not None:

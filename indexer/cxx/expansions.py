@@ -143,8 +143,9 @@ def _expanded_uses(f: SourceFile, definers: set[str], lists: list[tuple], shared
     for m, name, n in macro_use_sites(f, definers, in_function=False):
         a = m.start()
         p = n.parent
-        # a brace of a #define tree-sitter could not shape opens a block of its own: not a body
-        while p is not None and (p.type not in _BODY_HOLDERS or f.in_define(p.start_byte)):
+        # a brace of a #define tree-sitter could not shape opens a block of its own: not a body; nor does the body
+        # tree-sitter gave a definer's use it misread as a function (definitions.parsed_definitions drops it)
+        while p is not None and (p.type not in _BODY_HOLDERS or f.in_define(p.start_byte) or _misread_body(p, definers)):
             p = p.parent
         if p is not None:  # inside a body tree-sitter did not shape as a definition
             continue
@@ -166,11 +167,31 @@ def _expanded_uses(f: SourceFile, definers: set[str], lists: list[tuple], shared
         text = expand_text(f"{name}({', '.join(args)})", defines)
         if "{" not in text:
             continue
-        scope, _, _ = scope_prefix(n, f)
+        scope, _, _ = scope_prefix(_outside_misread(n, definers), f)
         uses.append((snippet_line, f.line_of(a), end_line, scope, name))
         pieces.append(text)
         snippet_line += text.count("\n") + 1
     return pieces, uses
+
+
+def _misread_body(node: Node, definers: set[str]) -> bool:
+    """Whether node is the body tree-sitter gave a use of a definer it read as a function named by the macro."""
+    parent = node.parent
+    if node.type != "compound_statement" or parent is None or parent.type != "function_definition":
+        return False
+    fd = parent.child_by_field_name("declarator")
+    named = fd.child_by_field_name("declarator") if fd is not None and fd.type == "function_declarator" else None
+    return named is not None and named.type == "identifier" and dec(named.text) in definers
+
+
+def _outside_misread(node: Node, definers: set[str]) -> Node:
+    """The function tree-sitter misread from a definer's use that node is in (its scope is the use's), else node."""
+    out, p = node, node.parent
+    while p is not None:
+        if p.type == "function_definition" and any(_misread_body(c, definers) for c in p.children):
+            out = p
+        p = p.parent
+    return out
 
 
 def macro_use_sites(f: SourceFile, names: set[str], in_function: bool) -> Iterator[tuple[re.Match, str, Node]]:
