@@ -69,9 +69,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/cudnn/BatchNorm.cpp:168', 'getCudnnBatchNormMode'): UNDIAGNOSED,
         ('aten/src/ATen/native/cudnn/BatchNorm.cpp:87', 'getCudnnBatchNormMode'): UNDIAGNOSED,
     },
-    'Y2:_scaled_dot_product_flash_attention-CUDA': {
-        ('aten/src/ATen/native/transformers/cuda/flash_attn/flash_fwd_launch_template.h:35', 'flash_fwd_kernel'): UNDIAGNOSED,
-    },
     'Y2:_scaled_dot_product_efficient_attention-CUDA': {
         ('aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF_f16_aligned.cu:71', 'fmha_cutlassF_f16_aligned_64x64_rf_sm80'): UNDIAGNOSED,
     },
