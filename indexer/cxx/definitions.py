@@ -50,7 +50,7 @@ _TEMPLATE_HEAD = re.compile(rb"template\s*<[^;{}]*>\s*$")
 def parsed_definitions(f: SourceFile) -> None:
     """Phase: every function_definition tree-sitter found (structured and library macro heads
     are left to the macro sites phase)."""
-    definers = {k for k, d in f.local.items() if d.params is not None and "{" in d.body}
+    definers = {k for k, d in f.local.items() if d.writes_body}
     for node in f.get("definition"):
         if in_block(node):
             continue  # a call tree-sitter misread (calls.py: block_definition_calls)

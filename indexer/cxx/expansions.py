@@ -67,7 +67,7 @@ def shared_hash(shared: dict[str, Define]) -> str:
 
 def _definers(local) -> set[str]:
     """The file's macros whose expansion holds a body, and the macros that expand to one of them."""
-    definers = {k for k, d in local.items() if "{" in d.body and d.params is not None}
+    definers = {k for k, d in local.items() if d.writes_body}
     if not definers:
         return definers
     words = {k: set(_WORD.findall(d.body)) for k, d in local.items() if k not in definers and d.params is not None}
@@ -145,7 +145,8 @@ def _expanded_uses(f: SourceFile, definers: set[str], lists: list[tuple], shared
         p = n.parent
         # a brace of a #define tree-sitter could not shape opens a block of its own: not a body; nor does the body
         # tree-sitter gave a definer's use it misread as a function (definitions.parsed_definitions drops it)
-        while p is not None and (p.type not in _BODY_HOLDERS or f.in_define(p.start_byte) or _misread_body(p, definers)):
+        while p is not None and (p.type not in _BODY_HOLDERS or f.in_define(p.start_byte)
+                                 or _misread_body(p, definers)):
             p = p.parent
         if p is not None:  # inside a body tree-sitter did not shape as a definition
             continue
@@ -174,14 +175,19 @@ def _expanded_uses(f: SourceFile, definers: set[str], lists: list[tuple], shared
     return pieces, uses
 
 
+def _plain_name(definition: Node) -> str | None:
+    """The name of a function_definition declared `NAME(...)`, a bare identifier: what tree-sitter makes of a
+    macro's use followed by a body (`DEFINE_FLASH_FORWARD_KERNEL(flash_fwd_kernel, ...) {`); else None."""
+    fd = definition.child_by_field_name("declarator")
+    named = fd.child_by_field_name("declarator") if fd is not None and fd.type == "function_declarator" else None
+    return dec(named.text) if named is not None and named.type == "identifier" else None
+
+
 def _misread_body(node: Node, definers: set[str]) -> bool:
     """Whether node is the body tree-sitter gave a use of a definer it read as a function named by the macro."""
     parent = node.parent
-    if node.type != "compound_statement" or parent is None or parent.type != "function_definition":
-        return False
-    fd = parent.child_by_field_name("declarator")
-    named = fd.child_by_field_name("declarator") if fd is not None and fd.type == "function_declarator" else None
-    return named is not None and named.type == "identifier" and dec(named.text) in definers
+    return node.type == "compound_statement" and parent is not None and parent.type == "function_definition" \
+        and _plain_name(parent) in definers
 
 
 def _outside_misread(node: Node, definers: set[str]) -> Node:
@@ -214,6 +220,11 @@ def macro_use_sites(f: SourceFile, names: set[str], in_function: bool) -> Iterat
         yield m, dec(m.group(1)), n
 
 
+def _use_at(uses: list[tuple], starts: list[int], line: int) -> tuple:
+    """The use whose expansion a snippet line is in (uses start with their first snippet line, `starts`)."""
+    return uses[max(0, bisect.bisect_right(starts, line) - 1)]
+
+
 def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple], lines: bool = False) -> CxxFacts:
     """The snippet's facts at their uses' places: each at its use's line (uses: (first snippet line, line,
     end_line, scope, macro, ...)), or with `lines` at the file's line its snippet line was taken from (a head
@@ -221,7 +232,7 @@ def _moved(f: SourceFile, sub: CxxFacts, uses: list[tuple], lines: bool = False)
     starts = [u[0] for u in uses]
 
     def use_of(line: int):
-        return uses[max(0, bisect.bisect_right(starts, line) - 1)]
+        return _use_at(uses, starts, line)
 
     def at(line: int, use: tuple) -> int:
         return use[1] + line - use[0] if lines else use[1]
@@ -303,17 +314,16 @@ def head_macro_definitions(f: SourceFile, extract_snippet) -> CxxFacts | None:
     uses: list[tuple] = []
     snippet_line = 1
     for node in f.get("definition"):
-        fd = node.child_by_field_name("declarator")
-        named = fd.child_by_field_name("declarator") if fd is not None and fd.type == "function_declarator" else None
+        name = _plain_name(node)
         body = node.child_by_field_name("body")
-        if named is None or body is None or named.type != "identifier":
+        if name is None or body is None:
             continue
-        name = dec(named.text)
         line = f.line_of(node.start_byte)
         d = misread.get((line, name))
         if d is None:
             continue
-        parsed = f.orig_scan.args(fd.child_by_field_name("parameters").start_byte)
+        params = node.child_by_field_name("declarator").child_by_field_name("parameters")  # (_plain_name's)
+        parsed = f.orig_scan.args(params.start_byte)
         if parsed is None:
             continue
         args, _end = parsed
@@ -328,7 +338,7 @@ def head_macro_definitions(f: SourceFile, extract_snippet) -> CxxFacts | None:
         return None
     sub = extract_snippet("\n".join(pieces).encode())
     starts = [u[0] for u in uses]
-    found = {uses[max(0, bisect.bisect_right(starts, d.line) - 1)][5].line for d in sub.definitions}
+    found = {_use_at(uses, starts, d.line)[5].line for d in sub.definitions}
     kept = [u for u in uses if u[5].line in found]
     if not kept:
         return None

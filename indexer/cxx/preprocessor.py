@@ -21,6 +21,11 @@ class Define:
     params: tuple[str, ...] | None  # None: object-like
     body: str
 
+    @property
+    def writes_body(self) -> bool:
+        """A function-like macro whose expansion holds a `{`: a use writes a whole definition (or a block)."""
+        return self.params is not None and "{" in self.body
+
 
 _PASTE = re.compile(r"\s*##\s*")
 _QUOTES = re.compile(r"[\"']")
