@@ -129,6 +129,7 @@ def _end_statement_macro_uses(source: bytes) -> bytes:
 CONDITIONAL = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")  # an #if group's directive
 _TEMPLATE_HEAD = re.compile(rb"[ \t]*template[ \t]*<.*>[ \t]*(?://.*)?")
 _SPLIT_BRANCH_LINES = 3  # the most lines a branch of such an #if has
+_BLOCK_HEAD_LINES = 12  # the most lines a branch that is a block's head has (a function head, a parameter a line)
 _LITERAL = re.compile(rb"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
 
 
@@ -141,7 +142,9 @@ def _parens(line: bytes) -> int:
 def _one_branch_of_split_declarations(source: bytes) -> bytes:
     """Blank an #if group (no nested directive) whose branches are alternative pieces of one declaration: each
     branch at most _SPLIT_BRANCH_LINES lines, and every branch only template heads, or a branch whose parentheses
-    do not balance. The last branch is kept. One pass over the lines."""
+    do not balance: the last branch is kept. Or every branch, of at most _BLOCK_HEAD_LINES lines, the head of one
+    block (_block_heads): the branch with the most lines of code is kept, the last of equals (2.6.0
+    torch/csrc/cuda/comm.cpp:53-65 keeps USE_NCCL's ten lines, not `{`). One pass over the lines."""
     lines = source.split(b"\n")
     starts, at = [], 0
     for line in lines:
@@ -155,9 +158,16 @@ def _one_branch_of_split_declarations(source: bytes) -> bytes:
             i += 1
             continue
         marks, branches = group
-        heads = all(_TEMPLATE_HEAD.fullmatch(lines[k]) for b in branches for k in b)
-        if heads or any(sum(_parens(lines[k]) for k in b) != 0 for b in branches):
-            for k in marks + [k for b in branches[:-1] for k in b]:
+        short = all(len(b) <= _SPLIT_BRANCH_LINES for b in branches)
+        heads = short and all(_TEMPLATE_HEAD.fullmatch(lines[k]) for b in branches for k in b)
+        if heads or (short and any(sum(_parens(lines[k]) for k in b) != 0 for b in branches)):
+            kept = len(branches) - 1
+        elif _block_heads(lines, branches):
+            kept = max(range(len(branches)), key=lambda b: (_code_lines(lines, branches[b]), b))
+        else:
+            kept = None
+        if kept is not None:
+            for k in marks + [k for b, ks in enumerate(branches) if b != kept for k in ks]:
                 out[starts[k]:starts[k] + len(lines[k])] = lines[k].translate(_BLANK)
             i = marks[-1] + 1
         else:
@@ -165,15 +175,44 @@ def _one_branch_of_split_declarations(source: bytes) -> bytes:
     return bytes(out)
 
 
+_NAMESPACE_WORD = re.compile(rb"\bnamespace\b")
+
+
+def _block_heads(lines: list[bytes], branches: list[list[int]]) -> bool:
+    """Whether every branch opens the same number of blocks, more than it closes: alternative heads of one block
+    (2.6.0 quantized/cpu/kernels/QuantizedOpKernels.cpp:1702-1706 `#ifdef CPU_CAPABILITY_AVX2` / `if (vec_width ==
+    8) {` / `#else` / `if (vec_width == 16) {` / `#endif`). tree-sitter reads both heads, one block too many, and
+    the rest of the file becomes one ERROR node. Not namespace heads: tree-sitter nests the second namespace in
+    the first and the definitions keep the first's name, which a build that defines the tested macro compiles
+    (TopKImpl.h:7-11 `#ifdef CPU_CAPABILITY` / `inline namespace CPU_CAPABILITY {` / `#else` / `inline namespace
+    DEFAULT {`)."""
+    if any(_NAMESPACE_WORD.search(lines[k]) for b in branches for k in b):
+        return False
+    opened = {sum(_braces(lines[k]) for k in b) for b in branches}
+    return len(opened) == 1 and opened.pop() > 0
+
+
+def _code_lines(lines: list[bytes], branch: list[int]) -> int:
+    """How many of a branch's lines hold code (not blank, not only a `//` comment)."""
+    return sum(1 for k in branch if lines[k].strip() and not lines[k].lstrip().startswith(b"//"))
+
+
+def _braces(line: bytes) -> int:
+    """How many more `{` than `}` a line opens, outside string and character literals and a `//` comment."""
+    code = _LITERAL.sub(b"", line) if b'"' in line or b"'" in line else line
+    code = code.split(b"//", 1)[0]
+    return code.count(b"{") - code.count(b"}")
+
+
 def _if_group(lines: list[bytes], i: int) -> tuple[list[int], list[list[int]]] | None:
     """(the directive lines, the branches' lines) of the #if, #ifdef or #ifndef group starting at line i, when it
-    has at least two branches of 1 to _SPLIT_BRANCH_LINES lines each and no other directive inside; else None."""
+    has at least two branches of 1 to _BLOCK_HEAD_LINES lines each and no other directive inside; else None."""
     m = CONDITIONAL.match(lines[i])
     if m is None or m.group(1) not in (b"if", b"ifdef", b"ifndef"):
         return None
     branches: list[list[int]] = [[]]
     marks = [i]
-    for j in range(i + 1, min(len(lines), i + 1 + 4 * _SPLIT_BRANCH_LINES)):
+    for j in range(i + 1, min(len(lines), i + 1 + 4 * _BLOCK_HEAD_LINES)):
         d = CONDITIONAL.match(lines[j])
         if d is None:
             if lines[j].lstrip().startswith(b"#"):
@@ -184,7 +223,7 @@ def _if_group(lines: list[bytes], i: int) -> tuple[list[int], list[list[int]]] |
             marks.append(j)
         elif d.group(1) == b"endif":
             marks.append(j)
-            ok = len(branches) >= 2 and all(0 < len(b) <= _SPLIT_BRANCH_LINES for b in branches)
+            ok = len(branches) >= 2 and all(0 < len(b) <= _BLOCK_HEAD_LINES for b in branches)
             return (marks, branches) if ok else None
         else:
             return None  # a nested #if
