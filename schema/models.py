@@ -270,6 +270,7 @@ class Launch(Base):
     line: Mapped[int] = mapped_column(Integer)
     lambda_line: Mapped[int | None] = mapped_column(Integer, comment="first line of the lambda the helper runs")
     macro: Mapped[str | None] = mapped_column(String, comment="the #define whose body holds the launch")
+    handed: Mapped[str | None] = mapped_column(Text, comment="a <<<...>>> of a parameter of the lambda around it: JSON [the parameter's position, [[callee, callee_name, argument position, line, argc], ...]] of the calls the lambda is handed to; NULL otherwise")
 
 
 class TypeDispatch(Base):

@@ -20,7 +20,7 @@ from .body_macros import body_macro_uses
 from .conditions import may_be_false
 from .expansions import head_macro_definitions, macro_definitions
 from .facts import CxxFacts, DeviceBranchFact, LaunchFact
-from .launches import kernel_name, text_launches
+from .launches import handed_lambda, kernel_name, text_launches
 from .preprocessor import Define, text_define
 from .prepare import prepare
 from .scan import dec, join_continuations, norm, nospace
@@ -129,8 +129,9 @@ def chevron_launches(f: SourceFile) -> None:
         kernel, targs = kernel_name(f, kfn)
         config = tuple(norm(f.text(c)) for c in cfg.named_children if c.type != "comment")
         seen.add(cfg.start_byte)
+        handed = handed_lambda(f, node, kernel) if kfn.type == "identifier" else None
         f.launches.append(LaunchFact("triple_chevron", kernel, targs, config, f.caller_at(node.start_byte),
-                                     cfg.start_point[0] + 1))
+                                     cfg.start_point[0] + 1, handed=handed))
     defines = f.get("define.name")
     parsed = {n.start_byte for n in defines}
     # the text to read, with the macro whose body it is: function-like #defines tree-sitter did not read as #defines

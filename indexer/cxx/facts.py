@@ -91,6 +91,7 @@ class LaunchFact:
     line: int  # triple_chevron: the line of `<<<`; helper: the line the call starts
     lambda_line: int | None = None  # start line of the lambda the helper runs
     macro: str | None = None  # the #define whose body holds the launch
+    handed: str | None = None  # a lambda's parameter launched: where the lambda is handed (launches.handed_lambda)
 
 
 @dataclass(frozen=True)

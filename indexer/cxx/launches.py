@@ -4,9 +4,11 @@ helpers' calls (gpu_kernel, cpu_kernel_vec, parallel_for ...) with the kernel or
 
 from __future__ import annotations
 
+import json
 import re
 
-from .callees import last_component
+from .callees import callee_info, last_component
+from .definitions import parameter_names
 from .facts import LaunchFact
 from .scan import balanced_args, dec, nospace, norm
 from .sourcefile import SourceFile
@@ -167,3 +169,52 @@ def _local_lambda(f: SourceFile, ident) -> int | None:
                 found = value
         stack.extend(n.named_children)
     return found.start_point[0] + 1 if found is not None else None
+
+
+def handed_lambda(f: SourceFile, launch, kernel: str) -> str | None:
+    """A `<<<...>>>` of a parameter of the lambda around it: JSON `[position, [[callee, callee_name, argument,
+    line, argc], ...]]`, the parameter's position and the calls the lambda is handed to (it, or the local variable
+    it initialises, written as an argument); None for any other launch. 2.6.0 transformers/cuda/attention.cu:1230
+    `auto launchKernel = [&](auto _k, auto kernel_fn) {` ... :1383 `kernel_fn<<<...>>>(p);`, handed at :1388 to
+    `dispatch_cutlassF<scalar_t>(launchKernel, computeCapability)`, whose per-architecture functions call it with
+    each kernel (mem_eff_attention/kernels/cutlassF.h:27 `cb(AttentionKernel<...>(), fmha_cutlassF_...)`): the
+    link stage follows the hand-over to the kernels (link/edges.py, _HandedKernels)."""
+    lam = launch.parent
+    while lam is not None and lam.type != "lambda_expression":
+        if lam.type == "function_definition":
+            return None
+        lam = lam.parent
+    declarator = lam.child_by_field_name("declarator") if lam is not None else None
+    names = parameter_names(declarator) if declarator is not None else ()
+    if kernel not in names:
+        return None
+    holder, handed = lam.parent, []
+    if holder is not None and holder.type == "argument_list":
+        handed.append(_handed_to(f, holder, lam))
+    elif holder is not None and holder.type == "init_declarator" and holder.child_by_field_name("value") == lam:
+        variable = holder.child_by_field_name("declarator")
+        body = holder.parent
+        while body is not None and body.type != "function_definition":
+            body = body.parent
+        if variable is not None and variable.type == "identifier" and body is not None:
+            for args in f.get("call.args"):  # the calls after the lambda in its function that pass the variable
+                if lam.end_byte < args.start_byte < body.end_byte:
+                    handed.extend(_handed_to(f, args, a) for a in uncommented(args)
+                                  if a.type == "identifier" and a.text == variable.text)
+    handed = [h for h in handed if h is not None]
+    return json.dumps([names.index(kernel), sorted(handed, key=lambda h: (h[3], h[2]))]) if handed else None
+
+
+def _handed_to(f: SourceFile, args, argument) -> list | None:
+    """[callee, callee_name, argument position, line, argc] of the call whose argument list holds `argument`, as
+    the calls table writes the callee and line (the callee as written, without whitespace; the line it starts)."""
+    call = args.parent
+    fn = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+    if fn is None:
+        return None
+    written = uncommented(args)
+    position = next((i for i, a in enumerate(written) if a.id == argument.id), None)
+    if position is None:
+        return None
+    info = callee_info(nospace(dec(f.orig[fn.start_byte:fn.end_byte])), f.language)
+    return [info[0], info[1], position, fn.start_point[0] + 1, len(written)]

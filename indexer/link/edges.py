@@ -17,9 +17,10 @@ from .classify import RUN_METHOD, compute_family, is_service_call
 from .kinds import VIEW_COPY, EdgeKind, How, NodeKind
 from .nodes import Nodes
 from .parallel import map_parts
-from .resolve import Resolver
+from . import overloads
+from .resolve import Resolver, Target
 from .stubs import hiding_functions
-from .symbols import Symbol, Symbols
+from .symbols import Symbol, Symbols, ordered_parameter_names
 
 Edge = tuple  # (kind, src, dst, file, line, how, target, detail)
 
@@ -71,7 +72,7 @@ class Callers:
 
 
 # An argument that names a function, as calls.arg_types writes it: `decltype(at::abs_out)`, `decltype(&f)`.
-_FUNCTION_ARGUMENT = re.compile(r"decltype\(&?((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\)&?")
+FUNCTION_ARGUMENT = re.compile(r"decltype\(&?((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\)&?")
 # How a function handed on by name is found for it to count: by C++ lookup from the caller, or an op.
 _HANDED_HOW = frozenset((How.EXACT, How.SAME_FILE, How.INCLUDE, How.SAME_NAMESPACE, How.USING, How.OP))
 
@@ -273,7 +274,7 @@ class _Calls:
             return
         written = json.loads(arg_types)
         for position, param in dict.fromkeys(positions):
-            m = _FUNCTION_ARGUMENT.fullmatch(written[position] or "") if position < len(written) else None
+            m = FUNCTION_ARGUMENT.fullmatch(written[position] or "") if position < len(written) else None
             if m is None:
                 continue
             handed = m.group(1)
@@ -347,9 +348,12 @@ def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, calle
     launched holds (how: the way each was found, detail: through which variable); runs-functor: a launch
     helper's functor (its operator()) or lambda."""
     aliases = _kernel_aliases(conn, tables)
-    macro = "macro" if "macro" in {r[1] for r in conn.execute("PRAGMA table_info(launches)")} else "NULL"
-    for kind, kernel, config, caller, file, line, lam, written_by in conn.execute(
-            f"SELECT kind, kernel, config, caller, file, line, lambda_line, {macro} FROM launches "
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(launches)")}
+    macro = "macro" if "macro" in columns else "NULL"
+    handing = "handed" if "handed" in columns else "NULL"
+    handed_kernels = _HandedKernels(conn, symbols, contexts, resolver)
+    for kind, kernel, config, caller, file, line, lam, written_by, handed in conn.execute(
+            f"SELECT kind, kernel, config, caller, file, line, lambda_line, {macro}, {handing} FROM launches "
             f"{_in(files, True)}ORDER BY id"):
         src = callers.at(file, caller, line)
         if src is None and written_by is not None:  # a file-scope #define's launch, at the #define's line, used in
@@ -372,6 +376,14 @@ def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, calle
                         yield (EdgeKind.LAUNCHES, src.node, t.node, file, line, t.how, target,
                                f"{detail} through {name}")
                 continue
+            if handed:  # a parameter of a lambda that is handed to functions calling it with kernels
+                position, calls = json.loads(handed)
+                found = list(handed_kernels.kernels(ctx, position, [tuple(c) for c in calls]))
+                for t, target, by, at in found:
+                    yield (EdgeKind.LAUNCHES, src.node, t.node, file, line, t.how, target,
+                           f"{detail} through {name}, handed to it by {by.qualified_name} ({by.file}:{at})")
+                if found:
+                    continue
             for t in resolver.resolve(ctx, kernel, name, -1, None):
                 yield (EdgeKind.LAUNCHES, src.node, t.node, file, line, t.how, kernel, detail)
         elif kernel:
@@ -382,6 +394,64 @@ def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, calle
         else:
             yield (EdgeKind.RUNS_FUNCTOR, src.node, None, file, lam or line, How.EXACT,
                    f"lambda at line {lam}" if lam else "lambda", kind)
+
+
+_HAND_ON = 4  # the most functions a lambda is handed on through before one calls it with kernels
+
+
+class _HandedKernels:
+    """The kernels a lambda's parameter is launched with, found through the functions the lambda is handed to
+    (cxx/launches.handed_lambda): a function that calls the parameter it receives the lambda as, with a function's
+    name at the lambda parameter's position (`cb(AttentionKernel<...>(), fmha_cutlassF_f16_aligned_64x64_rf_sm80)`),
+    gives that function, looked up from there; one that hands the parameter on (`dispatch_cutlassF_f16_sm80(cb,
+    cc)`: an argument of the parameter's type, a template type parameter no other parameter has) is followed,
+    _HAND_ON functions deep. Each function once per launch."""
+
+    def __init__(self, conn: sqlite3.Connection, symbols: Symbols, contexts, resolver: Resolver):
+        self.conn, self.symbols, self.contexts, self.resolver = conn, symbols, contexts, resolver
+        self._by_node: dict[int, Symbol] | None = None
+
+    def kernels(self, ctx, position: int, calls: list[tuple], depth: int = 0,
+                seen: set[int] | None = None) -> Iterator[tuple[Target, str, Symbol, int]]:
+        """(target, the function's name as written, the function that names it, the line) for each function the
+        calls (callee, callee_name, argument, line, argc) reach the lambda's parameter `position` with."""
+        if self._by_node is None:
+            self._by_node = {s.node: s for syms in self.symbols.by_file.values() for s in syms}
+        seen = set() if seen is None else seen
+        for callee, name, argument, _line, argc in calls:
+            for t in self.resolver.resolve(ctx, callee, name, argc, None):
+                sym = self._by_node.get(t.node) if t.node is not None else None
+                if sym is None or sym.node in seen:
+                    continue
+                seen.add(sym.node)
+                yield from self._within(sym, argument, position, depth, seen)
+
+    def _within(self, sym: Symbol, argument: int, position: int, depth: int,
+                seen: set[int]) -> Iterator[tuple[Target, str, Symbol, int]]:
+        names = ordered_parameter_names(sym.signature)
+        if names is None or argument >= len(names) or names[argument] is None:
+            return
+        param = names[argument]
+        types = overloads.parameter_types(sym.signature) or []
+        own = types[argument] if argument < len(types) else None
+        handed_on = own is not None and (sym.template_params or {}).get(own) == "type" and types.count(own) == 1
+        ctx = self.contexts(sym.file, sym)
+        for callee, name, line, argc, arg_types in self.conn.execute(
+                "SELECT callee, callee_name, line, argc, arg_types FROM calls WHERE file = ? AND caller = ? AND "
+                "line BETWEEN ? AND ? ORDER BY id", (sym.file, sym.qualified_name, sym.line, sym.end_line)):
+            written = json.loads(arg_types) if arg_types else []
+            if callee == param:
+                m = FUNCTION_ARGUMENT.fullmatch(written[position] or "") if position < len(written) else None
+                if m is not None:
+                    function = m.group(1)
+                    for t in self.resolver.resolve(ctx, function, function.rsplit("::", 1)[-1], -1, None):
+                        if t.node is not None:
+                            yield t, function, sym, line
+            elif handed_on and depth < _HAND_ON:
+                on = [(callee, name, j, line, argc) for j, w in enumerate(written)
+                      if w and overloads.plain_type(w) == own]
+                if on:
+                    yield from self.kernels(ctx, position, on, depth + 1, seen)
 
 
 def dtype_edges(conn: sqlite3.Connection, callers: Callers, files: str | None = None) -> Iterator[Edge]:

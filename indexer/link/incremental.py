@@ -33,10 +33,10 @@ from .. import index_file
 from . import template_args
 from .kinds import SEVERAL, EdgeKind, How, NodeKind, stub_edge_order
 from .nodes import Nodes, definition_nodes, make_nodes, temp_nodes
-from .edges import call_rows, stub_site_edges
+from .edges import FUNCTION_ARGUMENT, call_rows, stub_site_edges
 from .includes import IncludeGraph
 from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, GraphChanges, LinkSummary, callable_classes,
-                    count_device_candidates, fact_edges, prepare)
+                    count_device_candidates, fact_edges, include_graph, prepare)
 
 OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BACKWARD)  # made again each time
 # ... and so is the redispatch of a kernel torchgen writes for an autogen'd op (edges.op_edges): an op edge is one of
@@ -84,14 +84,14 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
         matched = _match(conn, old, changed, def_columns)
     if matched is None:
         return None
-    for table in ("_relink_files", "_reregister_files"):
+    for table in ("_relink_files", "_reregister_files", "_handed_files"):
         conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (path TEXT PRIMARY KEY)")
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS _link_names (name TEXT PRIMARY KEY)")
     callers, registering = _callers_of(conn, matched.changed_names, tables)
-    files = changed | callers
+    files = changed | callers | _handing_files(conn, changed, includes, tables)
     for _ in range(_ROUNDS):
         registering -= files
-        calls = _select(conn, files, registering, tables)
+        calls = _select(conn, files, registering, tables, includes)
         p = prepare(conn, matched.nodes, tables, def_columns, matched.cold, some=True, includes=includes)
         if p.inputs != previous_inputs:
             return None
@@ -119,6 +119,21 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
     touched = sources | matched.removed | {u[4] for u in matched.updates} | moved | {r[0] for r in matched.nodes.rows}
     return LinkSummary(nodes, conn.execute("SELECT count(*) FROM edges").fetchone()[0], p.inputs, p.file_includes,
                        True, GraphChanges(frozenset(changed), frozenset(touched), frozenset(matched.changed_names)))
+
+
+def _handing_files(conn: sqlite3.Connection, changed: set[str], includes: IncludeGraph | None,
+                   tables: set[str], changed_only: bool = False) -> set[str]:
+    """The files with a launch of a lambda's parameter (launches.handed) that are changed or include a changed
+    file: the link follows the lambda into the functions it is handed to and looks the kernels up there
+    (edges._HandedKernels), so an edit of those functions changes the launch's edges though no name the launch's
+    file looks up changed. changed_only: only those that are among `changed` themselves."""
+    if "launches" not in tables or "handed" not in {r[1] for r in conn.execute("PRAGMA table_info(launches)")}:
+        return set()
+    files = {r[0] for r in conn.execute("SELECT DISTINCT file FROM launches WHERE handed IS NOT NULL")}
+    if not files or changed_only:
+        return files & changed
+    graph = includes if includes is not None else include_graph(conn, tables)
+    return {f for f in files if f in changed or not changed.isdisjoint(graph.closure(f))}
 
 
 def _changed_files(conn: sqlite3.Connection, old: sqlite3.Connection) -> set[str]:
@@ -250,7 +265,8 @@ def _fill(conn: sqlite3.Connection, table: str, values: Iterable[str]) -> None:
     conn.executemany(f"INSERT INTO temp.{table} VALUES (?)", [(v,) for v in values])
 
 
-def _select(conn: sqlite3.Connection, files: set[str], registering: set[str], tables: set[str]) -> list[tuple]:
+def _select(conn: sqlite3.Connection, files: set[str], registering: set[str], tables: set[str],
+            includes: IncludeGraph | None = None) -> list[tuple]:
     """Fill the temporary tables prepare and fact_edges read: the files resolved again, those whose stub
     registrations alone are, and every name their facts and the op edges look up (stage.SOME_DEFINITIONS);
     the files' calls (edges.call_rows)."""
@@ -271,8 +287,31 @@ def _select(conn: sqlite3.Connection, files: set[str], registering: set[str], ta
     if "kernel_aliases" in tables:
         for (targets,) in conn.execute(f"SELECT targets FROM kernel_aliases WHERE file IN (SELECT path FROM {_FILES})"):
             names |= {t.rsplit("::", 1)[-1] for t in json.loads(targets)}
+    names |= _handed_names(conn, files, includes, tables)
     _fill(conn, "_link_names", names)
     return calls
+
+
+def _handed_names(conn: sqlite3.Connection, files: set[str], includes: IncludeGraph | None,
+                  tables: set[str]) -> set[str]:
+    """The names a launch of a lambda's parameter in these files looks up when the link follows the lambda
+    (edges._HandedKernels): the functions called, and those named as arguments, in the launch's file and the files
+    it includes. A template the lambda is handed to is instantiated in the launch's file, so it is written there;
+    the kernels it hands on may be defined anywhere, and are looked up by the names written."""
+    handing = _handing_files(conn, files, includes, tables, changed_only=True)
+    if not handing:
+        return set()
+    graph = includes if includes is not None else include_graph(conn, tables)
+    reach = set(handing).union(*(graph.closure(f) for f in handing))
+    _fill(conn, "_handed_files", reach)
+    names: set[str] = set()
+    for name, arg_types in conn.execute(
+            "SELECT callee_name, arg_types FROM calls WHERE file IN (SELECT path FROM temp._handed_files)"):
+        names.add(name)
+        if arg_types and "decltype(" in arg_types:
+            names |= {m.group(1).rsplit("::", 1)[-1] for w in json.loads(arg_types)
+                      if w and (m := FUNCTION_ARGUMENT.fullmatch(w)) is not None}
+    return names
 
 
 def _dangling(conn: sqlite3.Connection, m: _Matched) -> bool:

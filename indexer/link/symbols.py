@@ -143,6 +143,19 @@ def _parameter_names(signature: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def ordered_parameter_names(signature: str) -> list[str | None] | None:
+    """The names of a declarator's parameters in order (None for one without a name); None when a macro writes
+    them."""
+    params = _params(signature)
+    if params is None:
+        return None
+    out: list[str | None] = []
+    for p in params:
+        name = _declared_name(p.split("=", 1)[0].rstrip())
+        out.append(name if name and name not in ("const", "void") else None)
+    return out
+
+
 def _declared_name(param: str) -> str | None:
     """The name a parameter declares: the identifier that ends it, after any `[N]` array bounds
     (`const int64_t sizes[3]` -> sizes). Read from the end, since a search from the start costs a

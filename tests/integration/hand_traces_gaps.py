@@ -69,9 +69,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/cudnn/BatchNorm.cpp:168', 'getCudnnBatchNormMode'): UNDIAGNOSED,
         ('aten/src/ATen/native/cudnn/BatchNorm.cpp:87', 'getCudnnBatchNormMode'): UNDIAGNOSED,
     },
-    'Y2:_scaled_dot_product_efficient_attention-CUDA': {
-        ('aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF_f16_aligned.cu:71', 'fmha_cutlassF_f16_aligned_64x64_rf_sm80'): UNDIAGNOSED,
-    },
     'Y2:_fused_adam_-CUDA': {
         ('aten/src/ATen/native/cuda/fused_adam_utils.cuh:110', 'FusedAdamMathFunctor'): UNDIAGNOSED,
     },

@@ -119,6 +119,13 @@ CASES = [
     ("_flash_attention_backward", "CUDA", "transformers/cuda/attention_backward.cu:61",
      [("global_kernel", "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel",
        "transformers/cuda/flash_attn/flash_bwd_launch_template.h:44")]),
+    # memory-efficient attention's backward: `kernel_fn<<<...>>>(p)` (attention_backward.cu:745) in the launchKernel
+    # lambda (:504), handed to dispatch_cutlassB<scalar_t> (:749; mem_eff_attention/kernels/cutlassB.h:885), which
+    # hands it to dispatch_cutlassB_f16_sm80 (:894, :317), which calls it with each kernel (:321
+    # fmha_cutlassB_f16_aligned_64x64_k64_sm80, whose __global__ is cutlassB_f16_aligned_k64.cu:109)
+    ("_efficient_attention_backward", "CUDA", "transformers/cuda/attention_backward.cu:248",
+     [("global_kernel", "fmha_cutlassB_f16_aligned_64x64_k64_sm80",
+       "transformers/cuda/mem_eff_attention/kernels/cutlassB_f16_aligned_k64.cu:109")]),
 ]
 
 
