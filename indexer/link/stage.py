@@ -476,10 +476,25 @@ FUNCTOR_OVERLOADS = 8  # a constructed functor's operator() overloads followed, 
 
 def _functors(conn: sqlite3.Connection, tables: set[str], symbols: Symbols, resolver: Resolver):
     """A lookup for calls that construct a functor (`sum_functor<scalar_t>{}(iter)`, `Op()`): the
-    operator() definitions of the class named, found like any call of `Class::operator()`."""
+    operator() definitions of the class named, found like any call of `Class::operator()`, of a class the caller
+    can see (written in its file or a file it includes). Lookup of `Tensor::operator()` from at::native finds the
+    one class of the checkout whose name ends in Tensor and has an operator(), 1.13.1's nvfuser::Tensor
+    (jit/codegen/cuda/python_frontend/fusion_definition.h), though `Tensor()` in a kernel makes an at::Tensor."""
     if "classes" not in tables:
         return None
     callable_names = callable_classes(conn, tables)
+    class_files: dict[str, set[str]] = {}
+    for qualified, file in conn.execute("SELECT qualified_name, file FROM classes WHERE has_call_operator = 1"):
+        class_files.setdefault(normalise_scope(split_scope(qualified), symbols.inline), set()).add(file)
+    by_node: dict[int, Symbol] = {}
+
+    def seen_from(ctx, node: int) -> bool:
+        """Whether the class of an operator() is written where the caller can see it (or is not known)."""
+        if not by_node:
+            by_node.update((s.node, s) for syms in symbols.by_file.values() for s in syms)
+        sym = by_node.get(node)
+        files = class_files.get(sym.scope) if sym is not None else None
+        return not files or any(ctx.visible(f) for f in files)
 
     def operators(ctx, callee: str, name: str) -> list[int]:
         if name not in callable_names:
@@ -490,7 +505,7 @@ def _functors(conn: sqlite3.Connection, tables: set[str], symbols: Symbols, reso
                 out.append(t.node)
             elif len(t.candidates) <= FUNCTOR_OVERLOADS:  # operator() overloaded by type: each may run
                 out.extend(t.candidates)
-        return out
+        return [n for n in out if seen_from(ctx, n)]
     return operators
 
 
