@@ -133,9 +133,14 @@ _BLOCK_HEAD_LINES = 12  # the most lines a branch that is a block's head has (a 
 _LITERAL = re.compile(rb"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
 
 
+def _without_literals(line: bytes) -> bytes:
+    """A line without its string and character literals."""
+    return _LITERAL.sub(b"", line) if b'"' in line or b"'" in line else line
+
+
 def _parens(line: bytes) -> int:
     """How many more `(` than `)` a line opens, outside string and character literals."""
-    code = _LITERAL.sub(b"", line) if b'"' in line or b"'" in line else line
+    code = _without_literals(line)
     return code.count(b"(") - code.count(b")")
 
 
@@ -199,8 +204,7 @@ def _code_lines(lines: list[bytes], branch: list[int]) -> int:
 
 def _braces(line: bytes) -> int:
     """How many more `{` than `}` a line opens, outside string and character literals and a `//` comment."""
-    code = _LITERAL.sub(b"", line) if b'"' in line or b"'" in line else line
-    code = code.split(b"//", 1)[0]
+    code = _without_literals(line).split(b"//", 1)[0]
     return code.count(b"{") - code.count(b"}")
 
 

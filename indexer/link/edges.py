@@ -351,7 +351,7 @@ def launch_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, calle
     columns = {r[1] for r in conn.execute("PRAGMA table_info(launches)")}
     macro = "macro" if "macro" in columns else "NULL"
     handing = "handed" if "handed" in columns else "NULL"
-    handed_kernels = _HandedKernels(conn, symbols, contexts, resolver)
+    handed_kernels = _HandedKernels(conn, contexts, resolver)
     for kind, kernel, config, caller, file, line, lam, written_by, handed in conn.execute(
             f"SELECT kind, kernel, config, caller, file, line, lambda_line, {macro}, {handing} FROM launches "
             f"{_in(files, True)}ORDER BY id"):
@@ -407,20 +407,18 @@ class _HandedKernels:
     cc)`: an argument of the parameter's type, a template type parameter no other parameter has) is followed,
     _HAND_ON functions deep. Each function once per launch."""
 
-    def __init__(self, conn: sqlite3.Connection, symbols: Symbols, contexts, resolver: Resolver):
-        self.conn, self.symbols, self.contexts, self.resolver = conn, symbols, contexts, resolver
-        self._by_node: dict[int, Symbol] | None = None
+    def __init__(self, conn: sqlite3.Connection, contexts, resolver: Resolver):
+        self.conn, self.contexts, self.resolver = conn, contexts, resolver
 
     def kernels(self, ctx, position: int, calls: list[tuple], depth: int = 0,
                 seen: set[int] | None = None) -> Iterator[tuple[Target, str, Symbol, int]]:
         """(target, the function's name as written, the function that names it, the line) for each function the
         calls (callee, callee_name, argument, line, argc) reach the lambda's parameter `position` with."""
-        if self._by_node is None:
-            self._by_node = {s.node: s for syms in self.symbols.by_file.values() for s in syms}
+        by_node = self.resolver.symbol_of_node()
         seen = set() if seen is None else seen
         for callee, name, argument, _line, argc in calls:
             for t in self.resolver.resolve(ctx, callee, name, argc, None):
-                sym = self._by_node.get(t.node) if t.node is not None else None
+                sym = by_node.get(t.node) if t.node is not None else None
                 if sym is None or sym.node in seen:
                     continue
                 seen.add(sym.node)

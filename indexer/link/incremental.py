@@ -88,10 +88,14 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
         conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (path TEXT PRIMARY KEY)")
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS _link_names (name TEXT PRIMARY KEY)")
     callers, registering = _callers_of(conn, matched.changed_names, tables)
-    files = changed | callers | _handing_files(conn, changed, includes, tables)
+    handing = _handing_files(conn, tables)
+    if handing:
+        includes = includes if includes is not None else include_graph(conn, tables)
+        callers |= {f for f in handing if not changed.isdisjoint(includes.closure(f))}
+    files = changed | callers
     for _ in range(_ROUNDS):
         registering -= files
-        calls = _select(conn, files, registering, tables, includes)
+        calls = _select(conn, files, registering, tables, handing, includes)
         p = prepare(conn, matched.nodes, tables, def_columns, matched.cold, some=True, includes=includes)
         if p.inputs != previous_inputs:
             return None
@@ -121,19 +125,14 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
                        True, GraphChanges(frozenset(changed), frozenset(touched), frozenset(matched.changed_names)))
 
 
-def _handing_files(conn: sqlite3.Connection, changed: set[str], includes: IncludeGraph | None,
-                   tables: set[str], changed_only: bool = False) -> set[str]:
-    """The files with a launch of a lambda's parameter (launches.handed) that are changed or include a changed
-    file: the link follows the lambda into the functions it is handed to and looks the kernels up there
-    (edges._HandedKernels), so an edit of those functions changes the launch's edges though no name the launch's
-    file looks up changed. changed_only: only those that are among `changed` themselves."""
+def _handing_files(conn: sqlite3.Connection, tables: set[str]) -> set[str]:
+    """The files with a launch of a lambda's parameter (launches.handed). The link follows the lambda into the
+    functions it is handed to and looks the kernels up there (edges._HandedKernels), so an edit of a file such a
+    file includes changes the launch's edges though no name the launch's file looks up changed: relink resolves
+    it again."""
     if "launches" not in tables or "handed" not in {r[1] for r in conn.execute("PRAGMA table_info(launches)")}:
         return set()
-    files = {r[0] for r in conn.execute("SELECT DISTINCT file FROM launches WHERE handed IS NOT NULL")}
-    if not files or changed_only:
-        return files & changed
-    graph = includes if includes is not None else include_graph(conn, tables)
-    return {f for f in files if f in changed or not changed.isdisjoint(graph.closure(f))}
+    return {r[0] for r in conn.execute("SELECT DISTINCT file FROM launches WHERE handed IS NOT NULL")}
 
 
 def _changed_files(conn: sqlite3.Connection, old: sqlite3.Connection) -> set[str]:
@@ -266,7 +265,7 @@ def _fill(conn: sqlite3.Connection, table: str, values: Iterable[str]) -> None:
 
 
 def _select(conn: sqlite3.Connection, files: set[str], registering: set[str], tables: set[str],
-            includes: IncludeGraph | None = None) -> list[tuple]:
+            handing: set[str] = frozenset(), includes: IncludeGraph | None = None) -> list[tuple]:
     """Fill the temporary tables prepare and fact_edges read: the files resolved again, those whose stub
     registrations alone are, and every name their facts and the op edges look up (stage.SOME_DEFINITIONS);
     the files' calls (edges.call_rows)."""
@@ -287,22 +286,18 @@ def _select(conn: sqlite3.Connection, files: set[str], registering: set[str], ta
     if "kernel_aliases" in tables:
         for (targets,) in conn.execute(f"SELECT targets FROM kernel_aliases WHERE file IN (SELECT path FROM {_FILES})"):
             names |= {t.rsplit("::", 1)[-1] for t in json.loads(targets)}
-    names |= _handed_names(conn, files, includes, tables)
+    if handing & files:  # relink made the include graph when the index has such a launch
+        names |= _handed_names(conn, handing & files, includes)
     _fill(conn, "_link_names", names)
     return calls
 
 
-def _handed_names(conn: sqlite3.Connection, files: set[str], includes: IncludeGraph | None,
-                  tables: set[str]) -> set[str]:
-    """The names a launch of a lambda's parameter in these files looks up when the link follows the lambda
+def _handed_names(conn: sqlite3.Connection, handing: set[str], includes: IncludeGraph) -> set[str]:
+    """The names the launches of a lambda's parameter in these files look up when the link follows the lambda
     (edges._HandedKernels): the functions called, and those named as arguments, in the launch's file and the files
     it includes. A template the lambda is handed to is instantiated in the launch's file, so it is written there;
     the kernels it hands on may be defined anywhere, and are looked up by the names written."""
-    handing = _handing_files(conn, files, includes, tables, changed_only=True)
-    if not handing:
-        return set()
-    graph = includes if includes is not None else include_graph(conn, tables)
-    reach = set(handing).union(*(graph.closure(f) for f in handing))
+    reach = set(handing).union(*(includes.closure(f) for f in handing))
     _fill(conn, "_handed_files", reach)
     names: set[str] = set()
     for name, arg_types in conn.execute(

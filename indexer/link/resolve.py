@@ -824,7 +824,7 @@ class Resolver:
 
     def _symbols_of(self, targets: list[Target]) -> list[Symbol] | None:
         """The definitions of a set's targets, one per edge; None when a target has no definition node."""
-        by_node = self._symbol_of_node()
+        by_node = self.symbol_of_node()
         syms = [by_node.get(t.node) for t in targets]
         return None if None in syms else syms
 
@@ -881,7 +881,7 @@ class Resolver:
         """Whether the set is the overloads of one qualified name, none of them file-local: a function declared
         in a header and defined in a source file the caller does not include (mps/OperationUtils.mm's
         getMPSShape), which the caller's translation unit sees through its declaration."""
-        by_node = self._symbol_of_node()
+        by_node = self.symbol_of_node()
         nodes = [t.node for t in targets] if targets[0].node is not None else list(targets[0].candidates)
         syms = [by_node[n] for n in nodes if n in by_node]
         return len(syms) == len(nodes) and not any(s.local or is_header(s.file) for s in syms) and \
@@ -949,7 +949,7 @@ class Resolver:
         """Whether the caller's file is the definition's or includes it, or includes the header of the source file
         that defines it (_declared_with; a pick no include reaches is not made: the set then holds namesakes from all
         over the checkout, not what the caller's translation unit sees)."""
-        file = self._symbol_of_node()[node].file
+        file = self.symbol_of_node()[node].file
         return file == ctx.file or ctx.includes(file) or self._declared_with(ctx, file)
 
     def _declared_with(self, ctx: Context, file: str) -> bool:
@@ -972,7 +972,7 @@ class Resolver:
         key = (nodes, arg_types, named)
         got = self._picked.get(key)
         if got is None:
-            by_node = self._symbol_of_node()
+            by_node = self.symbol_of_node()
             syms = [by_node[n] for n in nodes if n in by_node]
             fit = [s for s in syms if _takes(s, argc, _declared_fewest)]
             # a qualified or member callee names these functions (no local object of the name): the members
@@ -983,7 +983,8 @@ class Resolver:
                 if chosen is not None else targets
         return got
 
-    def _symbol_of_node(self) -> dict[int, Symbol]:
+    def symbol_of_node(self) -> dict[int, Symbol]:
+        """Every symbol by its node id (made once)."""
         by_node = self._by_node
         if by_node is None:
             by_node = self._by_node = {s.node: s for syms in self.symbols.by_name.values() for s in syms}
@@ -1473,9 +1474,9 @@ class Resolver:
             return arithmetic_result(name[8:], [overloads.plain_type(t) if t is not None else "" for t in typed])
         got = self._returned(targets)
         one = targets[0].node is not None and len(targets) == 1
-        if one and got is not None and self._symbol_of_node()[targets[0].node].template_params:
+        if one and got is not None and self.symbol_of_node()[targets[0].node].template_params:
             # a function template: its return type with what the operands deduce put in
-            return _deduced_return(self._symbol_of_node()[targets[0].node], got, unaliased)
+            return _deduced_return(self.symbol_of_node()[targets[0].node], got, unaliased)
         if got is None and not one and len(targets) == 1 and targets[0].candidates:
             got = self._agreed_class(targets[0].candidates, unaliased)
         return got
@@ -1486,7 +1487,7 @@ class Resolver:
         the one template's, its parameters deduced from the operands where a parameter of the same class names
         them (`const Vectorized<T>&` and a Vectorized<scalar_t> give Vectorized<scalar_t>); else the one type the
         non-templates agree on; None when they return different classes or a type that names none."""
-        by_node = self._symbol_of_node()
+        by_node = self.symbol_of_node()
         syms = [by_node[n] for n in nodes if n in by_node]
         returned = [self.returns.get(s.id) for s in syms]
         if not returned or None in returned or any(_UNKNOWN_RETURN.fullmatch(r) for r in returned) or \
@@ -1591,7 +1592,7 @@ class Resolver:
         """The return type the targets of a call agree on (one definition, or overloads that return the same);
         for a member of a class template defined outside it, with the receiver's template arguments put in for
         the class's parameters (`List<Tensor>` and `template <class T> std::vector<T> List<T>::vec()`)."""
-        by_node = self._symbol_of_node()
+        by_node = self.symbol_of_node()
         self._category = None  # the call's value category, read by _argument_type
         if targets and all(t.how is How.OP for t in targets):  # an op through the dispatcher: its schema's return
             returned = {self.op_returns.get(o) for t in targets for o in t.op}

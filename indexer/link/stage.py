@@ -486,13 +486,10 @@ def _functors(conn: sqlite3.Connection, tables: set[str], symbols: Symbols, reso
     class_files: dict[str, set[str]] = {}
     for qualified, file in conn.execute("SELECT qualified_name, file FROM classes WHERE has_call_operator = 1"):
         class_files.setdefault(normalise_scope(split_scope(qualified), symbols.inline), set()).add(file)
-    by_node: dict[int, Symbol] = {}
 
     def seen_from(ctx, node: int) -> bool:
         """Whether the class of an operator() is written where the caller can see it (or is not known)."""
-        if not by_node:
-            by_node.update((s.node, s) for syms in symbols.by_file.values() for s in syms)
-        sym = by_node.get(node)
+        sym = resolver.symbol_of_node().get(node)
         files = class_files.get(sym.scope) if sym is not None else None
         return not files or any(ctx.visible(f) for f in files)
 

@@ -135,12 +135,7 @@ def parameter_names(signature: str) -> frozenset[str]:
 
 
 def _parameter_names(signature: str) -> frozenset[str]:
-    out = set()
-    for p in _params(signature) or ():
-        name = _declared_name(p.split("=", 1)[0].rstrip())
-        if name and name not in ("const", "void"):
-            out.add(name)
-    return frozenset(out)
+    return frozenset(name for name in ordered_parameter_names(signature) or () if name)
 
 
 def ordered_parameter_names(signature: str) -> list[str | None] | None:
