@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..indexer.facts import Location
+from ..indexer.link.configurations import exclusive
 from ..indexer.link.kinds import SEVERAL, EdgeKind, How, NodeKind, stub_edge_order
 from ..indexer.naming import ufunc_base, ufunc_stub
 from ..indexer.vocab import DefinitionKind, StepKind, StubKind
@@ -124,6 +125,8 @@ class _Walk:
     off_device: dict[str, dict[str, None]] = field(default_factory=dict)  # a branch that never runs on the
     # walk's device -> the calls written in it
     uncompiled: dict[str, dict[str, None]] = field(default_factory=dict)  # lines under an #if no build compiles
+    other_build: dict[str, None] = field(default_factory=dict)  # calls of definitions the device's build does not
+    # compile (_other_builds)
     reads: set[int] = field(default_factory=set)  # the nodes whose edges the walk read (chain_store: what it read)
     names: set[str] = field(default_factory=set)  # the names it looked definitions up by
 
@@ -159,6 +162,9 @@ class _Walk:
             cuts.append(Truncation("calls under an #if that the checkout's own #defines make false in every build, "
                                    "not followed", RULE,
                                    tuple(f"{where} -> {', '.join(names)}" for where, names in self.uncompiled.items())))
+        if self.other_build:
+            cuts.append(Truncation(f"calls of definitions that {DEVICE_BUILDS[self.device][1]}, where it compiles "
+                                   "another, not followed", RULE, tuple(self.other_build)))
         return tuple(cuts)
 
 
@@ -228,10 +234,13 @@ PER_DTYPE = "run per dtype by the dispatch"  # Step.detail of a call _instantiat
 # whose candidates lead to device work; calls ending in a macro, the standard library or a type are not read.
 # Of the calls with a target, those of functions (_need: not NEVER), and outside a functor only those that
 # lead to device work; calls through a template parameter all (_bound_here picks among them by call site).
+# A per-build-configuration call's detail is its target's guard (nodes.detail: the conditions that compile it), not
+# the edge's count of candidates: a walk for a device follows the one its build compiles (_other_builds).
 # The nodes are one JSON array parameter: one statement text per mode, prepared once per connection (an IN
 # list of ? has a text per length, and preparing is most of the cost of reading); rows come in the order of
 # ix_edges_src (src, then id), with no sort.
-_EDGES = ("SELECT e.src, e.kind, e.dst, e.file, e.line, e.how, e.target, e.detail, n.kind, n.name, n.file, n.line, "
+_EDGES = ("SELECT e.src, e.kind, e.dst, e.file, e.line, e.how, e.target, "
+          f"CASE WHEN e.how = '{How.PER_BUILD}' THEN n.detail ELSE e.detail END, n.kind, n.name, n.file, n.line, "
           "n.device_path FROM edges e LEFT JOIN nodes n ON n.id = e.dst "
           "WHERE e.src IN (SELECT value FROM json_each(?)) AND "
           "(e.dst IS NOT NULL OR e.kind != 'calls' OR e.detail LIKE '%lead to device work%') AND "
@@ -272,6 +281,38 @@ def _instantiated(edges: list, target: str | None, dn: _Node) -> bool:
     only those with a loop in their body: a per-dtype check such as checkQuantizedTensor<scalar_t> is no loop)."""
     return dn.loc is not None and dn.loc.file.startswith(NATIVE) and target is not None and \
         _SCALAR_ARGUMENT.match(target) is not None and any(e[0] == EdgeKind.DTYPES for e in edges)
+
+
+# The build a device's kernels are compiled in, as an #if condition: a CUDA key's kernels are those of a CUDA build
+# (USE_ROCM not defined; a ROCm build compiles the same files hipified, and registers them for CUDA too), a HIP
+# key's those of a ROCm build.
+DEVICE_BUILDS = {"CUDA": ("!defined(USE_ROCM)", "only a ROCm build (USE_ROCM) compiles"),
+                 "HIP": ("defined(USE_ROCM)", "a ROCm build (USE_ROCM) does not compile")}
+
+
+def _other_builds(edges: list, device: str | None) -> set[int]:
+    """The positions in `edges` of the per-build-configuration calls whose definition the device's build does not
+    compile (its guard and DEVICE_BUILDS's condition exclude each other, link/configurations.py), where the device's
+    build compiles another definition of the same call: 1.13.1 Loops.cuh:105's gpu_kernel_impl is CUDALoops.cuh's
+    in a CUDA build and ROCmLoops.cuh's in a ROCm one (each header is included under its own #if, Loops.cuh:77-81)."""
+    build = DEVICE_BUILDS.get(device or "")
+    if build is None:
+        return set()
+    sites: dict[tuple, list[int]] = {}
+    for i, e in enumerate(edges):
+        if e[4] == How.PER_BUILD and e[0] == _CALLS:
+            sites.setdefault((e[2], e[3], e[5]), []).append(i)
+    out: set[int] = set()
+    for members in sites.values():
+        other = [i for i in members if exclusive(edges[i][6], build[0])]
+        if len(other) < len(members):
+            out.update(other)
+    return out
+
+
+def _build_detail(how: str, guard: str | None) -> str | None:
+    """A per-build-configuration call step's detail: the guard of the definition it shows (`#if !defined(USE_ROCM)`)."""
+    return f"#if {_plain_guard(guard)}" if how == How.PER_BUILD and guard else None
 
 
 def _run_as_functor(edges: list, file: str, line: int, dst: int) -> bool:
@@ -576,7 +617,11 @@ class Linker:
             self._prefetch_kernels([e[1] for e in edges if e[0] == EdgeKind.REDISPATCHES_TO_OP and e[8] is not None])
         shown = FUNCTOR_ONLY if in_functor else COMPOSITE_OR_FUNCTOR if walk.composite or body else ALWAYS
         device = walk.branch or ""  # no device: only what no build compiles is left out
-        for kind, _dst, file, line, how, target, detail, loc, dn, need in edges:
+        other_builds = _other_builds(edges, walk.device) if walk.device in DEVICE_BUILDS else ()
+        for i, (kind, _dst, file, line, how, target, detail, loc, dn, need) in enumerate(edges):
+            if i in other_builds:
+                walk.other_build[f"{target} -> {dn.name} {dn.loc} ({_build_detail(how, detail)})"] = None
+                continue
             if (kind != _CALLS or (dn is not None and need <= shown)) and (
                     why := self.branches.ruled_out(file, line, device, walk.dense)) is not None:
                 walk.left_out(why, target or str(kind), self.branches.never)
@@ -591,7 +636,8 @@ class Linker:
                     if how in SEVERAL:
                         ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
                     else:
-                        yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc), dn, False
+                        yield _step(StepKind.CALL, dn.name, dn.loc, level, detail=_build_detail(how, detail), how=how,
+                                    site=loc), dn, False
                 elif need == FUNCTOR_ONLY and how not in SEVERAL and _instantiated(edges, target, dn):
                     if (why := self.branches.ruled_out(file, line, device, walk.dense)) is not None:  # as above
                         walk.left_out(why, target, self.branches.never)

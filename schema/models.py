@@ -384,6 +384,7 @@ class Include(Base):
     target: Mapped[str] = mapped_column(String, index=True, comment="as written between the quotes or brackets: ATen/native/BinaryOps.h; a macro name for a computed include")
     line: Mapped[int] = mapped_column(Integer)
     system: Mapped[int] = mapped_column(Integer, comment="1 for <x>, 0 for \"x\" (and computed includes)")
+    guard: Mapped[str | None] = mapped_column(Text, comment="the #if conditions the #include is written under, as definitions.guard writes them: !defined(USE_ROCM); NULL outside every #if")
 
 
 class Macro(Base):
@@ -671,7 +672,7 @@ class Node(Base):
     line: Mapped[int | None] = mapped_column(Integer)
     end_line: Mapped[int | None] = mapped_column(Integer, comment="last line of a definition")
     ref: Mapped[int | None] = mapped_column(Integer, index=True, comment="the row this node stands for: ops.id, dispatch.id, definitions.id, derivatives.id")
-    detail: Mapped[str | None] = mapped_column(Text, comment="kernel: the dispatch key; library: its family (cublas, cudnn ...); definition: its guard")
+    detail: Mapped[str | None] = mapped_column(Text, comment="kernel: the dispatch key; library: its family (cublas, cudnn ...); definition: its guard (its own #if conditions after those every #include of its file is written under)")
     device_path: Mapped[int] = mapped_column(Integer, comment="1 when the node leads through calls to device work: a stub, a launch, a functor or lambda a helper runs, a vendor call, an AT_DISPATCH, a __global__; 2 for a helper that calls what it is handed (a parameter); 3 when it leads only to ops called through the dispatcher (what a composite kernel's chain follows); else 0")
 
 

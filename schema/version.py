@@ -1,6 +1,6 @@
 """The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
 
-SCHEMA_VERSION = 21  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
+SCHEMA_VERSION = 22  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
 # 4: dispatcher_registrations, registration_macro_uses; 5: dispatch_keys, dispatch_keysets, dispatch_table;
 # 6: Python method tables (py_method_defs, py_method_installs); 7: py_branches and py_flags (the conditions
 # that pick a Python call); 8: definitions.template_params and definitions.returns (the link stage
@@ -21,7 +21,9 @@ SCHEMA_VERSION = 21  # 2: no file_id indexes (a build deletes stale rows in one 
 # constexpr (a mutable one types a receiver or argument that names it: std::atomic's load, a static functor object);
 # 19: definitions.called_params (the parameters a body calls: a caller handing one a function by name reaches it);
 # 20: chains (every op's chains walked at build time: a fresh Index reads them instead of walking); 21:
-# launches.handed (a lambda's parameter launched: the calls the lambda is handed to, followed by the link stage)
+# launches.handed (a lambda's parameter launched: the calls the lambda is handed to, followed by the link stage);
+# 22: includes.guard (a header every #include of which is under an #if is compiled only where one holds: its
+# definitions' guards take that condition, link/includes.py inclusion_guards)
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.

@@ -22,7 +22,7 @@ def test_includes_as_written_in_every_branch():
     assert f.includes == (
         IncludeFact("ATen/Tensor.h", 4, True),
         IncludeFact("ATen/native/BinaryOps.h", 5, False),
-        IncludeFact("hip/hip_runtime.h", 8, True),
+        IncludeFact("hip/hip_runtime.h", 8, True, "defined(USE_ROCM)"),  # the #if around it; the include guard is none
     )
 
 
@@ -73,7 +73,7 @@ def test_directives_in_a_damaged_file():
            b"#endif\n}\n#ifdef Y\nvoid fine() {}\n#endif\n")
     f = cxx.extract(src, "aten/src/ATen/native/broken.cpp")
     assert f.parse_errors > 0
-    assert f.includes == (IncludeFact("a.h", 1, False), IncludeFact("x.h", 5, True))
+    assert f.includes == (IncludeFact("a.h", 1, False), IncludeFact("x.h", 5, True, "USE_X"))
     assert f.macros == (MacroFact("BAD", "(a)", "a +", 6, guard="USE_X"),)  # written under `#if USE_X`
     assert [(d.name, d.guard) for d in f.definitions if d.name == "fine"] == [("fine", "defined(Y)")]
 

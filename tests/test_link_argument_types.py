@@ -153,8 +153,9 @@ def prepared(tmp_path_factory: pytest.TempPathFactory):
     conn = sqlite3.connect(db)
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
-    nodes = stage.make_nodes(conn, stage.definition_guards(conn, columns), "name_line" in columns)
-    yield conn, stage.prepare(conn, nodes, tables, columns)
+    includes = stage.include_graph(conn, tables)
+    nodes = stage.make_nodes(conn, stage.definition_guards(conn, columns, includes), "name_line" in columns)
+    yield conn, stage.prepare(conn, nodes, tables, columns, includes=includes)
     conn.close()
 
 

@@ -67,8 +67,10 @@ def directives(f: SourceFile) -> None:
             starts.append(last + 1)
             guards.append(nodes[-1] if nodes else None)
     f.guards = (starts, guards, {})
-    if len(starts) > 1:  # each #define with the #if conditions it is written under (a build's choice: no constant)
+    if len(starts) > 1:  # each #define with the #if conditions it is written under (a build's choice: no constant),
+        # and each #include (a header included only under USE_ROCM is compiled only in a ROCm build)
         f.macro_facts = [m if (g := guard_at(f, m.line)) is None else replace(m, guard=g) for m in f.macro_facts]
+        f.includes = [i if (g := guard_at(f, i.line)) is None else replace(i, guard=g) for i in f.includes]
 
 
 def guard_at(f: SourceFile, line: int) -> str | None:

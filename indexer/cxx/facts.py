@@ -166,6 +166,7 @@ class IncludeFact:
     target: str  # "ATen/native/BinaryOps.h"; a macro name when the include is computed
     line: int
     system: bool  # <x>
+    guard: str | None = None  # the #if conditions the #include is written under (directives.py), None: none
 
 
 @dataclass(frozen=True)

@@ -40,9 +40,12 @@ cublasLt.h cusparse.h cusparseLt.h cusolverDn.h cusolverSp.h cufft.h cufftXt.h c
 curand_philox4x32_x.h cudnn.h cupti.h omp.h mpi.h""".split())
 
 
+MAX_INCLUSION_GUARDS = 8  # a header included under more distinct guards than this is taken as always compiled
+
+
 class IncludeGraph:
     def __init__(self, files: Iterable[str], includes: Iterable[tuple]):
-        """`includes`: (file, target as written[, whether it is a system include]) rows."""
+        """`includes`: (file, target as written[, whether it is a system include[, its #if guard]]) rows."""
         self._by_suffix: dict[str, list[str]] = {}
         paths = list(files)
         known = set(paths)
@@ -53,13 +56,37 @@ class IncludeGraph:
         self.direct: dict[str, list[str]] = {}
         self._found: dict[tuple[str, str], str | None] = {}  # (folder, target) -> _find's answer, where the name's
         # characters play no part (a path found beside the includer, or the one path ending so)
-        for file, target, *system in includes:
-            if system and system[0] and target in TOOLCHAIN_HEADERS:
+        self.included_under: dict[str, list[str | None]] = {}  # a file -> the guard of each #include naming it
+        for file, target, *rest in includes:
+            if rest and rest[0] and target in TOOLCHAIN_HEADERS:
                 continue
             found = self._find(file, target, known)
             if found is not None:
                 self.direct.setdefault(file, []).append(found)
+                if found != file:
+                    self.included_under.setdefault(found, []).append(rest[1] if len(rest) > 1 else None)
         self._closure: dict[str, frozenset[str]] = {}
+        self._inclusion: dict[str, str] | None = None
+
+    def inclusion_guards(self) -> dict[str, str]:
+        """The files that every #include naming them writes under an #if, each with the condition that compiles
+        it: the guards of its #includes, sorted, joined with ` || ` (each in parentheses when there are several).
+        1.13.1 native/cuda/Loops.cuh:77-81 includes CUDALoops.cuh under `#if !defined(USE_ROCM)` and ROCmLoops.cuh
+        in its #else, and no other file includes either: CUDALoops.cuh's gpu_kernel_impl is compiled only where
+        USE_ROCM is not defined, ROCmLoops.cuh's only where it is. One level: a header included, unguarded, only
+        by such a file keeps no condition; nor does one included under more than MAX_INCLUSION_GUARDS guards."""
+        if self._inclusion is not None:
+            return self._inclusion
+        out = self._inclusion = {}
+        for file, guards in self.included_under.items():
+            if None in guards:
+                continue
+            distinct = sorted(set(guards))  # by text: the rows' order is the order the build extracted the files
+            if len(distinct) == 1:
+                out[file] = distinct[0]
+            elif len(distinct) <= MAX_INCLUSION_GUARDS:
+                out[file] = " || ".join(f"({g})" for g in distinct)
+        return out
 
     def _find(self, file: str, target: str, known: set[str]) -> str | None:
         folder = file.rpartition("/")[0]  # (posixpath.dirname of a relative path)

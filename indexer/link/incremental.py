@@ -36,7 +36,7 @@ from .nodes import Nodes, definition_nodes, make_nodes, temp_nodes
 from .edges import FUNCTION_ARGUMENT, call_rows, stub_site_edges
 from .includes import IncludeGraph
 from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, GraphChanges, LinkSummary, callable_classes,
-                    count_device_candidates, fact_edges, include_graph, prepare)
+                    count_device_candidates, definition_guards, fact_edges, include_graph, prepare)
 
 OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BACKWARD)  # made again each time
 # ... and so is the redispatch of a kernel torchgen writes for an autogen'd op (edges.op_edges): an op edge is one of
@@ -81,7 +81,8 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
         changed = _changed_files(conn, old) | set(also_changed)
         if len(changed) > MAX_CHANGED:
             return None
-        matched = _match(conn, old, changed, def_columns)
+        includes = includes if includes is not None else include_graph(conn, tables)
+        matched = _match(conn, old, changed, def_columns, includes)
     if matched is None:
         return None
     for table in ("_relink_files", "_reregister_files", "_handed_files"):
@@ -90,7 +91,6 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
     callers, registering = _callers_of(conn, matched.changed_names, tables)
     handing = _handing_files(conn, tables)
     if handing:
-        includes = includes if includes is not None else include_graph(conn, tables)
         callers |= {f for f in handing if not changed.isdisjoint(includes.closure(f))}
     files = changed | callers
     for _ in range(_ROUNDS):
@@ -155,7 +155,7 @@ def _definition_keys(conn: sqlite3.Connection, files: set[str], def_columns: set
 
 
 def _match(conn: sqlite3.Connection, old: sqlite3.Connection, changed: set[str],
-           def_columns: set[str]) -> _Matched | None:
+           def_columns: set[str], includes: IncludeGraph) -> _Matched | None:
     """The nodes a cold link of the facts makes, mapped to the graph's: ops, kernels, stubs and derivatives
     by identity, definitions of unchanged files by id, those of changed files by what lookup sees (in line
     order), libraries by name; None when the graph has not the nodes expected."""
@@ -182,8 +182,7 @@ def _match(conn: sqlite3.Connection, old: sqlite3.Connection, changed: set[str],
     old_defs = {r[6]: r for r in conn.execute(  # the definitions' nodes of the changed files
         f"SELECT id, kind, name, file, line, end_line, ref, detail FROM nodes WHERE kind IN ({defs}) AND file IN "
         f"({changes})", (*_DEFINITIONS, *sorted(changed)))}
-    guards = dict(conn.execute(f"SELECT id, guard FROM definitions WHERE guard IS NOT NULL AND file IN ({changes})",
-                               sorted(changed))) if "guard" in def_columns else {}
+    guards = definition_guards(conn, def_columns, includes, f"file IN ({changes})", tuple(sorted(changed)))
     wanted = {r[5]: r for r in definition_nodes(conn, guards, name_lines, f"WHERE file IN ({changes})",
                                                 tuple(sorted(changed)))}
     if _match_changed(m, old_defs, wanted, _definition_keys(old, changed, def_columns),

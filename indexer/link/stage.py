@@ -157,7 +157,8 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     scope_usings = _scope_usings(conn, tables, inline)
     resolver = Resolver(symbols, ops, macros, types, bases, namespaces, scope_usings)
     resolver.classes = classes
-    resolver.guards = definition_guards(conn, def_columns)  # one definition per build configuration (resolve.py)
+    includes = includes or include_graph(conn, tables)
+    resolver.guards = definition_guards(conn, def_columns, includes)  # one definition per build configuration
     returns, op_returns, tensor_methods = return_types(conn)  # what call chains are typed by (resolve.py)
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
     resolver.fields = class_fields(conn, tables, inline)
@@ -165,7 +166,6 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     resolver.class_namespaces = class_namespaces(conn, tables, inline)
     resolver.op_references = frozenset(name for name, func in conn.execute("SELECT name, func FROM ops")
                                        if "!)" in func.rpartition(") -> ")[2])  # `-> Tensor(a!)`: returns a Tensor&
-    includes = includes or include_graph(conn, tables)
     global_aliases, local_aliases = _aliases(conn, tables)
     resolver.aliases = global_aliases
     resolver.qualified_aliases = qualified_aliases(conn, tables, inline)
@@ -183,16 +183,18 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
                                 callable_classes(conn, tables), op_returns,
                                 tensor_methods, declarations.get("", {}), resolver.fields,
                                 sorted((s.qualified_name, s.file, s.signature) for found in resolver.constants.values() for s in found),
-                                resolver.enums, resolver.op_references, resolver.class_namespaces)
+                                resolver.enums, resolver.op_references, resolver.class_namespaces,
+                                includes.inclusion_guards())
     return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
                     own)
 
 
 def include_graph(conn: sqlite3.Connection, tables: set[str]) -> IncludeGraph:
     """The include graph of the C++ files' facts."""
+    guard = ", guard" if "includes" in tables and "guard" in _columns(conn, "includes") else ""
     return IncludeGraph(
         (r[0] for r in conn.execute("SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')")),
-        conn.execute("SELECT file, target, system FROM includes ORDER BY id") if "includes" in tables else ())
+        conn.execute(f"SELECT file, target, system{guard} FROM includes ORDER BY id") if "includes" in tables else ())
 
 
 def _namespaces(conn: sqlite3.Connection, inline: frozenset[str]) -> frozenset[str]:
@@ -261,7 +263,8 @@ def link(conn: sqlite3.Connection, jobs: int = 1, includes: IncludeGraph | None 
     include graph of the facts, when made already."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     def_columns = _columns(conn, "definitions")
-    nodes = make_nodes(conn, definition_guards(conn, def_columns), "name_line" in def_columns)
+    includes = includes or include_graph(conn, tables)
+    nodes = make_nodes(conn, definition_guards(conn, def_columns, includes), "name_line" in def_columns)
     p = prepare(conn, nodes, tables, def_columns, includes=includes)
     edge_rows = template_args.bind(list(fact_edges(conn, p, jobs)), p.symbols, p.resolver, p.contexts, p.functors,
                                    conn)
@@ -271,9 +274,23 @@ def link(conn: sqlite3.Connection, jobs: int = 1, includes: IncludeGraph | None 
     return LinkSummary(len(nodes.rows), len(edge_rows), p.inputs, p.file_includes)
 
 
-def definition_guards(conn: sqlite3.Connection, def_columns: set[str]) -> dict[int, str]:
-    return dict(conn.execute("SELECT id, guard FROM definitions WHERE guard IS NOT NULL")) \
-        if "guard" in def_columns else {}
+def definition_guards(conn: sqlite3.Connection, def_columns: set[str], includes: IncludeGraph,
+                      where: str = "", params: tuple = ()) -> dict[int, str]:
+    """definitions.id -> the conditions under which the definition is compiled: its own #if guard, after the
+    condition every #include of its file is written under (includes.py inclusion_guards), joined with ` && `;
+    `where`: which definitions (an SQL condition)."""
+    if "guard" not in def_columns:
+        return {}
+    included = includes.inclusion_guards()
+    files = json.dumps(sorted(included))
+    out = {}
+    for ref, file, guard in conn.execute(
+            "SELECT id, file, guard FROM definitions WHERE (guard IS NOT NULL OR file IN (SELECT value FROM "
+            f"json_each(?))){' AND ' + where if where else ''}", (files, *params)):
+        outer = included.get(file)
+        out[ref] = guard if outer is None else outer if guard is None else \
+            f"{f'({outer})' if ' || ' in outer else outer} && {guard}"
+    return out
 
 
 def fact_edges(conn: sqlite3.Connection, p: Prepared, jobs: int, files: str | None = None,

@@ -82,3 +82,20 @@ def test_the_kernel_among_same_named_definitions_on_1_13_1(index):
     assert any(s.kind == "global_kernel" for s in var.chain)
     [isnan] = [a for a in index.kernels_for("isnan", ("CUDA",)) if a.op == "isnan"][0].keys
     assert (isnan.definition.file, isnan.definition.line) == ("aten/src/ATen/native/TensorCompare.cpp", 301)
+
+
+def test_elementwise_cuda_chain_follows_the_cuda_build_on_1_13_1(index):
+    """1.13.1 native/cuda/Loops.cuh:77-81 includes CUDALoops.cuh under `#if !defined(USE_ROCM)` and ROCmLoops.cuh in
+    its #else, and nothing else includes either; each defines gpu_kernel_impl (CUDALoops.cuh:193, ROCmLoops.cuh:302),
+    called at Loops.cuh:105. add.out's CUDA chain follows the CUDA build's: gpu_kernel_impl at CUDALoops.cuh:193
+    launches vectorized_elementwise_kernel (:98) defined at :59; ROCm's is named among what was not followed."""
+    [add] = [a for a in index.kernels_for("add.out", ("CUDA",)) if a.op == "add.out"][0].keys
+    cuda_loops = "aten/src/ATen/native/cuda/CUDALoops.cuh"
+    [impl] = [s for s in add.chain if s.name == "at::native::gpu_kernel_impl"]
+    assert (impl.loc.file, impl.loc.line, impl.detail) == (cuda_loops, 193, "#if !defined(USE_ROCM)")
+    assert (impl.site.file, impl.site.line) == ("aten/src/ATen/native/cuda/Loops.cuh", 105)
+    kernels = [(s.name, s.loc.file, s.loc.line) for s in add.chain if s.kind == "global_kernel"]
+    assert kernels[0] == ("at::native::vectorized_elementwise_kernel", cuda_loops, 59)
+    assert not any(s.loc is not None and s.loc.file.endswith("ROCmLoops.cuh") for s in add.chain)
+    [cut] = [t for t in add.truncated if "ROCm" in t.what]
+    assert any("aten/src/ATen/native/cuda/ROCmLoops.cuh:302" in n for n in cut.names)
