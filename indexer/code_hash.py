@@ -23,11 +23,12 @@ def _digest(named: list[tuple[str, Path]]) -> str:
 
 
 def cxx_extractor() -> str:
-    """Every .py file of indexer/cxx (at any depth), every .scm pattern of indexer/scm, and the second
-    extraction pass (shared_macros.py, which decides what is extracted again with other files' #defines), named
-    from the indexer folder (cxx/calls.py, scm/..., indexer/shared_macros.py)."""
+    """Every .py file of indexer/cxx (at any depth), every .scm pattern of indexer/scm, the second
+    extraction pass (shared_macros.py, which decides what is extracted again with other files' #defines), and
+    the guard rules and vocabulary extraction reads (link/configurations.py: which #if stretches a device's
+    build leaves out; vocab.py), named from the indexer folder (cxx/calls.py, scm/..., indexer/shared_macros.py)."""
     files = sorted((INDEXER / "cxx").rglob("*.py")) + sorted((INDEXER / "scm").rglob("*.scm")) + \
-        [INDEXER / "shared_macros.py"]
+        [INDEXER / "shared_macros.py", INDEXER / "link" / "configurations.py", INDEXER / "vocab.py"]
     return _digest([(p.relative_to(p.parent.parent).as_posix(), p) for p in files])
 
 
@@ -48,7 +49,10 @@ def dispatcher_stage() -> str:
 
 def chain_walk() -> str:
     """The query modules whose code decides a chain's steps (queries/chain.py and what it runs, the edge kinds
-    of link/kinds.py): chains kept in an index (queries/chain_store.py) by other code are walked again."""
+    of link/kinds.py, the guard rules of link/configurations.py and the devices' builds of vocab.py): chains kept
+    in an index (queries/chain_store.py) by other code are walked again."""
     queries = INDEXER.parent / "queries"
     names = ("chain.py", "chain_store.py", "device_branches.py", "results.py")
-    return _digest([(f"queries/{n}", queries / n) for n in names] + [("link/kinds.py", INDEXER / "link" / "kinds.py")])
+    return _digest([(f"queries/{n}", queries / n) for n in names] +
+                   [(f"link/{n}", INDEXER / "link" / n) for n in ("kinds.py", "configurations.py")] +
+                   [("vocab.py", INDEXER / "vocab.py")])

@@ -25,6 +25,7 @@ from __future__ import annotations
 import sqlite3
 
 from .cxx.conditions import Env, evaluate, value_of
+from .link.configurations import builds_without, never_holds
 from .vocab import NEVER_COMPILED, PREPROCESSOR
 
 _DEPTH = 8  # macros whose bodies name other macros, followed at most this deep
@@ -82,16 +83,19 @@ def decide(condition: str, macros: MacroValues) -> tuple[bool | None, list[str]]
 
 
 def mark(conn: sqlite3.Connection) -> int:
-    """not_on of every "#if" row of device_branches: NEVER_COMPILED where the guard is false in every build, else
-    empty (a row re-extracted comes empty; one whose macros changed is decided again). The rows changed."""
+    """not_on of every "#if" row of device_branches: NEVER_COMPILED where the guard is false in every build (by the
+    checkout's #defines, or because it contradicts itself: link/configurations.py never_holds), else the
+    devices whose build does not compile it (link/configurations.py builds_without: CUDA for `#if defined(USE_ROCM)`),
+    else empty (a row re-extracted comes empty; one whose macros changed is decided again). The rows changed."""
     macros = MacroValues(conn)
-    decided: dict[str, bool | None] = {}
+    decided: dict[str, str] = {}
     changed = []
     for row, condition, not_on in conn.execute("SELECT id, condition, not_on FROM device_branches WHERE branch = ?",
                                                (PREPROCESSOR,)).fetchall():
         if condition not in decided:
-            decided[condition] = decide(condition, macros)[0]
-        want = NEVER_COMPILED if decided[condition] is False else ""
+            decided[condition] = NEVER_COMPILED if decide(condition, macros)[0] is False or never_holds(condition) \
+                else ",".join(builds_without(condition))
+        want = decided[condition]
         if want != not_on:
             changed.append((want, row))
     conn.executemany("UPDATE device_branches SET not_on = ? WHERE id = ?", changed)

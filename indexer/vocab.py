@@ -12,6 +12,12 @@ DENSE = "Dense"
 # decides its guard with the checkout's constant #defines (guards.py)
 PREPROCESSOR = "#if"
 NEVER_COMPILED = "never compiled"  # device_branches.not_on of such a stretch whose guard no build makes true (guards.py)
+# The build a device's kernels are compiled in, as an #if condition, and what code of the other build is, in words:
+# a CUDA key's kernels are those of a CUDA build (USE_ROCM not defined; a ROCm build compiles the same files
+# hipified, and registers them for CUDA too), a HIP key's those of a ROCm build (link/configurations.py
+# builds_without; a stretch under an #if one of them does not compile names the device in not_on, guards.py).
+DEVICE_BUILDS = {"CUDA": ("!defined(USE_ROCM)", "only a ROCm build (USE_ROCM) compiles"),
+                 "HIP": ("defined(USE_ROCM)", "a ROCm build (USE_ROCM) does not compile")}
 
 
 class Origin(StrEnum):

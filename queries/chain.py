@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..indexer.facts import Location
-from ..indexer.link.configurations import exclusive
 from ..indexer.link.kinds import SEVERAL, EdgeKind, How, NodeKind, stub_edge_order
 from ..indexer.naming import ufunc_base, ufunc_stub
-from ..indexer.vocab import DefinitionKind, StepKind, StubKind
+from ..indexer.vocab import DEVICE_BUILDS, DefinitionKind, StepKind, StubKind
 from . import chain_store
 from .device_branches import Branches, branch_device, dense
 from .results import Definition, Step, Truncation, new_step
@@ -283,21 +282,16 @@ def _instantiated(edges: list, target: str | None, dn: _Node) -> bool:
         _SCALAR_ARGUMENT.match(target) is not None and any(e[0] == EdgeKind.DTYPES for e in edges)
 
 
-# The build a device's kernels are compiled in, as an #if condition: a CUDA key's kernels are those of a CUDA build
-# (USE_ROCM not defined; a ROCm build compiles the same files hipified, and registers them for CUDA too), a HIP
-# key's those of a ROCm build.
-DEVICE_BUILDS = {"CUDA": ("!defined(USE_ROCM)", "only a ROCm build (USE_ROCM) compiles"),
-                 "HIP": ("defined(USE_ROCM)", "a ROCm build (USE_ROCM) does not compile")}
-
-
 def _other_builds(edges: list, device: str | None) -> set[int]:
     """The positions in `edges` of the per-build-configuration calls whose definition the device's build does not
-    compile (its guard and DEVICE_BUILDS's condition exclude each other, link/configurations.py), where the device's
-    build compiles another definition of the same call: 1.13.1 Loops.cuh:105's gpu_kernel_impl is CUDALoops.cuh's
+    compile (its guard and the device's DEVICE_BUILDS condition, link/configurations.py, exclude each other), where
+    that build compiles another definition of the same call: 1.13.1 Loops.cuh:105's gpu_kernel_impl is CUDALoops.cuh's
     in a CUDA build and ROCmLoops.cuh's in a ROCm one (each header is included under its own #if, Loops.cuh:77-81)."""
     build = DEVICE_BUILDS.get(device or "")
     if build is None:
         return set()
+    from ..indexer.link.configurations import exclusive  # (a walk's; a query process that reads stored chains
+    # does without the guard parser)
     sites: dict[tuple, list[int]] = {}
     for i, e in enumerate(edges):
         if e[4] == How.PER_BUILD and e[0] == _CALLS:

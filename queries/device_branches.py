@@ -1,5 +1,6 @@
 """Which calls a chain walked for one device does not follow: those written in a branch that never runs
-on that device (the device_branches table; indexer/cxx/device_branches.py says how a branch is read).
+on that device (the device_branches table; indexer/cxx/device_branches.py says how a branch is read), or under
+an #if that the device's build does not compile (`#if defined(USE_ROCM)` for CUDA, indexer/guards.py).
 
 copy_impl (Copy.cpp) returns `mps_copy_(...)` when a tensor is on MPS, so an MPS chain through it does
 not go on to copy_stub, and a CUDA chain does not enter its `self.device().is_cpu()` fbgemm branch.
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..indexer.vocab import BRANCH_DEVICES, DENSE, NEVER_COMPILED, PREPROCESSOR
+from ..indexer.vocab import BRANCH_DEVICES, DENSE, DEVICE_BUILDS, NEVER_COMPILED, PREPROCESSOR
 
 SHOWN = 80  # the characters of a condition a truncation shows
 _BACKEND_SUFFIX = "Meta"  # SparseMeta, SparseCsrMeta, QuantizedMeta, NestedTensorMeta: the Meta device
@@ -54,15 +55,21 @@ class Branches:
             for first, last, not_on, line, branch, condition in self.conn.execute(
                     "SELECT first_line, last_line, not_on, line, branch, condition FROM device_branches "
                     "WHERE file = ? AND not_on != '' ORDER BY first_line", (file,)):
+                shown = condition if len(condition) <= SHOWN else condition[:SHOWN - 3] + "..."
                 if branch != PREPROCESSOR:
-                    shown = condition if len(condition) <= SHOWN else condition[:SHOWN - 3] + "..."
                     rows.append((first, last, frozenset(not_on.split(",")), line, f"if {shown}"))
                     continue
-                from ..indexer.guards import MacroValues, decide  # why the build found it false
+                if not_on != NEVER_COMPILED:  # the devices whose build does not compile it (guards.mark)
+                    devices = not_on.split(",")
+                    said = DEVICE_BUILDS[devices[0]][1] if devices[0] in DEVICE_BUILDS else "not compiled there"
+                    rows.append((first, last, frozenset(devices), line, f"#if {shown}: {said} it"))
+                    continue
+                from ..indexer.guards import MacroValues, decide, never_holds  # why the build found it false
 
                 if self._macros is None:
                     self._macros = MacroValues(self.conn)
-                why = f"#if {condition}: {'; '.join(decide(condition, self._macros)[1]) or 'false'}"
+                read = '; '.join(decide(condition, self._macros)[1])
+                why = f"#if {condition}: {read or ('it contradicts itself' if never_holds(condition) else 'false')}"
                 self.never.add(f"{file.rsplit('/', 1)[-1]}:{line} {why}")
                 rows.append((first, last, frozenset((NEVER_COMPILED,)), line, why))
         return rows

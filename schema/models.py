@@ -493,7 +493,8 @@ class DeviceBranch(Base):
     line: Mapped[int] = mapped_column(Integer, comment="the if's line (#if: the line of the directive before the stretch)")
     branch: Mapped[str] = mapped_column(String, comment="then, else, or after (the statements after an if whose "
                                                         "then-branch returns or throws); #if: a stretch under an "
-                                                        "#if, not_on empty")
+                                                        "#if, not_on 'never compiled' (guards.py), the devices "
+                                                        "whose build does not compile it, or empty")
     condition: Mapped[str] = mapped_column(Text, comment="the condition as written, whitespace collapsed; #if: the "
                                                          "stretch's guard, as definitions.guard writes it")
 

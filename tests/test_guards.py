@@ -5,7 +5,8 @@ The fixture's kernel has one stretch under each kind of guard: `#if USE_FAST_PAT
 (jit_macros.h defines it `true`, as 2.6.0 aten/src/ATen/jit_macros.h:6 does AT_USE_JITERATOR()), `#if KNOB`
 (a default under `#ifndef KNOB`, which a build may override), `#if FLAVOUR` (defined differently in two files),
 `#if VERSION_NUM == 3` / `#elif VERSION_NUM == 2` (defined once as 2), `#if 0`, and `#ifdef USE_ROCM` (a build
-flag). Every path function ends in a vendor call, so each is device work a CUDA chain would show."""
+flag, which a CUDA build does not set). Every path function ends in a vendor call, so each is device work a CUDA
+chain would show."""
 
 from __future__ import annotations
 
@@ -112,12 +113,23 @@ def db(tmp_path_factory: pytest.TempPathFactory):
 def test_a_stretch_the_checkouts_defines_make_false_is_not_followed(db):
     [answer] = Index.open(db).kernels_for("thing")
     [cuda] = answer.keys
-    assert _called(cuda) == ["fast_path", "knob_path", "flavour_path", "v2_path", "rocm_path"]
+    assert _called(cuda) == ["fast_path", "knob_path", "flavour_path", "v2_path"]
     [cut] = [t for t in cuda.truncated if "#defines" in t.what]
     assert cut.names == (
         "Thing.cu:8 #if !(USE_FAST_PATH()): USE_FAST_PATH() is `true`, jit_macros.h:2 -> slow_path",
         "Thing.cu:17 #if VERSION_NUM == 3: VERSION_NUM is `2`, jit_macros.h:3 -> v3_path",
         "Thing.cu:22 #if 0: false -> never_path")
+    # `#ifdef USE_ROCM` (:25): a CUDA key's chain is a CUDA build's, which does not compile it
+    [rocm] = [t for t in cuda.truncated if "never run on CUDA" in t.what]
+    assert rocm.names == ("Thing.cu:25 #if defined(USE_ROCM): only a ROCm build (USE_ROCM) compiles it: rocm_path",)
+
+
+def test_a_hip_walk_follows_the_rocm_build(db):
+    ix = Index.open(db)
+    [(node,)] = ix.conn.execute("SELECT id FROM nodes WHERE name = 'at::native::thing_cuda'").fetchall()
+    steps, _cuts = ix.linker().chain_from(node, "HIP", 8, True)
+    assert [s.name.rsplit("::", 1)[-1] for s in steps if s.kind == "call"] == \
+        ["fast_path", "knob_path", "flavour_path", "v2_path", "rocm_path"]
 
 
 def test_a_composite_walk_leaves_it_out_too(db):
@@ -133,13 +145,13 @@ def test_the_rows_the_build_writes(db):
         rows = conn.execute("SELECT first_line, last_line, line, not_on, condition FROM device_branches "
                             "WHERE branch = '#if' ORDER BY first_line").fetchall()
         guards = dict(conn.execute("SELECT name, guard FROM macros WHERE name IN ('KNOB', 'FLAVOUR', 'VERSION_NUM')"))
-    # `#ifdef USE_ROCM` (Thing.cu:24) only asks whether a name is defined: no row
-    # a stretch runs from the line after its directive to the next directive's line
+    # a stretch runs from the line after its directive to the next directive's line; `#ifdef USE_ROCM` (Thing.cu:25)
+    # is a build's choice, and a CUDA build's is not to compile it (link/configurations.py builds_without)
     assert rows == [(7, 8, 6, "", "USE_FAST_PATH()"), (9, 10, 8, "never compiled", "!(USE_FAST_PATH())"),
                     (12, 13, 11, "", "KNOB"), (15, 16, 14, "", "FLAVOUR"),
                     (18, 19, 17, "never compiled", "VERSION_NUM == 3"),
                     (20, 21, 19, "", "!(VERSION_NUM == 3) && VERSION_NUM == 2"), (23, 24, 22, "never compiled", "0"),
-                    (33, 34, 32, "never compiled", "0 && USE_FAST_PATH()")]
+                    (26, 27, 25, "CUDA", "defined(USE_ROCM)"), (33, 34, 32, "never compiled", "0 && USE_FAST_PATH()")]
     assert guards == {"KNOB": "!defined(KNOB)", "FLAVOUR": None, "VERSION_NUM": None}
 
 
@@ -148,7 +160,7 @@ def test_an_update_decides_again_when_a_define_changes(tmp_path):
     (tmp_path / "aten/src/ATen/jit_macros.h").write_text(JIT_MACROS_H.replace("true", "false"))
     build(tmp_path, db, jobs=1)
     [answer] = Index.open(db).kernels_for("thing")
-    assert _called(answer.keys[0]) == ["slow_path", "knob_path", "flavour_path", "v2_path", "rocm_path"]
+    assert _called(answer.keys[0]) == ["slow_path", "knob_path", "flavour_path", "v2_path"]
 
 
 @pytest.mark.parametrize("expr, value", [
@@ -180,3 +192,33 @@ def test_ops_for_does_not_go_up_through_a_stretch_no_build_compiles(db):
     assert slow.hits == ()
     assert [t.names for t in slow.truncated if "#defines" in t.what] == [
         ("at::native::thing_cuda (Thing.cu:8 #if !(USE_FAST_PATH()): USE_FAST_PATH() is `true`, jit_macros.h:2)",)]
+
+
+def test_a_guard_that_contradicts_itself_is_never_compiled(tmp_path):
+    """2.6.0 vec256/vec256_int.h:963 writes `#ifndef CPU_CAPABILITY_AVX2` inside the file's `#ifdef
+    CPU_CAPABILITY_AVX2` (:38): no build compiles the stretch, whatever it defines."""
+    files = {N + "native_functions.yaml": YAML, N + "Paths.h": PATHS_H, N + "cuda/Thing.cu": """\
+#include <ATen/native/Paths.h>
+namespace at { namespace native {
+Tensor thing_cuda(const Tensor& self) {
+#ifdef CPU_CAPABILITY_AVX2
+#ifndef CPU_CAPABILITY_AVX2
+  never_path(1);
+#else
+  fast_path(2);
+#endif
+#endif
+  return self;
+}
+Tensor other_composite(const Tensor& self) { return self; }
+} }
+"""}
+    db = built_tree(tmp_path, files)
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT line, not_on FROM device_branches WHERE branch = '#if' ORDER BY line").fetchall()
+    assert rows == [(5, "never compiled")]
+    [answer] = Index.open(db).kernels_for("thing")
+    assert _called(answer.keys[0]) == ["fast_path"]
+    assert [n for t in answer.keys[0].truncated for n in t.names] == [
+        "Thing.cu:5 #if defined(CPU_CAPABILITY_AVX2) && !defined(CPU_CAPABILITY_AVX2): it contradicts itself -> "
+        "never_path"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import replace
 
+from ..link.configurations import builds_without, never_holds
 from ..vocab import PREPROCESSOR
 from . import (aliases, calls, classes, constants, definitions, device_branches, directives, method_tables, namespaces,
                registrations, sites, usings)
@@ -177,7 +178,9 @@ def _compiled_under(f: SourceFile) -> list[DeviceBranchFact]:
     """Each stretch of lines under an #if (between two directives) that holds a call, a launch, a dtype dispatch or
     a stub's use, with its guard: the build decides the guard with every file's #defines (indexer/guards.py), and
     the walks leave out what is written where it is false (`#else` of `#if AT_USE_JITERATOR()`, which jit_macros.h
-    defines as true)."""
+    defines as true); and one whose guard a device's build does not compile (`#ifdef USE_ROCM` for CUDA,
+    link/configurations.py builds_without), which that device's walks leave out, or that contradicts itself
+    (never_holds)."""
     starts, guards, _ = f.guards
     if len(starts) == 1:
         return []
@@ -191,7 +194,7 @@ def _compiled_under(f: SourceFile) -> list[DeviceBranchFact]:
         first, last = starts[i], (starts[i + 1] - 1 if i + 1 < len(starts) else end)
         k = bisect.bisect_left(lines, first)
         if k < len(lines) and lines[k] <= last and (guard := directives.guard_at(f, first)) is not None and \
-                may_be_false(guard):
+                (may_be_false(guard) or builds_without(guard) or never_holds(guard)):
             out.append(DeviceBranchFact(first, last, "", first - 1, PREPROCESSOR, guard))
     return out
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 from functools import lru_cache
 import re
 
+from ..vocab import DEVICE_BUILDS
+
 CAPABILITY = "CPU_CAPABILITY_"
 # Macros that are defined only when compiling for one architecture, and which one.
 ARCHITECTURES = {
@@ -140,3 +142,17 @@ def exclusive(first: str | None, second: str | None) -> bool:
 def one_per_build(guards: list[str | None]) -> bool:
     """Whether the guards exclude each other pairwise: any build compiles at most one of them."""
     return len(guards) > 1 and all(exclusive(guards[i], g) for i in range(len(guards)) for g in guards[i + 1:])
+
+
+def never_holds(guard: str | None) -> bool:
+    """Whether no build compiles code under the guard, whatever it defines: the guard contradicts itself (2.6.0
+    vec256/vec256_int.h:963's `#ifndef CPU_CAPABILITY_AVX2` inside the file's `#ifdef CPU_CAPABILITY_AVX2`)."""
+    return exclusive(guard, guard)
+
+
+def builds_without(guard: str | None) -> list[str]:
+    """The devices of vocab.DEVICE_BUILDS whose build does not compile code under the guard (`defined(USE_ROCM) &&
+    ROCM_VERSION >= 60201`: CUDA), in DEVICE_BUILDS's order; none for a guard no build compiles (never_holds)."""
+    if never_holds(guard):
+        return []
+    return [device for device, (build, _said) in DEVICE_BUILDS.items() if exclusive(guard, build)]

@@ -52,8 +52,11 @@ def test_add_out_brief_is_at_most_a_kilobyte_with_every_key(ix):
         "CPU", "CUDA", "Meta", "MPS", "SparseCPU", "SparseMeta", "SparseCUDA", "SparseCsrCPU", "SparseCsrMeta",
         "SparseCsrCUDA", "MkldnnCPU"]
     lines = text.splitlines()
-    # The generated CUDA kernel runs gpu_kernel (torchgen/dest/ufunc.py:285), whose layers launch
-    # elementwise_kernel (CUDALoops.cuh:230) among three __global__ kernels. A line is one path: add_out_sparse_cpu
+    # The generated CUDA kernel runs gpu_kernel (torchgen/dest/ufunc.py:285), whose layers launch three __global__
+    # kernels; the shallowest launch is in gpu_kernel_impl's contiguous branch as a CUDA build compiles it:
+    # launch_unrolled_kernel (CUDALoops.cuh:361) launches unrolled_elementwise_kernel (:201, defined at :128). The
+    # `#ifdef USE_ROCM` branch before it (:343-355, launch_legacy_kernel<512, 1> -> elementwise_kernel) is a ROCm
+    # build's, and not followed for CUDA. A line is one path: add_out_sparse_cpu
     # calls add_out_dense_sparse_cpu (SparseTensorMath.cpp:558), whose slow path runs at::parallel_for itself
     # (SparseTensorMath.cpp:782), the shallowest launch; its workers' paths (axpy_stub, whose CPU kernel is
     # cpublas_axpy_impl: cpu/BlasKernel.cpp:533 registers it for cpublas::axpy_stub, declared at CPUBlas.h:150)
@@ -64,7 +67,7 @@ def test_add_out_brief_is_at_most_a_kilobyte_with_every_key(ix):
         "add.out yaml:575 structured backward derivatives.yaml:229 from add.Tensor (out=: no grad_fn)",
         "  CPU: ufunc_add_CPU [generated] -> add_stub -> add_kernel [generated] -> ufunc::add -> for_each +1 "
         "| dtypes all+complex+bool+half+bf16+chalf",
-        "  CUDA: ufunc_add_CUDA [generated] -> ufunc::add -> elementwise_kernel <<<>>> +2 | dtypes as CPU",
+        "  CUDA: ufunc_add_CUDA [generated] -> ufunc::add -> unrolled_elementwise_kernel <<<>>> +2 | dtypes as CPU",
         "  Meta: structured_add_Tensor BinaryOps.cpp:151",
         "  MPS: add_out_mps BinaryOps.mm:416",
         "  SparseCPU, SparseMeta: add_out_sparse_cpu SparseTensorMath.cpp:556 -> parallel_for | dtypes as CPU",
