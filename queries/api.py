@@ -89,6 +89,7 @@ class Index:
         self._linker: Linker | None = None
         self._backward: dict[str, tuple[Backward, ...]] = {}  # op -> backward_of (the database does not change)
         self._wrapped: dict[str, frozenset[str]] = {}  # op -> the keys with a generated wrapper (_generated_wrapper)
+        self._ufunc_ops: dict[str, tuple[list[tuple], Location | None]] = {}  # op -> _ufunc_loops's answer
 
     def linker(self) -> Linker:
         """One Linker per open index: what it looks up is cached, the database does not change."""
@@ -216,6 +217,7 @@ class Index:
             "SELECT func, file, line, structured, structured_delegate FROM ops WHERE name = ?", (op_name,)).fetchone()
         rows = []
         meta = None
+        linker.op_definitions(op_name, func, depth)  # every key's definition at once
         for k, kern, origin, ns, via, f, ln, is_structured in self.conn.execute(
                 "SELECT key, kernel, origin, cpp_namespace, via, file, line, structured FROM dispatch "
                 "WHERE op = ? ORDER BY id", (op_name,)).fetchall():
@@ -309,18 +311,28 @@ class Index:
         return Step(StepKind.REGISTERED, name, Location(file, line), detail="generated wrapper",
                     how=How.GENERATED, site=Location(file, impl_line))
 
+    def _ufunc_loops(self, op_name: str) -> tuple[list[tuple], Location | None]:
+        """An op's ufunc_inner_loop entries (ufunc key, name, dtypes) and its ufunc dispatch row's place, read once
+        (its CPU and CUDA kernels both ask)."""
+        got = self._ufunc_ops.get(op_name)
+        if got is None:
+            rows = self.conn.execute(
+                "SELECT l.ufunc_key, l.name, l.dtypes, k.file, k.line FROM ufunc_loops l JOIN ops o ON o.id = l.op_id "
+                "LEFT JOIN dispatch k ON k.id = (SELECT id FROM dispatch WHERE op = o.name AND origin = ? LIMIT 1) "
+                "WHERE o.name = ? ORDER BY l.id", (Origin.UFUNC, op_name)).fetchall()
+            where = Location(rows[0][3], rows[0][4]) if rows and rows[0][3] is not None else None
+            got = self._ufunc_ops[op_name] = ([r[:3] for r in rows], where)
+        return got
+
     def _generated_chain(self, op_name: str, key: str,
                          depth: int = 8) -> tuple[tuple[Step, ...], tuple[Truncation, ...]]:
         """ufunc kernels: CPU goes through <name>_stub to a generated kernel, CUDA is a generated gpu kernel;
         both run the ufunc:: functions of native/ufunc/ over the dtypes of ufunc_inner_loop. With what the walks
         below the helpers left out."""
-        loops = self.conn.execute("SELECT l.ufunc_key, l.name, l.dtypes FROM ufunc_loops l JOIN ops o ON o.id = l.op_id "
-                                  "WHERE o.name = ? ORDER BY l.id", (op_name,)).fetchall()
-        if not loops:
+        loops, where = self._ufunc_loops(op_name)
+        if not loops or where is None:
             return (), ()
         base = loops[0][1]
-        where = Location(*self.conn.execute("SELECT file, line FROM dispatch WHERE op = ? AND origin = ?",
-                                            (op_name, Origin.UFUNC)).fetchone())
         stub = naming.ufunc_stub(base)
         steps = []
         truncated: list[Truncation] = []

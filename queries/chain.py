@@ -340,6 +340,28 @@ def _bound_here(edges: list, sites: set[tuple[str, int]]) -> list:
     return out
 
 
+# Every dispatch row of one op with its kernel node's implements edges, in the rows' order and each row's edges' (the
+# first edge is the row's definition, as Linker._definition's LIMIT 1 reads it for one row).
+_OP_DEFINITIONS = ("SELECT k.key, k.kernel, k.cpp_namespace, k.origin, k.structured, n.id, n.name, d.kind, n.file, "
+                   "n.line, n.end_line, d.signature, e.how, e.detail FROM dispatch k JOIN nodes kn ON kn.ref = k.id "
+                   "AND kn.kind = ? JOIN edges e ON e.src = kn.id AND e.kind = ? LEFT JOIN nodes n ON n.id = e.dst "
+                   "LEFT JOIN definitions d ON d.id = n.ref WHERE k.op = ? ORDER BY k.id, e.id")
+
+
+def _definition_of(row: tuple | None) -> tuple[Definition | None, str, int]:
+    """definition()'s answer from an implements edge's row (the target's name, kind, place, end line and
+    signature, the edge's how and detail); None: the (op, key) row has no implements edge."""
+    if row is None:
+        return None, "no definition in the sources", 0
+    name, kind, file, line, end, signature, how, detail = row
+    if how == How.GENERATED:
+        return None, GENERATED, 0
+    if name is None:
+        return None, detail or "no definition in the sources", 0
+    count = re.match(r"by-key: (\d+)", detail or "")
+    return Definition(name, kind, Location(file, line), end, signature), "", int(count.group(1)) if count else 1
+
+
 class Linker:
     """Walks the graph through an open index connection."""
 
@@ -359,6 +381,11 @@ class Linker:
         self._chains: dict[tuple[int, str, int, bool], tuple[list[Step], tuple[Truncation, ...]]] = {}
         self._nodes: dict[tuple[str, str, int], int | None] = {}
         self._definitions: dict[tuple, tuple[Definition | None, str, int]] = {}  # definition()'s answers
+        self._ops_read: set[tuple[str, int]] = set()  # the ops (and depths) op_definitions read
+        self._definition_nodes: dict[Definition, int] = {}  # a definition's node, where a row named it (_node_of)
+        self._ufunc_functions: dict[str, list[tuple[str, Location]]] = {}  # ufunc_functions()'s answers
+        self._bodies: dict[tuple[int, str, int, bool], bytes] = {}  # stored chains read ahead (_prefetch_stored)
+        self._bodies_read: set[tuple[int, int, bool]] = set()  # the (node, depth, kernel) whose rows were read ahead
         self.branches = Branches(conn)
         self._sorted: dict[int, list[tuple]] = {}  # a stub's edges in _stub_edges's order
         self._kernel_table: dict[int, dict[str, _Node]] = {}  # an op node's kernels: key -> implementing node
@@ -431,6 +458,28 @@ class Linker:
             got = self._definitions[asked] = self._definition(*asked)
         return got
 
+    def op_definitions(self, op: str, func: str, depth: int) -> None:
+        """definition()'s answers for every dispatch row of one op (whose schema is `func`), read in one statement:
+        each row's kernel node and the first definition its implements edges name (a first answer asks for every
+        key of an op at once). The definitions' nodes are kept for _node_of, and so are the chains the build
+        kept for them as kernels at `depth` (_stored_chain), read in one more statement."""
+        if (op, depth) in self._ops_read:
+            return
+        self._ops_read.add((op, depth))
+        rows: dict[tuple, tuple] = {}
+        for *asked, node, row in ((*r[:5], r[5], r[6:]) for r in self.conn.execute(_OP_DEFINITIONS, (
+                NodeKind.KERNEL, EdgeKind.IMPLEMENTS, op))):
+            rows.setdefault((asked[0], asked[1], asked[2], asked[3], bool(asked[4]), func), (node, row))
+        nodes = []
+        for asked, (node, row) in rows.items():
+            if asked not in self._definitions:
+                self._definitions[asked] = _definition_of(row)
+            found = self._definitions[asked][0]
+            if node is not None and found is not None:
+                self._definition_nodes.setdefault(found, node)
+                nodes.append(node)
+        self._prefetch_stored(nodes, depth)
+
     def _definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool,
                     func: str) -> tuple[Definition | None, str, int]:
         sql = ("SELECT n.name, d.kind, n.file, n.line, n.end_line, d.signature, e.how, e.detail FROM dispatch k "
@@ -441,16 +490,7 @@ class Linker:
         if func:  # ops sharing a kernel name (to.dtype, to.device ...) have a definition each
             sql += " AND EXISTS (SELECT 1 FROM ops o WHERE o.id = k.op_id AND o.func = ?)"  # ops.func has no index
             args += (func,)
-        row = self.conn.execute(sql + " LIMIT 1", args).fetchone()
-        if row is None:
-            return None, "no definition in the sources", 0
-        name, kind, file, line, end, signature, how, detail = row
-        if how == How.GENERATED:
-            return None, GENERATED, 0
-        if name is None:
-            return None, detail or "no definition in the sources", 0
-        count = re.match(r"by-key: (\d+)", detail or "")
-        return Definition(name, kind, Location(file, line), end, signature), "", int(count.group(1)) if count else 1
+        return _definition_of(self.conn.execute(sql + " LIMIT 1", args).fetchone())
 
     def candidates_note(self, chosen: Definition, count: int) -> str:
         """Why a kernel had several definitions: each one's #if guard (a CUDA build and a placeholder under
@@ -490,7 +530,11 @@ class Linker:
         return called if rows and all(kind == EdgeKind.CALLS and target in _RAISES for kind, target in rows) else []
 
     def _node_of(self, d: Definition) -> int | None:
-        return self._node_at(d.qualified_name, d.loc.file, d.loc.line)
+        """The node of a definition: the one an implements edge or a helper's row named for it (op_definitions,
+        helper_chain: two overloads a macro writes at one line have a node each, RNN.cpp:1375's gru), else the
+        first at its name and place."""
+        node = self._definition_nodes.get(d)
+        return node if node is not None else self._node_at(d.qualified_name, d.loc.file, d.loc.line)
 
     def _node_at(self, name: str, file: str, line: int) -> int | None:
         where = (name, file, line)
@@ -560,9 +604,27 @@ class Linker:
             self._stored = chain_store.usable(self.conn)
         if not (self._stored and self.stored_chains):
             return None
-        row = self.conn.execute(f"SELECT body FROM {chain_store.TABLE} WHERE node = ? AND key = ? AND depth = ? "
-                                "AND kernel = ?", memo).fetchone()
-        return None if row is None else chain_store.decode(row[0])
+        blob = self._bodies.pop(memo, None)  # read with the others of its node (_prefetch_stored), decoded once
+        if blob is None:
+            row = self.conn.execute(f"SELECT body FROM {chain_store.TABLE} WHERE node = ? AND key = ? AND depth = ? "
+                                    "AND kernel = ?", memo).fetchone()
+            blob = None if row is None else row[0]
+        return None if blob is None else chain_store.decode(blob)
+
+    def _prefetch_stored(self, nodes: list[int], depth: int) -> None:
+        """The rows the build kept for these nodes as kernels at this depth, every key's, in one statement, for
+        _stored_chain to decode when asked (and let go: chain() keeps what it decodes, up to CHAIN_MEMO chains;
+        one asked again after that is read again)."""
+        if self._stored is None:
+            self._stored = chain_store.usable(self.conn)
+        todo = [n for n in dict.fromkeys(nodes) if (n, depth, True) not in self._bodies_read]
+        if not (todo and self._stored and self.stored_chains and self.record is None):
+            return
+        for node, key, body in self.conn.execute(
+                f"SELECT node, key, body FROM {chain_store.TABLE} WHERE node IN (SELECT value FROM json_each(?)) "
+                "AND depth = ? AND kernel = 1", (f"[{','.join(map(str, todo))}]", depth)):
+            self._bodies[(node, key, depth, True)] = body
+        self._bodies_read.update((n, depth, True) for n in todo)
 
     def _walk(self, node: int, key: str, depth: int,
               kernel: bool) -> tuple[list[Step], tuple[Truncation, ...], _Walk]:
@@ -742,8 +804,13 @@ class Linker:
         return None
 
     def ufunc_functions(self, base: str) -> list[tuple[str, Location]]:
-        """(qualified name, place) of the ufunc:: functions of native/ufunc/ named `base`, by file and line."""
-        return [(q, self.place(f, ln)) for q, f, ln in ufunc_definitions(self.conn, base)]
+        """(qualified name, place) of the ufunc:: functions of native/ufunc/ named `base`, by file and line (read
+        once: an op's CPU and CUDA kernels show them both)."""
+        got = self._ufunc_functions.get(base)
+        if got is None:
+            got = self._ufunc_functions[base] = [(q, self.place(f, ln)) for q, f, ln in ufunc_definitions(self.conn,
+                                                                                                         base)]
+        return got
 
     def _stub_edges(self, stub: int) -> list[tuple]:
         """A stub's edges, its declarations first, then its definitions, then its registrations, each by file and
@@ -803,8 +870,9 @@ class Linker:
         row = self._helper_row(name, device_of(key) in ("CUDA", "HIP"))
         if row is None:
             return [], ()
-        _node, _node_kind, qualified, kind, file, line, end_line, signature, _device_path = row
+        node, _node_kind, qualified, kind, file, line, end_line, signature, _device_path = row
         helper = Definition(qualified, kind, Location(file, line), end_line, signature)
+        self._definition_nodes.setdefault(helper, node)
         below, cuts = self.chain(helper, key, depth)
         return [Step(StepKind.CALL, helper.qualified_name, helper.loc, detail=why, how=How.GENERATED, parent=caller),
                 *[new_step(s.kind, s.name, s.loc, s.device, s.detail, s.depth + 1, s.how, s.site,

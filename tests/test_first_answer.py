@@ -94,4 +94,6 @@ def test_a_kernel_s_definition_is_asked_once(mini_db: Path):
     asked = sum("JOIN edges e ON e.src = kn.id" in s for s in seen)
     assert ix.kernels_for("add.out") == first and Index.open(mini_db).kernels_for("add.out") == first
     ix.conn.set_trace_callback(None)
-    assert asked >= len(first[0].keys) and sum("JOIN edges e ON e.src = kn.id" in s for s in seen) == asked
+    # every key's definition in one statement (Linker.op_definitions), and the meta row's (another op's may be it)
+    assert 1 <= asked <= 2 < len(first[0].keys)
+    assert sum("JOIN edges e ON e.src = kn.id" in s for s in seen) == asked  # the repeats read none
