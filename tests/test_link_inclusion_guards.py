@@ -188,12 +188,8 @@ def test_an_edit_of_an_include_guard_gives_the_cold_build(tmp_path: Path, monkey
     from tg_index.indexer.build import build
 
     monkeypatch.setattr(build_module, "SETTLED_NS", 0)
-    tree = tmp_path / "tree"
-    for rel, text in FILES.items():
-        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(text)
-    db = tmp_path / "ix.db"
-    build(tree, db, jobs=1)
+    db = built_tree(tmp_path / "tree", FILES)
+    tree = db.parent
     if edited == "Loops.cuh":
         text = LOOPS_CUH.replace("#if !defined(USE_ROCM)", "#if defined(USE_ROCM)")
     else:
@@ -202,7 +198,7 @@ def test_an_edit_of_an_include_guard_gives_the_cold_build(tmp_path: Path, monkey
     (tree / N / "cuda" / edited).write_text(text)
     build(tree, db, jobs=1)
     cold = tmp_path / "cold"
-    shutil.copytree(tree, cold)
+    shutil.copytree(tree, cold, ignore=shutil.ignore_patterns("ix.db*"))  # the sources alone: a cold build
     build(cold, cold / "ix.db", jobs=1)
     assert _graph(db) == _graph(cold / "ix.db")
     guards, chain = _graph(db)
