@@ -340,12 +340,15 @@ def _bound_here(edges: list, sites: set[tuple[str, int]]) -> list:
     return out
 
 
+# A dispatch row's implements edges and their targets (parameters: the kernel node kind, the implements edge kind),
+# as _definition_of reads them: the target's name, kind, place, end line and signature, the edge's how and detail.
+_IMPLEMENTED = ("n.name, d.kind, n.file, n.line, n.end_line, d.signature, e.how, e.detail FROM dispatch k "
+                "JOIN nodes kn ON kn.ref = k.id AND kn.kind = ? JOIN edges e ON e.src = kn.id AND e.kind = ? "
+                "LEFT JOIN nodes n ON n.id = e.dst LEFT JOIN definitions d ON d.id = n.ref")
 # Every dispatch row of one op with its kernel node's implements edges, in the rows' order and each row's edges' (the
 # first edge is the row's definition, as Linker._definition's LIMIT 1 reads it for one row).
-_OP_DEFINITIONS = ("SELECT k.key, k.kernel, k.cpp_namespace, k.origin, k.structured, n.id, n.name, d.kind, n.file, "
-                   "n.line, n.end_line, d.signature, e.how, e.detail FROM dispatch k JOIN nodes kn ON kn.ref = k.id "
-                   "AND kn.kind = ? JOIN edges e ON e.src = kn.id AND e.kind = ? LEFT JOIN nodes n ON n.id = e.dst "
-                   "LEFT JOIN definitions d ON d.id = n.ref WHERE k.op = ? ORDER BY k.id, e.id")
+_OP_DEFINITIONS = (f"SELECT k.key, k.kernel, k.cpp_namespace, k.origin, k.structured, n.id, {_IMPLEMENTED} "
+                   "WHERE k.op = ? ORDER BY k.id, e.id")
 
 
 def _definition_of(row: tuple | None) -> tuple[Definition | None, str, int]:
@@ -482,10 +485,7 @@ class Linker:
 
     def _definition(self, key: str, kernel: str, cpp_namespace: str, origin: str, structured: bool,
                     func: str) -> tuple[Definition | None, str, int]:
-        sql = ("SELECT n.name, d.kind, n.file, n.line, n.end_line, d.signature, e.how, e.detail FROM dispatch k "
-               "JOIN nodes kn ON kn.ref = k.id AND kn.kind = ? JOIN edges e ON e.src = kn.id AND e.kind = ? "
-               "LEFT JOIN nodes n ON n.id = e.dst LEFT JOIN definitions d ON d.id = n.ref "
-               "WHERE k.kernel = ? AND k.key = ? AND k.cpp_namespace = ? AND k.origin = ?")
+        sql = f"SELECT {_IMPLEMENTED} WHERE k.kernel = ? AND k.key = ? AND k.cpp_namespace = ? AND k.origin = ?"
         args: tuple = (NodeKind.KERNEL, EdgeKind.IMPLEMENTS, kernel, key, cpp_namespace, origin)
         if func:  # ops sharing a kernel name (to.dtype, to.device ...) have a definition each
             sql += " AND EXISTS (SELECT 1 FROM ops o WHERE o.id = k.op_id AND o.func = ?)"  # ops.func has no index
