@@ -137,11 +137,13 @@ SOME_DEFINITIONS = (" WHERE name IN (SELECT name FROM temp._link_names) OR file 
 
 
 def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_columns: set[str],
-            cold: Nodes | None = None, some: bool = False, includes: IncludeGraph | None = None) -> Prepared:
+            cold: Nodes | None = None, some: bool = False, includes: IncludeGraph | None = None,
+            guards: dict[int, str] | None = None) -> Prepared:
     """Everything resolution reads, the definitions numbered as nodes.definition says; cold: the nodes a
     cold link makes, when `nodes` are another graph's (the fingerprint hashes the cold ones). some: only
     the definitions SOME_DEFINITIONS selects, for resolving the facts of a few files (every name their
-    facts and the op edges look up is among them). includes: the include graph, when made already."""
+    facts and the op edges look up is among them). includes: the include graph, and guards: every
+    definition's guard (definition_guards), when made already."""
     inline = frozenset(r[0] for r in conn.execute("SELECT qualified_name FROM inline_namespaces")) \
         if "inline_namespaces" in tables else frozenset()
     arity = ", min_args, max_args" if "min_args" in def_columns else ", -1, -1"
@@ -158,7 +160,9 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     resolver = Resolver(symbols, ops, macros, types, bases, namespaces, scope_usings)
     resolver.classes = classes
     includes = includes or include_graph(conn, tables)
-    resolver.guards = definition_guards(conn, def_columns, includes)  # one definition per build configuration
+    if guards is None:
+        guards = definition_guards(conn, def_columns, includes)
+    resolver.guards = guards  # one definition per build configuration (resolve.py)
     returns, op_returns, tensor_methods = return_types(conn)  # what call chains are typed by (resolve.py)
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
     resolver.fields = class_fields(conn, tables, inline)
@@ -264,8 +268,9 @@ def link(conn: sqlite3.Connection, jobs: int = 1, includes: IncludeGraph | None 
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     def_columns = _columns(conn, "definitions")
     includes = includes or include_graph(conn, tables)
-    nodes = make_nodes(conn, definition_guards(conn, def_columns, includes), "name_line" in def_columns)
-    p = prepare(conn, nodes, tables, def_columns, includes=includes)
+    guards = definition_guards(conn, def_columns, includes)
+    nodes = make_nodes(conn, guards, "name_line" in def_columns)
+    p = prepare(conn, nodes, tables, def_columns, includes=includes, guards=guards)
     edge_rows = template_args.bind(list(fact_edges(conn, p, jobs)), p.symbols, p.resolver, p.contexts, p.functors,
                                    conn)
     _mark_device_paths(nodes.rows, edge_rows)
