@@ -34,6 +34,8 @@ from .scan import norm
 from .sourcefile import SourceFile
 
 _USE = "__tg_macro_use_"  # the snippet's function for use k is _USE + str(k)
+# A name called in a macro's body: a whole word (not a member or a qualified name's last part) before `(`.
+_CALLED_WORD = re.compile(r"(?<![\w.>:])(\w+)\s*\(")
 MAX_USES = 2000  # per file; beyond that the uses are left as they are (each costs a parse of its expansion)
 
 
@@ -50,8 +52,8 @@ def calls_parameter(d: Define) -> bool:
         return False
     if "<<<" in d.body:
         return True
-    named = [p for p in d.params if p != "..." and not p.endswith("...")]
-    return any(re.search(r"(?<![\w.>:])" + re.escape(p) + r"\s*\(", d.body) for p in named)
+    named = {p for p in d.params if p != "..." and not p.endswith("...")}
+    return bool(named) and any(m.group(1) in named for m in _CALLED_WORD.finditer(d.body))
 
 
 def body_macro_uses(f: SourceFile, extract_snippet, shared: dict[str, Define] | None = None) -> CxxFacts | None:

@@ -36,6 +36,7 @@ ARCHITECTURES = {
 }
 _DEFINED = re.compile(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)")
 _SPACE = re.compile(r"\s+")
+_SPLIT_TOKENS = {op: re.compile(r"[()]|" + re.escape(op)) for op in ("&&", "||")}  # what split_top reads
 
 Literal = tuple[bool, str]  # (required true, the condition: "defined:X" or the text without spaces)
 MAX_TERMS = 64  # a guard with more alternatives than this is not decided (never exclusive)
@@ -43,19 +44,16 @@ MAX_TERMS = 64  # a guard with more alternatives than this is not decided (never
 
 def split_top(expr: str, op: str) -> list[str]:
     """`a && (b || c) && d` split at the top-level `&&`: ["a", "(b || c)", "d"]."""
-    out, depth, start, i = [], 0, 0, 0
-    while i < len(expr):
-        c = expr[i]
-        if c == "(":
+    out, depth, start = [], 0, 0
+    for m in _SPLIT_TOKENS[op].finditer(expr):
+        token = m.group()
+        if token == "(":
             depth += 1
-        elif c == ")":
+        elif token == ")":
             depth -= 1
-        elif depth == 0 and expr.startswith(op, i):
-            out.append(expr[start:i].strip())
-            i += len(op)
-            start = i
-            continue
-        i += 1
+        elif depth == 0:
+            out.append(expr[start:m.start()].strip())
+            start = m.end()
     out.append(expr[start:].strip())
     return out
 
@@ -85,7 +83,8 @@ def _atom(expr: str) -> str:
 Term = frozenset[Literal]  # literals that all hold
 
 
-def _terms(expr: str, positive: bool = True) -> list[Term] | None:
+@lru_cache(maxsize=16384)
+def _terms(expr: str, positive: bool = True) -> tuple[Term, ...] | None:
     """The guard (negated when not positive) as alternatives of literals that all hold (its disjunctive
     normal form: `!` pushed down to the conditions by De Morgan's laws); None when it has more than
     MAX_TERMS alternatives."""
@@ -100,17 +99,17 @@ def _terms(expr: str, positive: bool = True) -> list[Term] | None:
                 if got is None or len(out) + len(got) > MAX_TERMS:
                     return None
                 out.extend(got)
-            return out
+            return tuple(out)
         product: list[Term] = [frozenset()]  # A && B, or !(A || B) = !A && !B: every choice of one from each
         for part in parts:
             got = _terms(part, positive)
             if got is None or len(product) * len(got) > MAX_TERMS:
                 return None
             product = [a | b for a in product for b in got]
-        return product
+        return tuple(product)
     if expr.startswith("!") and not expr.startswith("!="):
         return _terms(expr[1:], not positive)
-    return [frozenset({(positive, _atom(expr))})]
+    return (frozenset({(positive, _atom(expr))}),)
 
 
 def _conflict(a: Term, b: Term) -> bool:
