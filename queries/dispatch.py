@@ -190,7 +190,7 @@ def is_factory(func: str) -> bool:
 
 
 def walk_text(walks: list[DispatchWalk]) -> str:
-    from .render import _step_text, truncation_lines
+    from .render import chain_lines, truncation_lines
 
     out: list[str] = []
     for w in walks:
@@ -212,7 +212,7 @@ def walk_text(walks: list[DispatchWalk]) -> str:
             out.append(f"  {h.key}: {where}")
             if h.note:
                 out.append(f"      note: {h.note}")
-            out.extend("      " + "  " * step.depth + _step_text(step) for step in h.chain)
+            out.extend(chain_lines(h.chain))
             out.extend(truncation_lines(h.truncated, "      "))
         out.append("")
     return "\n".join(out).rstrip() + "\n"

@@ -195,8 +195,7 @@ def kernels_for_text(answers: list[KernelsFor]) -> str:
             if k.note:
                 out.append(f"      note: {k.note}")
             out.extend(_wrapper_lines(k))
-            for step in k.chain:
-                out.append("      " + "  " * step.depth + _step_text(step))
+            out.extend(chain_lines(k.chain))
             out.extend(truncation_lines(k.truncated, "      "))
         if not a.keys:
             out.append("  (no kernels for the keys asked)")
@@ -207,26 +206,54 @@ def kernels_for_text(answers: list[KernelsFor]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def tree_order(chain: tuple[Step, ...] | list[Step]) -> list[int]:
+    """The indices of a chain's steps with each step's subtree right after it (children in the chain's order): the
+    chain itself is breadth-first, as the walk found it, and its `parent` indices make it a tree. A step without a
+    parent, or with one that does not come before it, is a root."""
+    children: dict[int, list[int]] = {}
+    roots: list[int] = []
+    for i, step in enumerate(chain):
+        if step.parent is not None and 0 <= step.parent < i:
+            children.setdefault(step.parent, []).append(i)
+        else:
+            roots.append(i)
+    order: list[int] = []
+    todo = roots[::-1]
+    while todo:
+        i = todo.pop()
+        order.append(i)
+        todo.extend(children.get(i, ())[::-1])
+    return order
+
+
+def chain_lines(chain: tuple[Step, ...] | list[Step], indent: str = "      ") -> list[str]:
+    """A chain as text: one line per step, each below the step it was found under, indented by its depth."""
+    return [indent + "  " * chain[i].depth + _step_text(chain[i]) for i in tree_order(chain)]
+
+
+# The step a step of these kinds hangs from in a drawing, among the steps of its parent: a registered function
+# from its stub, a definition from its registration, a __global__ from its launch.
+_DRAWN_BELOW = {StepKind.REGISTERED: StepKind.STUB, StepKind.DEFINITION: StepKind.REGISTERED,
+                StepKind.GLOBAL_KERNEL: StepKind.LAUNCH}
+
+
 def _graph_edges(answers: list[KernelsFor]) -> list[tuple[str, str, str]]:
-    """(from, to, label) edges of the chain: op -> key kernel -> steps (nested by depth)."""
+    """(from, to, label) edges of the chain: op -> key kernel -> steps, each from the step it was found below
+    (its parent), or from the kernel."""
     edges = []
     for a in answers:
         for k in a.keys:
             top = f"{k.cpp_namespace}::{k.kernel}"
             edges.append((a.op, top, k.key))
-            parents = {0: top}
-            last: dict[str, str] = {}
-            for step in k.chain:
-                parent = parents.get(step.depth, top)
-                if step.kind == StepKind.REGISTERED:
-                    parent = last.get(StepKind.STUB, parent)
-                elif step.kind == StepKind.GLOBAL_KERNEL:
-                    parent = last.get(StepKind.LAUNCH, parent)
-                node = step.name if step.kind != StepKind.DTYPES else f"{step.name}: {step.detail}"
-                edges.append((parent, node, step.kind))
-                last[step.kind] = node
-                if step.kind in (StepKind.CALL, StepKind.REGISTERED, StepKind.GLOBAL_KERNEL):
-                    parents[step.depth + 1] = node
+            names = [s.name if s.kind != StepKind.DTYPES else f"{s.name}: {s.detail}" for s in k.chain]
+            last: dict[tuple[int | None, str], str] = {}
+            for i, step in enumerate(k.chain):
+                above = step.parent if step.parent is not None and 0 <= step.parent < i else None
+                parent = top if above is None else names[above]
+                if step.kind in _DRAWN_BELOW:
+                    parent = last.get((above, _DRAWN_BELOW[step.kind]), parent)
+                edges.append((parent, names[i], step.kind))
+                last[(above, step.kind)] = names[i]
     return list(dict.fromkeys(edges))
 
 
