@@ -27,14 +27,18 @@ from .prepare import prepare
 from .scan import dec, join_continuations, norm, nospace
 from .scopes import scope_damage
 from .sourcefile import SourceFile
-from .stubs import DEFAULT_STUB_MACROS, StubMacros, compile_context
+from . import stubs
+from .stubs import StubMacros, compile_context
 from .trees import captures, damage, language_for, tools
 
-def extract(source: bytes, path: str, macros: StubMacros = DEFAULT_STUB_MACROS,
+def extract(source: bytes, path: str, macros: StubMacros | None = None,
             shared: dict[str, Define] | None = None) -> CxxFacts:
-    """Facts of one C++/CUDA/Objective-C++ file. Pure; never raises. shared: #defines of other files that
+    """Facts of one C++/CUDA/Objective-C++ file. Pure; never raises. macros: the checkout's DispatchStub macros
+    (stub_macros of its DispatchStub.h; None: stubs.DEFAULT_STUB_MACROS). shared: #defines of other files that
     the file's X-macro uses expand (the build's second pass, shared_macros.py); None on the first."""
     language = "cpp"
+    if macros is None:
+        macros = stubs.DEFAULT_STUB_MACROS
     try:
         language = language_for(path, source)
         return _extract(source, path, macros, language, shared=shared)

@@ -291,7 +291,13 @@ enum class CPUCapability {
 #endif
 """
 
-DEFAULT_STUB_MACROS: StubMacros = stub_macros(_DEFAULT_HEADER)
+def __getattr__(name: str):
+    """DEFAULT_STUB_MACROS, made when first asked for (PEP 562): a build reads the checkout's own header, and a
+    process that only imports this module (the build's X-macro stage) does not make it (20 ms)."""
+    if name == "DEFAULT_STUB_MACROS":
+        value = globals()[name] = stub_macros(_DEFAULT_HEADER)
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def compile_context(path: str) -> str:
