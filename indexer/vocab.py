@@ -12,12 +12,16 @@ DENSE = "Dense"
 # decides its guard with the checkout's constant #defines (guards.py)
 PREPROCESSOR = "#if"
 NEVER_COMPILED = "never compiled"  # device_branches.not_on of such a stretch whose guard no build makes true (guards.py)
-# The build a device's kernels are compiled in, as an #if condition, and what code of the other build is, in words:
-# a CUDA key's kernels are those of a CUDA build (USE_ROCM not defined; a ROCm build compiles the same files
-# hipified, and registers them for CUDA too), a HIP key's those of a ROCm build (link/configurations.py
-# builds_without; a stretch under an #if one of them does not compile names the device in not_on, guards.py).
-DEVICE_BUILDS = {"CUDA": ("!defined(USE_ROCM)", "only a ROCm build (USE_ROCM) compiles"),
-                 "HIP": ("defined(USE_ROCM)", "a ROCm build (USE_ROCM) does not compile")}
+# The build a device's kernels are compiled in, as #if conditions that all hold there, each with what code under
+# an #if that requires the opposite is, in words: a CUDA key's kernels are those of a CUDA build (USE_ROCM not
+# defined; a ROCm build compiles the same files hipified, and registers them for CUDA too), a HIP key's those of a
+# ROCm build; and neither is an Android or iOS build, the only ones that define C10_MOBILE (c10/macros/Macros.h
+# defines it for __ANDROID__ and for iOS targets; PyTorch builds no GPU backend there). link/configurations.py
+# builds_without and build_reason read them; a stretch under an #if a device's build does not compile names the
+# device in not_on (guards.py).
+_NOT_MOBILE = ("!defined(C10_MOBILE)", "only an Android or iOS build (C10_MOBILE) compiles")
+DEVICE_BUILDS = {"CUDA": (("!defined(USE_ROCM)", "only a ROCm build (USE_ROCM) compiles"), _NOT_MOBILE),
+                 "HIP": (("defined(USE_ROCM)", "a ROCm build (USE_ROCM) does not compile"), _NOT_MOBILE)}
 
 
 class Origin(StrEnum):

@@ -124,8 +124,8 @@ class _Walk:
     off_device: dict[str, dict[str, None]] = field(default_factory=dict)  # a branch that never runs on the
     # walk's device -> the calls written in it
     uncompiled: dict[str, dict[str, None]] = field(default_factory=dict)  # lines under an #if no build compiles
-    other_build: dict[str, None] = field(default_factory=dict)  # calls of definitions the device's build does not
-    # compile (_other_builds)
+    other_build: dict[str, dict[str, None]] = field(default_factory=dict)  # why the device's build does not
+    # compile a definition (configurations.build_reason) -> the calls of such definitions (_other_builds)
     reads: set[int] = field(default_factory=set)  # the nodes whose edges the walk read (chain_store: what it read)
     names: set[str] = field(default_factory=set)  # the names it looked definitions up by
 
@@ -161,9 +161,9 @@ class _Walk:
             cuts.append(Truncation("calls under an #if that the checkout's own #defines make false in every build, "
                                    "not followed", RULE,
                                    tuple(f"{where} -> {', '.join(names)}" for where, names in self.uncompiled.items())))
-        if self.other_build:
-            cuts.append(Truncation(f"calls of definitions that {DEVICE_BUILDS[self.device][1]}, where it compiles "
-                                   "another, not followed", RULE, tuple(self.other_build)))
+        for why, calls in self.other_build.items():
+            cuts.append(Truncation(f"calls of definitions that {why}, where it compiles another, not followed", RULE,
+                                   tuple(calls)))
         return tuple(cuts)
 
 
@@ -287,18 +287,19 @@ def _other_builds(edges: list, device: str | None) -> set[int]:
     compile (its guard and the device's DEVICE_BUILDS condition, link/configurations.py, exclude each other), where
     that build compiles another definition of the same call: 1.13.1 Loops.cuh:105's gpu_kernel_impl is CUDALoops.cuh's
     in a CUDA build and ROCmLoops.cuh's in a ROCm one (each header is included under its own #if, Loops.cuh:77-81)."""
-    build = DEVICE_BUILDS.get(device or "")
+    from ..indexer.link.configurations import build_condition, exclusive  # (a walk's; a query process that reads
+    # stored chains does without the guard parser)
+
+    build = build_condition(device or "")
     if build is None:
         return set()
-    from ..indexer.link.configurations import exclusive  # (a walk's; a query process that reads stored chains
-    # does without the guard parser)
     sites: dict[tuple, list[int]] = {}
     for i, e in enumerate(edges):
         if e[4] == How.PER_BUILD and e[0] == _CALLS:
             sites.setdefault((e[2], e[3], e[5]), []).append(i)
     out: set[int] = set()
     for members in sites.values():
-        other = [i for i in members if exclusive(edges[i][6], build[0])]
+        other = [i for i in members if exclusive(edges[i][6], build)]
         if len(other) < len(members):
             out.update(other)
     return out
@@ -676,7 +677,10 @@ class Linker:
         other_builds = _other_builds(edges, walk.device) if walk.device in DEVICE_BUILDS else ()
         for i, (kind, _dst, file, line, how, target, detail, loc, dn, need) in enumerate(edges):
             if i in other_builds:
-                walk.other_build[f"{target} -> {dn.name} {dn.loc} ({_build_detail(how, detail)})"] = None
+                from ..indexer.link.configurations import build_reason  # (imported by _other_builds already)
+
+                walk.other_build.setdefault(build_reason(walk.device, detail or ""), {})[
+                    f"{target} -> {dn.name} {dn.loc} ({_build_detail(how, detail)})"] = None
                 continue
             if (kind != _CALLS or (dn is not None and need <= shown)) and (
                     why := self.branches.ruled_out(file, line, device, walk.dense)) is not None:

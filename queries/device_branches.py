@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..indexer.vocab import BRANCH_DEVICES, DENSE, DEVICE_BUILDS, NEVER_COMPILED, PREPROCESSOR
+from ..indexer.vocab import BRANCH_DEVICES, DENSE, NEVER_COMPILED, PREPROCESSOR
 
 SHOWN = 80  # the characters of a condition a truncation shows
+BUILD = "\0build:"  # in a row's words, before the whole guard of a stretch a device's build does not compile
 _BACKEND_SUFFIX = "Meta"  # SparseMeta, SparseCsrMeta, QuantizedMeta, NestedTensorMeta: the Meta device
 
 
@@ -59,10 +60,9 @@ class Branches:
                 if branch != PREPROCESSOR:
                     rows.append((first, last, frozenset(not_on.split(",")), line, f"if {shown}"))
                     continue
-                if not_on != NEVER_COMPILED:  # the devices whose build does not compile it (guards.mark)
-                    devices = not_on.split(",")
-                    said = DEVICE_BUILDS[devices[0]][1] if devices[0] in DEVICE_BUILDS else "not compiled there"
-                    rows.append((first, last, frozenset(devices), line, f"#if {shown}: {said} it"))
+                if not_on != NEVER_COMPILED:  # the devices whose build does not compile it (guards.mark); why,
+                    # for the device a walk asks about (_said)
+                    rows.append((first, last, frozenset(not_on.split(",")), line, f"#if {shown}: {BUILD}{condition}"))
                     continue
                 from ..indexer.guards import MacroValues, decide, never_holds  # why the build found it false
 
@@ -86,5 +86,16 @@ class Branches:
             if first > line:
                 break
             if line <= last and (device in not_on or also in not_on or NEVER_COMPILED in not_on):
-                found = f"{file.rsplit('/', 1)[-1]}:{at} {said}"
+                found = f"{file.rsplit('/', 1)[-1]}:{at} {_said(said, device)}"
         return found
+
+
+def _said(said: str, device: str) -> str:
+    """A stretch's words as ruled_out gives them: for one a device's build does not compile, `#if GUARD: ` and why
+    that build does not (link/configurations.py build_reason), then ` it`."""
+    head, mark, condition = said.partition(BUILD)
+    if not mark:
+        return said
+    from ..indexer.link.configurations import build_reason  # (only a walk that meets such a stretch parses guards)
+
+    return f"{head}{build_reason(device, condition)} it"

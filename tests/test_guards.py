@@ -5,7 +5,8 @@ The fixture's kernel has one stretch under each kind of guard: `#if USE_FAST_PAT
 (jit_macros.h defines it `true`, as 2.6.0 aten/src/ATen/jit_macros.h:6 does AT_USE_JITERATOR()), `#if KNOB`
 (a default under `#ifndef KNOB`, which a build may override), `#if FLAVOUR` (defined differently in two files),
 `#if VERSION_NUM == 3` / `#elif VERSION_NUM == 2` (defined once as 2), `#if 0`, and `#ifdef USE_ROCM` (a build
-flag, which a CUDA build does not set). Every path function ends in a vendor call, so each is device work a CUDA
+flag, which a CUDA build does not set), and `#if defined(C10_MOBILE) && ...` (an Android or iOS build's, which
+has no GPU backend). Every path function ends in a vendor call, so each is device work a CUDA
 chain would show."""
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ inline void v3_path(int n) { cublasZgemm(n); }
 inline void v2_path(int n) { cublasSgemv(n); }
 inline void never_path(int n) { cublasDgemv(n); }
 inline void rocm_path(int n) { cublasCgemv(n); }
+inline void mobile_path(int n) { cublasZgemv(n); }
 } }
 """
 THING_CU = """\
@@ -84,6 +86,9 @@ Tensor thing_cuda(const Tensor& self) {
 #endif
 #ifdef USE_ROCM
   rocm_path(8);
+#endif
+#if defined(C10_MOBILE) && defined(USE_XNNPACK)
+  mobile_path(9);
 #endif
   return self;
 }
@@ -119,9 +124,13 @@ def test_a_stretch_the_checkouts_defines_make_false_is_not_followed(db):
         "Thing.cu:8 #if !(USE_FAST_PATH()): USE_FAST_PATH() is `true`, jit_macros.h:2 -> slow_path",
         "Thing.cu:17 #if VERSION_NUM == 3: VERSION_NUM is `2`, jit_macros.h:3 -> v3_path",
         "Thing.cu:22 #if 0: false -> never_path")
-    # `#ifdef USE_ROCM` (:25): a CUDA key's chain is a CUDA build's, which does not compile it
+    # `#ifdef USE_ROCM` (:25): a CUDA key's chain is a CUDA build's, which does not compile it; nor the stretch
+    # only a mobile build compiles (:28)
     [rocm] = [t for t in cuda.truncated if "never run on CUDA" in t.what]
-    assert rocm.names == ("Thing.cu:25 #if defined(USE_ROCM): only a ROCm build (USE_ROCM) compiles it: rocm_path",)
+    assert rocm.names == (
+        "Thing.cu:25 #if defined(USE_ROCM): only a ROCm build (USE_ROCM) compiles it: rocm_path",
+        "Thing.cu:28 #if defined(C10_MOBILE) && defined(USE_XNNPACK): only an Android or iOS build (C10_MOBILE) "
+        "compiles it: mobile_path")
 
 
 def test_a_hip_walk_follows_the_rocm_build(db):
@@ -129,7 +138,7 @@ def test_a_hip_walk_follows_the_rocm_build(db):
     [(node,)] = ix.conn.execute("SELECT id FROM nodes WHERE name = 'at::native::thing_cuda'").fetchall()
     steps, _cuts = ix.linker().chain_from(node, "HIP", 8, True)
     assert [s.name.rsplit("::", 1)[-1] for s in steps if s.kind == "call"] == \
-        ["fast_path", "knob_path", "flavour_path", "v2_path", "rocm_path"]
+        ["fast_path", "knob_path", "flavour_path", "v2_path", "rocm_path"]  # not mobile_path: a ROCm build's neither
 
 
 def test_a_composite_walk_leaves_it_out_too(db):
@@ -137,7 +146,7 @@ def test_a_composite_walk_leaves_it_out_too(db):
     [composite] = answer.keys
     assert _called(composite) == ["fast_path"]
     assert [n for t in composite.truncated for n in t.names] == [
-        "Thing.cu:32 #if 0 && USE_FAST_PATH(): USE_FAST_PATH() is `true`, jit_macros.h:2 -> never_path"]
+        "Thing.cu:35 #if 0 && USE_FAST_PATH(): USE_FAST_PATH() is `true`, jit_macros.h:2 -> never_path"]
 
 
 def test_the_rows_the_build_writes(db):
@@ -146,12 +155,15 @@ def test_the_rows_the_build_writes(db):
                             "WHERE branch = '#if' ORDER BY first_line").fetchall()
         guards = dict(conn.execute("SELECT name, guard FROM macros WHERE name IN ('KNOB', 'FLAVOUR', 'VERSION_NUM')"))
     # a stretch runs from the line after its directive to the next directive's line; `#ifdef USE_ROCM` (Thing.cu:25)
-    # is a build's choice, and a CUDA build's is not to compile it (link/configurations.py builds_without)
+    # is a build's choice, and a CUDA build's is not to compile it (link/configurations.py builds_without); neither
+    # a CUDA nor a ROCm build is a mobile one (Thing.cu:28)
     assert rows == [(7, 8, 6, "", "USE_FAST_PATH()"), (9, 10, 8, "never compiled", "!(USE_FAST_PATH())"),
                     (12, 13, 11, "", "KNOB"), (15, 16, 14, "", "FLAVOUR"),
                     (18, 19, 17, "never compiled", "VERSION_NUM == 3"),
                     (20, 21, 19, "", "!(VERSION_NUM == 3) && VERSION_NUM == 2"), (23, 24, 22, "never compiled", "0"),
-                    (26, 27, 25, "CUDA", "defined(USE_ROCM)"), (33, 34, 32, "never compiled", "0 && USE_FAST_PATH()")]
+                    (26, 27, 25, "CUDA", "defined(USE_ROCM)"),
+                    (29, 30, 28, "CUDA,HIP", "defined(C10_MOBILE) && defined(USE_XNNPACK)"),
+                    (36, 37, 35, "never compiled", "0 && USE_FAST_PATH()")]
     assert guards == {"KNOB": "!defined(KNOB)", "FLAVOUR": None, "VERSION_NUM": None}
 
 

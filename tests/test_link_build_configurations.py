@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from tg_index.indexer.link.configurations import exclusive, one_per_build
+from tg_index.indexer.link.configurations import build_reason, builds_without, exclusive, one_per_build
 
 from .conftest import built_tree
 
@@ -106,6 +106,25 @@ def test_definitions_under_exclusive_guards_are_one_per_build_configuration(db: 
 def test_exclusive_guards(first: str | None, second: str | None, expected: bool):
     assert exclusive(first, second) is expected
     assert exclusive(second, first) is expected
+
+
+@pytest.mark.parametrize(("guard", "without", "reasons"), [
+    ("defined(USE_ROCM) && ROCM_VERSION >= 60201", ["CUDA"], {"CUDA": "only a ROCm build (USE_ROCM) compiles"}),
+    ("!defined(USE_ROCM)", ["HIP"], {"HIP": "a ROCm build (USE_ROCM) does not compile"}),
+    # 2.6.0 ChanelShuffle.cpp:50, Activation.cpp:475: the xnnpack paths of Android and iOS builds
+    ("defined(C10_MOBILE) && defined(USE_XNNPACK)", ["CUDA", "HIP"],
+     {"CUDA": "only an Android or iOS build (C10_MOBILE) compiles", "HIP": "only an Android or iOS build (C10_MOBILE) compiles"}),
+    ("defined(USE_ROCM) && defined(C10_MOBILE)", ["CUDA", "HIP"],
+     {"CUDA": "only a ROCm build (USE_ROCM) compiles, and only an Android or iOS build (C10_MOBILE) compiles",
+      "HIP": "only an Android or iOS build (C10_MOBILE) compiles"}),
+    # each alternative is another build's, neither alone is: the device's build as a whole does not compile it
+    ("defined(USE_ROCM) || defined(C10_MOBILE)", ["CUDA"], {"CUDA": "a CUDA build does not compile"}),
+    ("!defined(C10_MOBILE) && defined(USE_CUDA)", [], {}),
+    ("defined(X) && !defined(X)", [], {}),  # never compiled at all (never_holds): no device in particular
+])
+def test_the_devices_whose_build_does_not_compile_a_guard(guard: str, without: list[str], reasons: dict[str, str]):
+    assert builds_without(guard) == without
+    assert {device: build_reason(device, guard) for device in without} == reasons
 
 
 def test_one_per_build_needs_every_pair_exclusive():

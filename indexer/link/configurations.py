@@ -149,9 +149,26 @@ def never_holds(guard: str | None) -> bool:
     return exclusive(guard, guard)
 
 
+def build_condition(device: str) -> str | None:
+    """The #if condition that holds in the build of a device of vocab.DEVICE_BUILDS (its conditions joined with
+    `&&`); None for another device."""
+    terms = DEVICE_BUILDS.get(device)
+    return None if terms is None else " && ".join(f"({condition})" for condition, _said in terms)
+
+
 def builds_without(guard: str | None) -> list[str]:
     """The devices of vocab.DEVICE_BUILDS whose build does not compile code under the guard (`defined(USE_ROCM) &&
-    ROCM_VERSION >= 60201`: CUDA), in DEVICE_BUILDS's order; none for a guard no build compiles (never_holds)."""
+    ROCM_VERSION >= 60201`: CUDA; `defined(C10_MOBILE)`: CUDA and HIP), in DEVICE_BUILDS's order; none for a guard
+    no build compiles (never_holds)."""
     if never_holds(guard):
         return []
-    return [device for device, (build, _said) in DEVICE_BUILDS.items() if exclusive(guard, build)]
+    return [device for device in DEVICE_BUILDS if exclusive(guard, build_condition(device))]
+
+
+@lru_cache(maxsize=1024)
+def build_reason(device: str, guard: str) -> str:
+    """Why the device's build does not compile code under the guard, in words to which `it` may follow: the
+    DEVICE_BUILDS words of each of its conditions that the guard alone contradicts (`only a ROCm build (USE_ROCM)
+    compiles`), joined with `, and `; where only all of them together do, that the device's build does not."""
+    said = [words for condition, words in DEVICE_BUILDS.get(device, ()) if exclusive(guard, condition)]
+    return ", and ".join(said) if said else f"a {device} build does not compile"

@@ -94,6 +94,21 @@ def test_a_cuda_line_names_the_kernel_named_for_the_op_among_those_at_one_depth(
         (s.file, s.line) for s in chain if s.name.endswith("::LayerNormForwardCUDAKernel")}
 
 
+def test_a_cuda_chain_leaves_out_what_only_a_mobile_build_compiles(ix):
+    """2.6.0 Activation.cpp:474 hardswish (CPU, CUDA: native_functions.yaml:11931) returns xnnpack::hardswish
+    (xnnpack/Activation.cpp:104) under `#if defined(C10_MOBILE) && defined(USE_XNNPACK)` (:475), which only Android
+    and iOS builds compile (c10/macros/Macros.h:434-442 define C10_MOBILE there), then runs hardswish_stub (:480).
+    A CUDA build is none of them; a CPU build may be one."""
+    answer = next(a for a in ix.kernels_for("hardswish", keys=("CPU", "CUDA")) if a.op == "hardswish")
+    keys = {k.key: k for k in answer.keys}
+    cuda = {s.name for s in keys["CUDA"].chain}
+    assert "hardswish_stub" in cuda and not any("xnnpack" in name for name in cuda)
+    assert "at::native::xnnpack::hardswish" in {s.name for s in keys["CPU"].chain}
+    [cut] = [t for t in keys["CUDA"].truncated if "never run on CUDA" in t.what]
+    assert "Activation.cpp:475 #if defined(C10_MOBILE) && defined(USE_XNNPACK): only an Android or iOS build " \
+           "(C10_MOBILE) compiles it: xnnpack::hardswish" in cut.names
+
+
 def test_shared_chains_are_printed_once_and_kept_in_the_data(ix):
     [answer] = ix.kernels_for("abs.out")
     keys = {k.key: k for k in answer.keys}
