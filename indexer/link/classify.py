@@ -38,13 +38,24 @@ BUILTIN_TYPES = frozenset("""bool char char8_t char16_t char32_t wchar_t short i
 int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t intmax_t uintmax_t size_t ssize_t
 ptrdiff_t""".split())
 
+# The namespaces of the libraries PyTorch builds with (third_party, vendors' SDKs): a name in one of them that the
+# checkout does not define is the library's.
+VENDOR_NAMESPACES = ("thrust", "cub", "dnnl", "ideep", "mkldnn", "cutlass", "cute", "cudnn_frontend", "mkl", "fbgemm",
+                     "pytorch_qnnpack", "qnnpack", "xnnpack", "sleef", "Sleef", "nnpack", "cpuinfo", "pocketfft", "ducc0",
+                     "tensorpipe", "gloo", "nccl", "ncclx")
 _VENDOR = re.compile(
     r"(^|::)(cublas\w*|cudnn\w*|cusparse\w*|cufft\w*|curand\w*|cusolver\w*|nvrtc\w*|nvtx\w*|nccl\w*|magma\w*|"
     r"mkl_\w+|cblas_\w+|Dfti\w+|vsl\w*|vml\w*|v[sdi]Rng\w+|cuda[A-Z]\w*|cu[A-Z]\w*|hip[A-Z]\w*|rocblas\w*|miopen\w*|hipblas\w*|"
     r"MPS(?:Graph|NDArray|Shape|DataType|Kernel|Image|Matrix|Vector|Command|CNN|RNN|Temporary|State|Tensor)\w*|"
-    r"MTL[A-Z]\w*|dispatch_[a-z]\w*|vk[A-Z]\w*|vma[A-Z]\w*|cutlass[A-Z]\w*)$|^(thrust|cub|dnnl|ideep|mkldnn|cutlass|cute|cudnn_frontend|mkl|fbgemm|pytorch_qnnpack|"
-    r"qnnpack|xnnpack|sleef|Sleef|nnpack|cpuinfo|pocketfft|ducc0|tensorpipe|gloo|ncclx?|at::cuda::blas)::|"
-    r"^(xnn|pytorch_qnnp|qnnp|nnp|Sleef|ducc|cpuinfo)_\w+$")
+    r"MTL[A-Z]\w*|dispatch_[a-z]\w*|vk[A-Z]\w*|vma[A-Z]\w*|cutlass[A-Z]\w*)$|^(" + "|".join(VENDOR_NAMESPACES) +
+    r"|at::cuda::blas)::|^(xnn|pytorch_qnnp|qnnp|nnp|Sleef|ducc|cpuinfo)_\w+$")
+_VENDOR_SCOPE = re.compile(r"^(?:::)?(" + "|".join(VENDOR_NAMESPACES) + r")::")
+
+
+def vendor_namespace(type_name: str) -> str | None:
+    """The library namespace a qualified type name is in (`cutlass::gemm::GemmCoord`: cutlass), else None."""
+    m = _VENDOR_SCOPE.match(type_name)
+    return m.group(1) if m else None
 # The Fortran BLAS and LAPACK routines PyTorch calls on CPU through its own `extern "C"` declarations (2.6.0
 # native/BatchLinearAlgebra.cpp: `sgeqrf_`, `zpotrf_`, `dgesdd_`; native/CPUBlas.cpp: `sgemm_`, `daxpy_`): a type letter
 # (s, d, c, z; sb for bfloat16), for LAPACK the matrix kind and the operation, for BLAS the operation, and the

@@ -68,7 +68,7 @@ from typing import NamedTuple
 
 from ..cxx.argument_types import arithmetic_result
 from .classify import (BUILTIN_TYPES, STANDARD_NAMES, OpForms, argument_class, named_class, op_called,
-                       template_args, written_parts)
+                       template_args, vendor_namespace, written_parts)
 from . import overloads
 from .configurations import one_per_build
 from .kinds import OPERATOR_CALLS, How
@@ -559,6 +559,8 @@ class Resolver:
         self._shared: dict[tuple, list[Target]] = {}
         self._nameless: dict[tuple, list[Target]] = {}
         self._bases_memo: dict[str, set[str]] = {}
+        self._class_names: frozenset[str] | None = None  # every class's qualified name (_vendor_class)
+        self._class_spaces: frozenset[str] = frozenset()  # the namespaces around them, with their prefixes
         self._subclasses: dict[str, set[str]] | None = None  # class -> the classes naming it as a base (_derived)
         self._file_used = False  # set while resolving when the answer depended on the caller's file
         self.aliases: dict[str, str] = {}  # type aliases at namespace or class level, checkout-wide
@@ -1099,6 +1101,9 @@ class Resolver:
             receiver_type = self._pointee(receiver_type)
         if receiver_type is not None and (receiver_type.startswith("std::") or _STD_TYPES.match(receiver_type)):
             return [Target(None, How.STANDARD, "a method of a standard library type")]
+        if receiver is not None and receiver_type is not None and (library := self._vendor_class(ctx, receiver_type)):
+            return [Target(None, How.VENDOR, f"a member of a class of {library}'s that the checkout does not define",
+                           library=library)]
         if receiver is not None and receiver_type in _TENSOR_TYPES and not _sees(ctx, ("at", "c10")) and \
                 (brought := self._vendor_using(ctx)) is not None:  # flash_attn's kernels: cute::Tensor
             return [Target(None, How.VENDOR, f"`{receiver_type}` outside at and c10, under `using namespace "
@@ -1331,6 +1336,35 @@ class Resolver:
             if f"{head}::{parts[i]}" not in scopes:
                 return "::".join(parts[i:])
         return None
+
+    def _vendor_class(self, ctx: Context, type_name: str) -> str | None:
+        """The library namespace of a class type written in one (classify.VENDOR_NAMESPACES: `cutlass::gemm::GemmCoord`,
+        `ideep::tensor`) when the name, looked up from the caller's scopes and the namespaces it uses, is no class of
+        the checkout nor inside one (aten/src/ATen/native/cuda/cutlass_extensions adds classes to namespace cutlass),
+        and its first component is no namespace of the checkout's classes around the caller (`xnnpack::Conv2dOpContext`
+        inside at::native::xnnpack is at::native::xnnpack's); else None. A call on an object of such a type is the
+        library's: no function of the checkout named like the member is a candidate. (Classes are read whole, from
+        the classes table: an update resolves as a cold link does.)"""
+        library = vendor_namespace(type_name)
+        if library is None:
+            return None
+        if self._class_names is None:
+            self._class_names = frozenset(q for found in self.class_namespaces.values() for q, _space in found)
+            spaces = set()
+            for found in self.class_namespaces.values():
+                for _q, space in found:
+                    parts = space.split("::")
+                    spaces.update("::".join(parts[:i]) for i in range(1, len(parts) + 1))
+            self._class_spaces = frozenset(spaces)
+        plain = untemplated(type_name.removeprefix("::"))
+        first = plain.split("::", 1)[0]
+        for scope in ("",) if type_name.startswith("::") else dict.fromkeys((*ctx.chain, *ctx.usings, "")):
+            parts = (f"{scope}::{plain}" if scope else plain).split("::")
+            if any("::".join(parts[:i]) in self._class_names for i in range(1, len(parts) + 1)):
+                return None
+            if scope and f"{scope}::{first}" in self._class_spaces:
+                return None
+        return library
 
     def _outside(self, qualified: str, ctx: Context) -> str | None:
         """The first component of a qualified name when the checkout defines nothing under it (a library's
@@ -1658,8 +1692,8 @@ class Resolver:
     def _pointee(self, type_name: str) -> str:
         """What `x->` reaches when x's type is a class with an operator-> (MaybeOwned<Tensor>, intrusive_ptr<T>,
         TensorArg): for a class template, its first template argument; for a class, what its operator->
-        returns; else the type itself. A type alias of the checkout is what it names first (`SymNode`, an
-        intrusive_ptr<SymNodeImpl>, reaches a SymNodeImpl)."""
+        returns; else the type itself. A type alias of the checkout that is no class's name is what it names
+        first (`SymNode`, an intrusive_ptr<SymNodeImpl>, reaches a SymNodeImpl)."""
         if type_name.endswith("*"):
             return type_name.rstrip("*")
         arrows = self._arrows
@@ -1667,7 +1701,9 @@ class Resolver:
             arrows = self._arrows = {}
             for s in self.symbols.by_name.get("operator->", ()):
                 arrows.setdefault(s.scope.rsplit("::", 1)[-1], []).append(s)
-        aliased = self.aliases.get(type_name)
+        # a checkout-wide alias, not where the name is a class of the checkout's (functorch's TensorRef, whose
+        # operator-> reaches an at::Tensor, is no `using TensorRef = cutlass::TensorRef<...>` of mem_eff_attention's)
+        aliased = self.aliases.get(type_name) if type_name not in self.classes else None
         if aliased is not None and "<" in aliased:  # only an alias of a class template with an operator->
             aliased = _LIBRARY_PREFIX.sub("", aliased)
             if aliased.split("<", 1)[0].rsplit("::", 1)[-1] in arrows or \
