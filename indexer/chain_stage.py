@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import index_file, parent_watch
+from .errors import WorkerDied
 from .link import parallel
 from .link.kinds import NodeKind
 from .link.stage import GraphChanges
@@ -115,11 +116,16 @@ def _in_processes(db: Path, parts: list[list[tuple[str, object]]]) -> list[list[
         with ThreadPoolExecutor(len(procs)) as pool:
             done = list(pool.map(lambda pp: pp[0].communicate(json.dumps(pp[1]).encode()), zip(procs, parts)))
         for proc, (out, err) in zip(procs, done):
+            if proc.returncode < 0:  # killed (WorkerDied.of says by what)
+                raise WorkerDied.of("chain stage", proc.returncode)
             if proc.returncode != 0:
                 lines = err.decode(errors="replace").strip().splitlines()
                 raise RuntimeError(f"the chain stage's worker failed (exit {proc.returncode}): "
                                    f"{lines[-1] if lines else 'no message'}")
-        return [pickle.loads(out) for out, _err in done]
+        try:
+            return [pickle.loads(out) for out, _err in done]
+        except (pickle.UnpicklingError, EOFError) as exc:  # its output cut short: it ended while writing it
+            raise WorkerDied.of("chain stage", 0, f"its answer cut short: {exc}") from exc
     finally:
         for proc in procs:
             if proc.poll() is None:
