@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..indexer.link.kinds import How
 from ..indexer.vocab import StepKind
 from .api import KernelsFor, Reach, Trace
+from .results import block_parents
 from .chain import COMPOSITE, PER_DTYPE
 
 LIST_CAP = 1  # stubs and registered kernels shown per key line; "+N" says how many more there are
@@ -116,14 +116,6 @@ _SLOTS = {StepKind.STUB: "stubs", StepKind.REGISTERED: "registered", StepKind.UF
           StepKind.GLOBAL_KERNEL: "launches", StepKind.LAUNCH: "launches", StepKind.LIBRARY: "library"}
 
 
-# The step a block's step lies below, of those one node's expansion yields as siblings (chain.py): a registered
-# function below its stub, its definition below the registration (a redispatched op's kernel below the op),
-# a __global__ below its launch.
-_BLOCK = {StepKind.REGISTERED: (StepKind.STUB,), StepKind.DEFINITION: (StepKind.REGISTERED, StepKind.REDISPATCH),
-          StepKind.GLOBAL_KERNEL: (StepKind.LAUNCH,)}
-_GENERATED_HEAD = (StepKind.REGISTERED,)  # the helper a generated registered kernel calls (chain.py: ufunc stubs)
-
-
 # The GPU libraries whose host calls run the library's own kernels (cublasGemmEx, cusolverDnSpotrfBatched,
 # magma_dgetrf_gpu, cudnnConvolutionForward): such a call is the device work as much as a `<<<...>>>`, and competes
 # with the __global__ kernels by depth. Without it a GEMM's line named a kernel of the tuning path beside it
@@ -162,18 +154,12 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
     work is the redispatched ops': a backend kernel's path goes on into them (mean_out's CPU line is its sum_out's
     reduction); a composite kernel's does not (its redispatches run CPU's or CUDA's kernels: the brief names those
     ops), unless none of them does device work either. The path is that end and the steps above it (`parent`, or
-    the head of its block: _BLOCK). None of them: no path, and []."""
+    the head of its block: results.block_parents). None of them: no path, and []."""
     everything = range(len(chain))
-    up: list[int | None] = [s.parent for s in chain]
+    up = block_parents(chain)  # a block one node's expansion yields: a stub, then each device's registration and
+    # that function's definition; a launch, then its __global__
     redispatched: list[bool] = []  # below a redispatched op (a step's parent and block head come before it)
-    last: dict[tuple[int | None, str], int] = {}  # a block one node's expansion yields: a stub, then each device's
-    for i, s in enumerate(chain):  # registration and that function's definition; a launch, then its __global__
-        block = _BLOCK.get(s.kind) if s.kind != StepKind.CALL or s.how != How.GENERATED else _GENERATED_HEAD
-        if block is not None:
-            heads = [last[(s.parent, h)] for h in block if (s.parent, h) in last]
-            if heads:
-                up[i] = max(heads)
-        last[(s.parent, s.kind)] = i
+    for i, s in enumerate(chain):
         redispatched.append(s.kind == StepKind.REDISPATCH or (up[i] is not None and redispatched[up[i]]))
 
     def above(i: int | None) -> list[int]:

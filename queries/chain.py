@@ -282,26 +282,27 @@ def _instantiated(edges: list, target: str | None, dn: _Node) -> bool:
         _SCALAR_ARGUMENT.match(target) is not None and any(e[0] == EdgeKind.DTYPES for e in edges)
 
 
-def _other_builds(edges: list, device: str | None) -> set[int]:
+def _other_builds(edges: list, device: str | None) -> dict[int, str]:
     """The positions in `edges` of the per-build-configuration calls whose definition the device's build does not
     compile (its guard and the device's DEVICE_BUILDS condition, link/configurations.py, exclude each other), where
     that build compiles another definition of the same call: 1.13.1 Loops.cuh:105's gpu_kernel_impl is CUDALoops.cuh's
-    in a CUDA build and ROCmLoops.cuh's in a ROCm one (each header is included under its own #if, Loops.cuh:77-81)."""
-    from ..indexer.link.configurations import build_condition, exclusive  # (a walk's; a query process that reads
-    # stored chains does without the guard parser)
+    in a CUDA build and ROCmLoops.cuh's in a ROCm one (each header is included under its own #if, Loops.cuh:77-81);
+    each with why that build does not compile it (configurations.build_reason)."""
+    from ..indexer.link.configurations import build_condition, build_reason, exclusive  # (a walk's; a query
+    # process that reads stored chains does without the guard parser)
 
     build = build_condition(device or "")
     if build is None:
-        return set()
+        return {}
     sites: dict[tuple, list[int]] = {}
     for i, e in enumerate(edges):
         if e[4] == How.PER_BUILD and e[0] == _CALLS:
             sites.setdefault((e[2], e[3], e[5]), []).append(i)
-    out: set[int] = set()
+    out: dict[int, str] = {}
     for members in sites.values():
         other = [i for i in members if exclusive(edges[i][6], build)]
         if len(other) < len(members):
-            out.update(other)
+            out.update((i, build_reason(device, edges[i][6] or "")) for i in other)
     return out
 
 
@@ -674,12 +675,10 @@ class Linker:
             self._prefetch_kernels([e[1] for e in edges if e[0] == EdgeKind.REDISPATCHES_TO_OP and e[8] is not None])
         shown = FUNCTOR_ONLY if in_functor else COMPOSITE_OR_FUNCTOR if walk.composite or body else ALWAYS
         device = walk.branch or ""  # no device: only what no build compiles is left out
-        other_builds = _other_builds(edges, walk.device) if walk.device in DEVICE_BUILDS else ()
+        other_builds = _other_builds(edges, walk.device) if walk.device in DEVICE_BUILDS else {}
         for i, (kind, _dst, file, line, how, target, detail, loc, dn, need) in enumerate(edges):
             if i in other_builds:
-                from ..indexer.link.configurations import build_reason  # (imported by _other_builds already)
-
-                walk.other_build.setdefault(build_reason(walk.device, detail or ""), {})[
+                walk.other_build.setdefault(other_builds[i], {})[
                     f"{target} -> {dn.name} {dn.loc} ({_build_detail(how, detail)})"] = None
                 continue
             if (kind != _CALLS or (dn is not None and need <= shown)) and (

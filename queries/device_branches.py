@@ -13,7 +13,6 @@ import sqlite3
 from ..indexer.vocab import BRANCH_DEVICES, DENSE, NEVER_COMPILED, PREPROCESSOR
 
 SHOWN = 80  # the characters of a condition a truncation shows
-BUILD = "\0build:"  # in a row's words, before the whole guard of a stretch a device's build does not compile
 _BACKEND_SUFFIX = "Meta"  # SparseMeta, SparseCsrMeta, QuantizedMeta, NestedTensorMeta: the Meta device
 
 
@@ -37,11 +36,12 @@ class Branches:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self._files: set[str] | None = None
-        self._rows: dict[str, list[tuple[int, int, frozenset[str], int, str]]] = {}
+        # (first line, last line, not on, the line to name, its words, the guard a device's build does not compile)
+        self._rows: dict[str, list[tuple[int, int, frozenset[str], int, str, str | None]]] = {}
         self._macros = None  # guards.MacroValues, made (and the module imported) at the first such stretch read
         self.never: set[str] = set()  # what ruled_out said of a stretch never compiled
 
-    def _of(self, file: str) -> list[tuple[int, int, frozenset[str], int, str]]:
+    def _of(self, file: str) -> list[tuple[int, int, frozenset[str], int, str, str | None]]:
         if self._files is None:
             try:
                 self._files = {r[0] for r in self.conn.execute(
@@ -58,11 +58,11 @@ class Branches:
                     "WHERE file = ? AND not_on != '' ORDER BY first_line", (file,)):
                 shown = condition if len(condition) <= SHOWN else condition[:SHOWN - 3] + "..."
                 if branch != PREPROCESSOR:
-                    rows.append((first, last, frozenset(not_on.split(",")), line, f"if {shown}"))
+                    rows.append((first, last, frozenset(not_on.split(",")), line, f"if {shown}", None))
                     continue
-                if not_on != NEVER_COMPILED:  # the devices whose build does not compile it (guards.mark); why,
-                    # for the device a walk asks about (_said)
-                    rows.append((first, last, frozenset(not_on.split(",")), line, f"#if {shown}: {BUILD}{condition}"))
+                if not_on != NEVER_COMPILED:  # the devices whose build does not compile it (guards.mark); why is
+                    # said for the device a walk asks about (ruled_out)
+                    rows.append((first, last, frozenset(not_on.split(",")), line, f"#if {shown}: ", condition))
                     continue
                 from ..indexer.guards import MacroValues, decide, never_holds  # why the build found it false
 
@@ -71,7 +71,7 @@ class Branches:
                 read = '; '.join(decide(condition, self._macros)[1])
                 why = f"#if {condition}: {read or ('it contradicts itself' if never_holds(condition) else 'false')}"
                 self.never.add(f"{file.rsplit('/', 1)[-1]}:{line} {why}")
-                rows.append((first, last, frozenset((NEVER_COMPILED,)), line, why))
+                rows.append((first, last, frozenset((NEVER_COMPILED,)), line, why, None))
         return rows
 
     def ruled_out(self, file: str | None, line: int | None, device: str, dense_tensors: bool = False) -> str | None:
@@ -82,20 +82,14 @@ class Branches:
             return None
         found = None
         also = DENSE + device if dense_tensors else device
-        for first, last, not_on, at, said in self._of(file):
+        for first, last, not_on, at, said, build_guard in self._of(file):
             if first > line:
                 break
             if line <= last and (device in not_on or also in not_on or NEVER_COMPILED in not_on):
-                found = f"{file.rsplit('/', 1)[-1]}:{at} {_said(said, device)}"
+                if build_guard is not None:
+                    from ..indexer.link.configurations import build_reason  # (only a walk that meets such a
+                    # stretch parses guards)
+
+                    said = f"{said}{build_reason(device, build_guard)} it"
+                found = f"{file.rsplit('/', 1)[-1]}:{at} {said}"
         return found
-
-
-def _said(said: str, device: str) -> str:
-    """A stretch's words as ruled_out gives them: for one a device's build does not compile, `#if GUARD: ` and why
-    that build does not (link/configurations.py build_reason), then ` it`."""
-    head, mark, condition = said.partition(BUILD)
-    if not mark:
-        return said
-    from ..indexer.link.configurations import build_reason  # (only a walk that meets such a stretch parses guards)
-
-    return f"{head}{build_reason(device, condition)} it"

@@ -11,7 +11,7 @@ from ..indexer.facts import Location
 from ..indexer.vocab import Origin, StepKind
 from . import json_text
 from .backward import BackwardUse
-from .results import (META_STEP, CallShares, Backward, Health, Hop, HopKind, KernelInfo, KernelsFor, KeyKernel, OpInfo, OpsFor,
+from .results import (META_STEP, CallShares, Backward, block_parents, Health, Hop, HopKind, KernelInfo, KernelsFor, KeyKernel, OpInfo, OpsFor,
                       OpSummary,
                       Step, StubInfo, StubSite, Symbol, Trace, TraceOp, Truncation, Use, to_data, truncation_data)
 
@@ -231,29 +231,18 @@ def chain_lines(chain: tuple[Step, ...] | list[Step], indent: str = "      ") ->
     return [indent + "  " * chain[i].depth + _step_text(chain[i]) for i in tree_order(chain)]
 
 
-# The step a step of these kinds hangs from in a drawing, among the steps of its parent: a registered function
-# from its stub, a definition from its registration, a __global__ from its launch.
-_DRAWN_BELOW = {StepKind.REGISTERED: StepKind.STUB, StepKind.DEFINITION: StepKind.REGISTERED,
-                StepKind.GLOBAL_KERNEL: StepKind.LAUNCH}
-
-
 def _graph_edges(answers: list[KernelsFor]) -> list[tuple[str, str, str]]:
-    """(from, to, label) edges of the chain: op -> key kernel -> steps, each from the step it was found below
-    (its parent), or from the kernel."""
+    """(from, to, label) edges of the chain: op -> key kernel -> steps, each from the step it lies below
+    (results.block_parents: its parent, or the head of its block), or from the kernel."""
     edges = []
     for a in answers:
         for k in a.keys:
             top = f"{k.cpp_namespace}::{k.kernel}"
             edges.append((a.op, top, k.key))
             names = [s.name if s.kind != StepKind.DTYPES else f"{s.name}: {s.detail}" for s in k.chain]
-            last: dict[tuple[int | None, str], str] = {}
-            for i, step in enumerate(k.chain):
-                above = step.parent if step.parent is not None and 0 <= step.parent < i else None
-                parent = top if above is None else names[above]
-                if step.kind in _DRAWN_BELOW:
-                    parent = last.get((above, _DRAWN_BELOW[step.kind]), parent)
+            for i, (step, above) in enumerate(zip(k.chain, block_parents(k.chain))):
+                parent = names[above] if above is not None and 0 <= above < i else top
                 edges.append((parent, names[i], step.kind))
-                last[(above, step.kind)] = names[i]
     return list(dict.fromkeys(edges))
 
 

@@ -14,6 +14,7 @@ from operator import attrgetter
 from typing import Any, Callable, Iterator, TypeVar
 
 from ..indexer.facts import Location
+from ..indexer.link.kinds import How
 from ..indexer.vocab import DefinitionKind, StepKind
 
 # The meta function of a structured op is shown as a step of this kind (definitions.kind's value).
@@ -139,6 +140,30 @@ def new_step(kind: StepKind | str, name: str, loc: Location | None, device: str 
     d["site"] = site
     d["parent"] = parent
     return step
+
+
+# The step a block's step lies below, of those one node's expansion yields as siblings (chain.py): a registered
+# function below its stub, its definition below the registration (a redispatched op's kernel below the op),
+# a __global__ below its launch.
+_BLOCK = {StepKind.REGISTERED: (StepKind.STUB,), StepKind.DEFINITION: (StepKind.REGISTERED, StepKind.REDISPATCH),
+          StepKind.GLOBAL_KERNEL: (StepKind.LAUNCH,)}
+_GENERATED_HEAD = (StepKind.REGISTERED,)  # the helper a generated registered kernel calls (chain.py: ufunc stubs)
+
+
+def block_parents(chain: tuple[Step, ...] | list[Step]) -> list[int | None]:
+    """The index of the step each step of a chain lies below: its `parent`, but for a step of a block (_BLOCK) the
+    latest of its block's heads among its siblings (a registration's stub, a definition's registration or
+    redispatch, a __global__'s launch). The brief's path and the drawings read the chain as this tree."""
+    up: list[int | None] = [s.parent for s in chain]
+    last: dict[tuple[int | None, str], int] = {}
+    for i, s in enumerate(chain):
+        block = _BLOCK.get(s.kind) if s.kind != StepKind.CALL or s.how != How.GENERATED else _GENERATED_HEAD
+        if block is not None:
+            heads = [last[(s.parent, h)] for h in block if (s.parent, h) in last]
+            if heads:
+                up[i] = max(heads)
+        last[(s.parent, s.kind)] = i
+    return up
 
 
 @answer

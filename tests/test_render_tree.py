@@ -92,3 +92,6 @@ def test_a_definition_hangs_from_its_registration_and_a_registration_from_its_st
     # the call below the definition is drawn from it, not from the last registration (nullptr)
     assert '"at::native::CPU_CAPABILITY::abs_kernel" -> "cpu_kernel" [label="call"]' in dot
     assert '"nullptr" -> "cpu_kernel"' not in dot
+    # a redispatched op's kernel hangs from the redispatch, as the brief reads it (results.block_parents)
+    chain = (Step(StepKind.REDISPATCH, "copy_", at(12)), Step(StepKind.DEFINITION, "at::native::copy_", at(30)))
+    assert '"copy_" -> "at::native::copy_" [label="definition"]' in kernels_for_dot([_answer(chain)])

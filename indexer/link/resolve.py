@@ -1349,13 +1349,13 @@ class Resolver:
         if library is None:
             return None
         if self._class_names is None:
-            self._class_names = frozenset(q for found in self.class_namespaces.values() for q, _space in found)
-            spaces = set()
+            names, spaces = set(), set()
             for found in self.class_namespaces.values():
-                for _q, space in found:
+                for qualified, space in found:
+                    names.add(qualified)
                     parts = space.split("::")
                     spaces.update("::".join(parts[:i]) for i in range(1, len(parts) + 1))
-            self._class_spaces = frozenset(spaces)
+            self._class_names, self._class_spaces = frozenset(names), frozenset(spaces)
         plain = untemplated(type_name.removeprefix("::"))
         first = plain.split("::", 1)[0]
         for scope in ("",) if type_name.startswith("::") else dict.fromkeys((*ctx.chain, *ctx.usings, "")):
