@@ -424,7 +424,6 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
         _cxx_stage(conn, run, results)
         if pool is not None:
             pool.close()
-            pool.join()
             pool = None
         _shared_macro_stage(conn, run)
         _guard_stage(conn)
@@ -443,7 +442,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
         os.replace(tmp, db)
     except BaseException:
         if pool is not None:
-            pool.terminate()
+            pool.close(kill=True)
         if conn is not None:
             conn.close()  # what was not committed is dropped with the file
         tmp.unlink(missing_ok=True)
@@ -472,7 +471,7 @@ def _start_workers(run: _Run, jobs: int | None) -> tuple[object, Iterator]:
     processes = jobs or os.cpu_count() or 1
     if processes > 1:
         pool = workers.pool(min(processes, len(todo)), run.ck.header)
-        return pool, pool.imap(workers.extract_chunk, chunks)  # in order: the same rows get the same ids every time
+        return pool, pool.map(workers.extract_chunk, chunks)  # in order: the same rows get the same ids every time
     workers.init(run.ck.header)
     return None, map(workers.extract_chunk, chunks)
 

@@ -8,14 +8,11 @@ handles it, stops the pool and removes the temporary file.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
-import signal
 import sqlite3
-import sys
 from collections.abc import Iterator
 
-from . import parent_watch
+from . import parent_watch, processes
 from .rows import RowBatch, cxx_tables, file_rows
 
 PARTIAL = "partial: "  # files.status of a file whose extraction stopped early
@@ -94,12 +91,7 @@ def chunks(todo: tuple[str, ...], contents: dict[str, bytes], first_id: int) -> 
         yield chunk
 
 
-def pool(jobs: int, header: bytes | None):
-    """Workers that ignore Ctrl-C (they inherit that from the moment they start): the main process
-    handles it, stops them and removes the temporary file."""
-    ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        return ctx.Pool(jobs, initializer=init, initargs=(header, os.getpid()))
-    finally:
-        signal.signal(signal.SIGINT, previous)
+def pool(jobs: int, header: bytes | None) -> processes.Workers:
+    """Workers that ignore Ctrl-C (the main process handles it, ends them and removes the temporary file),
+    and whose death ends the build with errors.WorkerDied."""
+    return processes.Workers(jobs, "C++ extraction", init, (header, os.getpid()))

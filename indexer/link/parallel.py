@@ -9,14 +9,13 @@ or with one job, everything runs in this process.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import parent_watch
+from ..processes import Workers
 
 MIN_PART = 20_000  # fewer items than this per process are not worth a fork
 _WORK: tuple[Callable[[list], Iterable[Any]], list] | None = None  # set before the fork, read by the workers
@@ -53,15 +52,15 @@ def map_parts(work: Callable[[list], Iterable[Any]], items: list, jobs: int) -> 
     try:
         if len(bounds) == 1:
             return [_run(bounds[0])]
-        ctx = multiprocessing.get_context("fork")
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the workers ignore Ctrl-C: this process handles it
+        pool = Workers(len(bounds) - 1, "link stage", _init, (os.getpid(),))
         try:
-            pool = ctx.Pool(len(bounds) - 1, initializer=_init, initargs=(os.getpid(),))
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        with pool:
-            pending = pool.map_async(_run, bounds[:-1], chunksize=1)
+            pending = [pool.submit(_run, part) for part in bounds[:-1]]
             last = _run(bounds[-1])
-            return [*pending.get(), last]
+            answers = [*pool.results(pending), last]
+        except BaseException:
+            pool.close(kill=True)
+            raise
+        pool.close()
+        return answers
     finally:
         _WORK = None
