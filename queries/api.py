@@ -285,7 +285,7 @@ class Index:
         called = linker.ops_called(found)
         steps = called + [s if s.parent is None else replace(s, parent=s.parent + len(called)) for s in below] \
             if called else below  # the steps below keep their parents' indexes when nothing comes before them
-        note = linker.candidates_note(found, candidates) if candidates > 1 else None
+        note = linker.candidates_note(found, candidates, key) if candidates > 1 else None
         return KeyKernel(key, kernel, origin, ns, via, where, found.loc, found.qualified_name, note, tuple(steps), cuts,
                          wrapper=self._generated_wrapper(op_name, key))
 

@@ -494,26 +494,33 @@ class Linker:
             args += (func,)
         return _definition_of(self.conn.execute(sql + " LIMIT 1", args).fetchone())
 
-    def candidates_note(self, chosen: Definition, count: int) -> str:
+    def candidates_note(self, chosen: Definition, count: int, key: str = "") -> str:
         """Why a kernel had several definitions: each one's #if guard (a CUDA build and a placeholder under
-        `!AT_CUDNN_ENABLED()`), and which of the others only raise (their body calls nothing but AT_ERROR,
-        TORCH_CHECK and the like): `2 definitions of this name; chose by the key: ConvShared.cpp:240 (#if
-        AT_CUDNN_ENABLED()); not ConvPlaceholders.cpp:27 (#if !AT_CUDNN_ENABLED(); only raises: TORCH_CHECK)`."""
+        `!AT_CUDNN_ENABLED()`), which of them only raise (their body calls nothing but AT_ERROR, TORCH_CHECK and
+        the like), and why the key's build does not compile the others (vocab.DEVICE_BUILDS): `2 definitions of
+        this name; chose by the key: ConvShared.cpp:240 (#if AT_CUDNN_ENABLED()); not ConvPlaceholders.cpp:27 (#if
+        !AT_CUDNN_ENABLED(); only raises: TORCH_CHECK; only a build without cuDNN (USE_CUDNN=0) compiles it)`."""
         rows = self.conn.execute(
             "SELECT file, line, name_line, end_line, guard FROM definitions WHERE qualified_name = ? AND kind IN (?, ?) "
             "ORDER BY file, line", (chosen.qualified_name, DefinitionKind.FUNCTION, DefinitionKind.METHOD)).fetchall()
         note = f"{count} definitions of this name; chose by the key"
         if not any(guard for *_rest, guard in rows):
             return note
+        from ..indexer.link.configurations import build_condition, build_reason, exclusive
+
+        device = device_of(key)
+        build = build_condition(device or "")
         parts = []
         for file, line, name_line, end_line, guard in rows:
             shown = name_line or line  # where kernels-for points: the line the name is written on
             where = f"{file.rsplit('/', 1)[-1]}:{shown}"
             said = [f"#if {_plain_guard(guard)}"] if guard else []
+            raises = self._only_raises(chosen.qualified_name, file, line)
+            if raises:
+                said.append(f"only raises: {', '.join(raises)}")
             if file != chosen.loc.file or chosen.loc.line not in (line, shown):
-                raises = self._only_raises(chosen.qualified_name, file, line)
-                if raises:
-                    said.append(f"only raises: {', '.join(raises)}")
+                if build is not None and guard and exclusive(guard, build):
+                    said.append(f"{build_reason(device, guard)} it")
                 where = f"not {where}"
             parts.append(where + (f" ({'; '.join(said)})" if said else ""))
         chosen_first = sorted(parts, key=lambda p: p.startswith("not "))

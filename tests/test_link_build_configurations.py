@@ -121,6 +121,13 @@ def test_exclusive_guards(first: str | None, second: str | None, expected: bool)
     ("defined(USE_ROCM) || defined(C10_MOBILE)", ["CUDA"], {"CUDA": "a CUDA build does not compile"}),
     ("!defined(C10_MOBILE) && defined(USE_CUDA)", [], {}),
     ("defined(X) && !defined(X)", [], {}),  # never compiled at all (never_holds): no device in particular
+    # CUDAConfig.h.in's macros (vocab.DEVICE_BUILDS): AT_ROCM_ENABLED() is USE_ROCM; AT_CUDNN_ENABLED() is USE_CUDNN,
+    # on in a CUDA build, off in a ROCm one (2.6.0 miopen/BatchNorm_miopen.cpp:18, cudnn/BatchNorm.cpp:1's #else)
+    ("!AT_ROCM_ENABLED()", ["HIP"], {"HIP": "a ROCm build (AT_ROCM_ENABLED()) does not compile"}),
+    ("!(!AT_ROCM_ENABLED())", ["CUDA"], {"CUDA": "only a ROCm build (AT_ROCM_ENABLED()) compiles"}),
+    ("(!AT_CUDNN_ENABLED())", ["CUDA"], {"CUDA": "only a build without cuDNN (USE_CUDNN=0) compiles"}),
+    ("AT_CUDNN_ENABLED()", ["HIP"], {"HIP": "a ROCm build (no cuDNN) does not compile"}),
+    ("defined(USE_ROCM) || !AT_CUDNN_ENABLED() || !defined(CUDNN_VERSION)", [], {}),  # CUDNN_VERSION: undecided
 ])
 def test_the_devices_whose_build_does_not_compile_a_guard(guard: str, without: list[str], reasons: dict[str, str]):
     assert builds_without(guard) == without

@@ -461,9 +461,11 @@ def dtype_edges(conn: sqlite3.Connection, callers: Callers, files: str | None = 
                    f"{macro}({', '.join(json.loads(dtypes))})")
 
 
-def op_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols) -> Iterator[Edge]:
+def op_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols,
+             guards: dict[int, str] | None = None) -> Iterator[Edge]:
     """has-kernel and implements for every dispatch row, meta for structured ops, backward for the ops
-    derivatives.yaml names."""
+    derivatives.yaml names; guards: the definitions' (stage.definition_guards), which decide between a
+    kernel's definitions for the key's build."""
     rows = conn.execute("SELECT d.id, d.op, d.key, d.kernel, d.cpp_namespace, d.origin, d.structured, d.via, "
                         "d.file, d.line, o.func, o.kind, o.generated_from FROM dispatch d JOIN ops o ON o.id = d.op_id "
                         "ORDER BY d.id").fetchall()
@@ -473,7 +475,7 @@ def op_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols) -> Iterat
     for ref, op, key, kernel, ns, origin, structured, via, file, line, func, kind, generated_from in rows:
         kernel_node = nodes.kernel[ref]
         yield (EdgeKind.HAS_KERNEL, nodes.op[op], kernel_node, file, line, How.YAML, kernel, key)
-        sym, how, detail = implementation(symbols, key, kernel, ns, origin, bool(structured), func)
+        sym, how, detail = implementation(symbols, key, kernel, ns, origin, bool(structured), func, guards)
         view = view_copy_target(op, nodes.op) if sym is None and how is How.NOT_IN_CHECKOUT and op in view_copies \
             else None
         if view is not None:  # a view_copy op's kernel that torchgen writes at build time

@@ -4,8 +4,10 @@
 - the Meta row of a structured group: the meta struct's TORCH_META_FUNC*;
 - a structured kernel: its TORCH_IMPL_FUNC;
 - otherwise the function `<cpp_namespace>::<kernel>`. Several definitions of that name (CPU and CUDA
-  builds of one name, a placeholder under a library guard): the key's device folder decides
-  (CUDA: .cu or cuda/; MPS: mps/; Sparse: sparse/ ...), then the parameters that fit the schema.
+  builds of one name, a placeholder under a library guard): one the key's build compiles (vocab.DEVICE_BUILDS:
+  a CUDA key's kernel is the cuDNN build's, not the `#if !AT_CUDNN_ENABLED()` placeholder, and the
+  `#if !AT_ROCM_ENABLED()` placeholder, not MIOpen's), then the key's device folder (CUDA: .cu or cuda/;
+  MPS: mps/; Sparse: sparse/ ...), then the parameters that fit the schema.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 import re
 
 from .. import codegen, naming
-from ..vocab import DefinitionKind, Origin
+from ..vocab import DEVICE_BUILDS, DefinitionKind, Origin
+from .configurations import build_condition, exclusive
 from .kinds import How
 from .symbols import Symbol, Symbols
 
@@ -21,8 +24,9 @@ BY_KEY = "by-key"  # detail of an implements edge chosen among several definitio
 
 
 def implementation(symbols: Symbols, key: str, kernel: str, ns: str, origin: str, structured: bool,
-                   func: str) -> tuple[Symbol | None, How, str | None]:
-    """(the definition, how it was found, a detail: why there is none, or how many there were)."""
+                   func: str, guards: dict[int, str] | None = None) -> tuple[Symbol | None, How, str | None]:
+    """(the definition, how it was found, a detail: why there is none, or how many there were); guards: the
+    definitions' guards (definitions.id -> the conditions it is compiled under), for the key's build."""
     if origin in (Origin.UFUNC, Origin.AUTOGEN) or (origin == Origin.DELEGATE and naming.ufunc_base(kernel)):
         generated = _generated_definition(symbols, kernel, ns, origin)
         if generated is not None:  # --codegen's output is indexed: the generated definition itself
@@ -48,7 +52,9 @@ def implementation(symbols: Symbols, key: str, kernel: str, ns: str, origin: str
         return None, How.NOT_IN_CHECKOUT, missing
     if len(found) == 1:
         return found[0], How.EXACT, None
-    ranked = sorted(found, key=lambda s: (_key_preference(key, s.file), _signature_score(s, func),
+    build = build_condition(key_device(key) or "")
+    ranked = sorted(found, key=lambda s: (not exclusive((guards or {}).get(s.id), build),
+                                          _key_preference(key, s.file), _signature_score(s, func),
                                           s.end_line - s.line), reverse=True)
     return ranked[0], How.EXACT, f"{BY_KEY}: {len(found)} definitions"
 
@@ -110,6 +116,12 @@ def autogen_detail(kind: str, target: str) -> str:
     if kind == "out":
         return f"torchgen's out= kernel: {call}, then its result copied into out"
     return f"torchgen's functional kernel: {call} on clones of the arguments it writes"
+
+
+def key_device(key: str) -> str | None:
+    """The device of vocab.DEVICE_BUILDS whose build compiles a dispatch key's kernels (CUDA for SparseCUDA,
+    AutocastCUDA ...), None for the others."""
+    return next((device for device in DEVICE_BUILDS if device in key), None)
 
 
 def is_cuda(path: str) -> bool:

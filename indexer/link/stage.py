@@ -305,7 +305,7 @@ def fact_edges(conn: sqlite3.Connection, p: Prepared, jobs: int, files: str | No
     calls of those files, when read already)."""
     nodes, symbols, resolver, callers, contexts = p.nodes, p.symbols, p.resolver, p.callers, p.contexts
     return itertools.chain(
-        op_edges(conn, nodes, symbols),
+        op_edges(conn, nodes, symbols, resolver.guards),
         call_edges(conn, nodes, resolver, callers, contexts, p.call_columns, p.functors, p.tables, jobs, files,
                    call_rows),
         stub_edges(conn, nodes, symbols, callers, contexts, resolver, files),

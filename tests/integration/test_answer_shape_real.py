@@ -109,6 +109,24 @@ def test_a_cuda_chain_leaves_out_what_only_a_mobile_build_compiles(ix):
            "(C10_MOBILE) compiles it: xnnpack::hardswish" in cut.names
 
 
+def test_a_cuda_key_runs_the_cuda_builds_definition_of_a_kernel_defined_per_build(ix):
+    """2.6.0 miopen/BatchNorm_miopen.cpp defines miopen_batch_norm twice: :24 under `#if !AT_ROCM_ENABLED()` (:18), a
+    TORCH_CHECK(false, ...) placeholder (:27), and :60 in the `#else`, MIOpen's. AT_ROCM_ENABLED() is USE_ROCM
+    (cmake/Dependencies.cmake:1449-1456), so a CUDA build (the CUDA key, native_functions.yaml:4087) compiles the
+    placeholder. cuda/linalg/BatchLinearAlgebra.cpp:2747-2759 (linalg_lstsq's CUDA gels) calls gels_batched_cublas or
+    gels_looped under `#if !AT_ROCM_ENABLED()` and gels_magma (:2759) only in the `#else`."""
+    [cuda] = next(a for a in ix.kernels_for("miopen_batch_norm", keys=("CUDA",)) if a.op == "miopen_batch_norm").keys
+    assert (cuda.definition.file, cuda.definition.line) == ("aten/src/ATen/native/miopen/BatchNorm_miopen.cpp", 24)
+    assert cuda.note == ("2 definitions of this name; chose by the key: BatchNorm_miopen.cpp:24 (#if !AT_ROCM_ENABLED(); "
+                         "only raises: TORCH_CHECK); not BatchNorm_miopen.cpp:60 (#if AT_ROCM_ENABLED(); only a ROCm "
+                         "build (AT_ROCM_ENABLED()) compiles it)")
+    [lstsq] = next(a for a in ix.kernels_for("linalg_lstsq.out", keys=("CUDA",)) if a.op == "linalg_lstsq.out").keys
+    called = {(s.name.rsplit("::", 1)[-1], s.site.line) for s in lstsq.chain if s.site is not None
+              and s.site.file == "aten/src/ATen/native/cuda/linalg/BatchLinearAlgebra.cpp"}
+    assert {("gels_batched_cublas", 2752), ("gels_looped", 2754)} <= called
+    assert ("gels_magma", 2759) not in called  # (gels_magma's calls at :2718 and :2727 are another branch's)
+
+
 def test_shared_chains_are_printed_once_and_kept_in_the_data(ix):
     [answer] = ix.kernels_for("abs.out")
     keys = {k.key: k for k in answer.keys}
