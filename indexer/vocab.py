@@ -24,14 +24,25 @@ NEVER_COMPILED = "never compiled"  # device_branches.not_on of such a stretch wh
 # build_reason read them; a stretch under an #if a device's build does not compile names the device in not_on
 # (guards.py); a kernel defined under several guards is the definition the key's build compiles
 # (link/kernels.py).
+# A CPU key's chain is a desktop or server build's too (an Android or iOS build is PyTorch Mobile's, whose
+# xnnpack paths a CPU chain names in a truncation), and so is the chain of a key of no device of its own
+# (a composite kernel's, Meta's, MPS's): BASE_BUILD's.
 _NOT_MOBILE = ("!defined(C10_MOBILE)", "only an Android or iOS build (C10_MOBILE) compiles")
-DEVICE_BUILDS = {"CUDA": (("!defined(USE_ROCM)", "only a ROCm build (USE_ROCM) compiles"),
+BASE_BUILD = "CPU"
+DEVICE_BUILDS = {"CPU": (_NOT_MOBILE,),
+                 "CUDA": (("!defined(USE_ROCM)", "only a ROCm build (USE_ROCM) compiles"),
                           ("!AT_ROCM_ENABLED()", "only a ROCm build (AT_ROCM_ENABLED()) compiles"),
                           ("AT_CUDNN_ENABLED()", "only a build without cuDNN (USE_CUDNN=0) compiles"), _NOT_MOBILE),
                  "HIP": (("defined(USE_ROCM)", "a ROCm build (USE_ROCM) does not compile"),
                          ("AT_ROCM_ENABLED()", "a ROCm build (AT_ROCM_ENABLED()) does not compile"),
                          ("!AT_CUDNN_ENABLED()", "a ROCm build (no cuDNN) does not compile"), _NOT_MOBILE)}
 
+
+
+def key_build(key: str) -> str:
+    """The device of DEVICE_BUILDS whose build compiles a dispatch key's kernels (CUDA for SparseCUDA and
+    AutocastCUDA, CPU for QuantizedCPU); BASE_BUILD for a key of no such device (a composite key, Meta, MPS)."""
+    return next((device for device in DEVICE_BUILDS if device in key), BASE_BUILD)
 
 class Origin(StrEnum):
     """Where a dispatch row comes from (dispatch.origin)."""

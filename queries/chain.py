@@ -28,7 +28,7 @@ from typing import NamedTuple
 from ..indexer.facts import Location
 from ..indexer.link.kinds import SEVERAL, EdgeKind, How, NodeKind, stub_edge_order
 from ..indexer.naming import ufunc_base, ufunc_stub
-from ..indexer.vocab import DEVICE_BUILDS, DefinitionKind, StepKind, StubKind
+from ..indexer.vocab import BASE_BUILD, DefinitionKind, StepKind, StubKind, key_build
 from . import chain_store
 from .device_branches import Branches, branch_device, dense
 from .results import Definition, Step, Truncation, new_step
@@ -114,6 +114,7 @@ class _Walk:
     branch: str | None = None  # the device whose branches the walk follows (device_branches.branch_device)
     dense: bool = False  # the key's tensors are dense (device_branches.dense): layout tests are false
     thin: bool = False  # the kernel reaches device work only through the dispatcher (its device_path is 3)
+    build: str = BASE_BUILD  # the device of vocab.DEVICE_BUILDS whose build the chain is (vocab.key_build)
     steps: list[Step] = field(default_factory=list)
     marks: dict[tuple, int] = field(default_factory=dict)  # a step's identity -> its index in steps
     visited: set[int] = field(default_factory=set)
@@ -154,7 +155,8 @@ class _Walk:
             cuts.append(Truncation(f"ambiguous calls with more than {FANOUT} candidates, some leading to device "
                                    "work, not followed", FANOUT, tuple(self.too_many)))
         if self.off_device:
-            cuts.append(Truncation(f"calls in branches that never run on {self.branch}, "
+            where = f"on {self.branch}" if self.branch else "in a desktop or server build"  # (no device: #if only)
+            cuts.append(Truncation(f"calls in branches that never run {where}, "
                                    "not followed", RULE,
                                    tuple(f"{where}: {', '.join(names)}" for where, names in self.off_device.items())))
         if self.uncompiled:
@@ -282,22 +284,22 @@ def _instantiated(edges: list, target: str | None, dn: _Node) -> bool:
         _SCALAR_ARGUMENT.match(target) is not None and any(e[0] == EdgeKind.DTYPES for e in edges)
 
 
-def _other_builds(edges: list, device: str | None) -> dict[int, str]:
+def _other_builds(edges: list, device: str) -> dict[int, str]:
     """The positions in `edges` of the per-build-configuration calls whose definition the device's build does not
     compile (its guard and the device's DEVICE_BUILDS condition, link/configurations.py, exclude each other), where
     that build compiles another definition of the same call: 1.13.1 Loops.cuh:105's gpu_kernel_impl is CUDALoops.cuh's
     in a CUDA build and ROCmLoops.cuh's in a ROCm one (each header is included under its own #if, Loops.cuh:77-81);
     each with why that build does not compile it (configurations.build_reason)."""
-    from ..indexer.link.configurations import build_condition, build_reason, exclusive  # (a walk's; a query
-    # process that reads stored chains does without the guard parser)
-
-    build = build_condition(device or "")
-    if build is None:
-        return {}
     sites: dict[tuple, list[int]] = {}
     for i, e in enumerate(edges):
         if e[4] == How.PER_BUILD and e[0] == _CALLS:
             sites.setdefault((e[2], e[3], e[5]), []).append(i)
+    if not sites:
+        return {}
+    from ..indexer.link.configurations import build_condition, build_reason, exclusive  # (a walk's; a query
+    # process that reads stored chains does without the guard parser)
+
+    build = build_condition(device)
     out: dict[int, str] = {}
     for members in sites.values():
         other = [i for i in members if exclusive(edges[i][6], build)]
@@ -508,8 +510,8 @@ class Linker:
             return note
         from ..indexer.link.configurations import build_condition, build_reason, exclusive
 
-        device = device_of(key)
-        build = build_condition(device or "")
+        device = key_build(key)
+        build = build_condition(device)
         parts = []
         for file, line, name_line, end_line, guard in rows:
             shown = name_line or line  # where kernels-for points: the line the name is written on
@@ -519,7 +521,7 @@ class Linker:
             if raises:
                 said.append(f"only raises: {', '.join(raises)}")
             if file != chosen.loc.file or chosen.loc.line not in (line, shown):
-                if build is not None and guard and exclusive(guard, build):
+                if guard and exclusive(guard, build):
                     said.append(f"{build_reason(device, guard)} it")
                 where = f"not {where}"
             parts.append(where + (f" ({'; '.join(said)})" if said else ""))
@@ -642,7 +644,7 @@ class Linker:
         device = device_of(key)
         composite = key in COMPOSITE
         walk = _Walk(key, device, composite, branch_device(device, key), dense(key),
-                     thin=kernel and not composite and self._device_path(node) == 3)
+                     thin=kernel and not composite and self._device_path(node) == 3, build=key_build(key))
         walk.visited.add(node)
         # (node, level, run as a functor, the step that entered it, part of a thin kernel's body)
         queue: list[tuple[int, int, bool, int | None, bool]] = [(node, 0, False, None, walk.thin)]
@@ -682,14 +684,14 @@ class Linker:
             self._prefetch_kernels([e[1] for e in edges if e[0] == EdgeKind.REDISPATCHES_TO_OP and e[8] is not None])
         shown = FUNCTOR_ONLY if in_functor else COMPOSITE_OR_FUNCTOR if walk.composite or body else ALWAYS
         device = walk.branch or ""  # no device: only what no build compiles is left out
-        other_builds = _other_builds(edges, walk.device) if walk.device in DEVICE_BUILDS else {}
+        other_builds = _other_builds(edges, walk.build)
         for i, (kind, _dst, file, line, how, target, detail, loc, dn, need) in enumerate(edges):
             if i in other_builds:
                 walk.other_build.setdefault(other_builds[i], {})[
                     f"{target} -> {dn.name} {dn.loc} ({_build_detail(how, detail)})"] = None
                 continue
             if (kind != _CALLS or (dn is not None and need <= shown)) and (
-                    why := self.branches.ruled_out(file, line, device, walk.dense)) is not None:
+                    why := self.branches.ruled_out(file, line, device, walk.dense, walk.build)) is not None:
                 walk.left_out(why, target or str(kind), self.branches.never)
                 continue
             if kind == _CALLS:
@@ -705,7 +707,7 @@ class Linker:
                         yield _step(StepKind.CALL, dn.name, dn.loc, level, detail=_build_detail(how, detail), how=how,
                                     site=loc), dn, False
                 elif need == FUNCTOR_ONLY and how not in SEVERAL and _instantiated(edges, target, dn):
-                    if (why := self.branches.ruled_out(file, line, device, walk.dense)) is not None:  # as above
+                    if (why := self.branches.ruled_out(file, line, device, walk.dense, walk.build)) is not None:  # as above
                         walk.left_out(why, target, self.branches.never)
                     else:
                         yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc, detail=PER_DTYPE), dn, \

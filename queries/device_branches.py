@@ -74,10 +74,12 @@ class Branches:
                 rows.append((first, last, frozenset((NEVER_COMPILED,)), line, why, None))
         return rows
 
-    def ruled_out(self, file: str | None, line: int | None, device: str, dense_tensors: bool = False) -> str | None:
+    def ruled_out(self, file: str | None, line: int | None, device: str, dense_tensors: bool = False,
+                  build: str | None = None) -> str | None:
         """`FILE:LINE if (CONDITION)` of the innermost branch around file:line that never runs on `device`
-        (for its dense tensors too, if `dense_tensors`), or `FILE:LINE #if GUARD: why` of a stretch no build
-        compiles (on any device, "" included: a walk for no device); None: the line can run there."""
+        (for its dense tensors too, if `dense_tensors`), or `FILE:LINE #if GUARD: why` of a stretch that the build
+        of `build` (a device of vocab.DEVICE_BUILDS: the walk's, vocab.key_build) does not compile, or that no
+        build compiles (on any device, "" included: a walk for no device); None: the line can run there."""
         if file is None or line is None:
             return None
         found = None
@@ -85,11 +87,14 @@ class Branches:
         for first, last, not_on, at, said, build_guard in self._of(file):
             if first > line:
                 break
-            if line <= last and (device in not_on or also in not_on or NEVER_COMPILED in not_on):
-                if build_guard is not None:
+            if line > last:
+                continue
+            if build_guard is not None:  # an #if stretch: the devices whose build does not compile it
+                if build is not None and build in not_on:
                     from ..indexer.link.configurations import build_reason  # (only a walk that meets such a
                     # stretch parses guards)
 
-                    said = f"{said}{build_reason(device, build_guard)} it"
+                    found = f"{file.rsplit('/', 1)[-1]}:{at} {said}{build_reason(build, build_guard)} it"
+            elif device in not_on or also in not_on or NEVER_COMPILED in not_on:
                 found = f"{file.rsplit('/', 1)[-1]}:{at} {said}"
         return found

@@ -97,6 +97,12 @@ Tensor other_composite(const Tensor& self) {
 #if 0 && USE_FAST_PATH()
   never_path(2);
 #endif
+#ifdef USE_ROCM
+  rocm_path(3);
+#endif
+#if defined(C10_MOBILE)
+  mobile_path(4);
+#endif
   return self;
 }
 } }
@@ -142,11 +148,16 @@ def test_a_hip_walk_follows_the_rocm_build(db):
 
 
 def test_a_composite_walk_leaves_it_out_too(db):
+    """A composite kernel runs in every build of a CPU or GPU key (a ROCm one's included: rocm_path), none of
+    which is a mobile build (vocab.BASE_BUILD): what only those compile is named, not followed."""
     [answer] = Index.open(db).kernels_for("other")
     [composite] = answer.keys
-    assert _called(composite) == ["fast_path"]
-    assert [n for t in composite.truncated for n in t.names] == [
-        "Thing.cu:35 #if 0 && USE_FAST_PATH(): USE_FAST_PATH() is `true`, jit_macros.h:2 -> never_path"]
+    assert _called(composite) == ["fast_path", "rocm_path"]
+    assert {t.what: t.names for t in composite.truncated} == {
+        "calls under an #if that the checkout's own #defines make false in every build, not followed": (
+            "Thing.cu:35 #if 0 && USE_FAST_PATH(): USE_FAST_PATH() is `true`, jit_macros.h:2 -> never_path",),
+        "calls in branches that never run in a desktop or server build, not followed": (
+            "Thing.cu:41 #if defined(C10_MOBILE): only an Android or iOS build (C10_MOBILE) compiles it: mobile_path",)}
 
 
 def test_the_rows_the_build_writes(db):
@@ -162,8 +173,9 @@ def test_the_rows_the_build_writes(db):
                     (18, 19, 17, "never compiled", "VERSION_NUM == 3"),
                     (20, 21, 19, "", "!(VERSION_NUM == 3) && VERSION_NUM == 2"), (23, 24, 22, "never compiled", "0"),
                     (26, 27, 25, "CUDA", "defined(USE_ROCM)"),
-                    (29, 30, 28, "CUDA,HIP", "defined(C10_MOBILE) && defined(USE_XNNPACK)"),
-                    (36, 37, 35, "never compiled", "0 && USE_FAST_PATH()")]
+                    (29, 30, 28, "CPU,CUDA,HIP", "defined(C10_MOBILE) && defined(USE_XNNPACK)"),
+                    (36, 37, 35, "never compiled", "0 && USE_FAST_PATH()"), (39, 40, 38, "CUDA", "defined(USE_ROCM)"),
+                    (42, 43, 41, "CPU,CUDA,HIP", "defined(C10_MOBILE)")]
     assert guards == {"KNOB": "!defined(KNOB)", "FLAVOUR": None, "VERSION_NUM": None}
 
 

@@ -112,10 +112,13 @@ def test_exclusive_guards(first: str | None, second: str | None, expected: bool)
     ("defined(USE_ROCM) && ROCM_VERSION >= 60201", ["CUDA"], {"CUDA": "only a ROCm build (USE_ROCM) compiles"}),
     ("!defined(USE_ROCM)", ["HIP"], {"HIP": "a ROCm build (USE_ROCM) does not compile"}),
     # 2.6.0 ChanelShuffle.cpp:50, Activation.cpp:475: the xnnpack paths of Android and iOS builds
-    ("defined(C10_MOBILE) && defined(USE_XNNPACK)", ["CUDA", "HIP"],
-     {"CUDA": "only an Android or iOS build (C10_MOBILE) compiles", "HIP": "only an Android or iOS build (C10_MOBILE) compiles"}),
-    ("defined(USE_ROCM) && defined(C10_MOBILE)", ["CUDA", "HIP"],
-     {"CUDA": "only a ROCm build (USE_ROCM) compiles, and only an Android or iOS build (C10_MOBILE) compiles",
+    # (a CPU key's chain is a desktop or server build's as well: vocab.BASE_BUILD)
+    ("defined(C10_MOBILE) && defined(USE_XNNPACK)", ["CPU", "CUDA", "HIP"],
+     {"CPU": "only an Android or iOS build (C10_MOBILE) compiles",
+      "CUDA": "only an Android or iOS build (C10_MOBILE) compiles", "HIP": "only an Android or iOS build (C10_MOBILE) compiles"}),
+    ("defined(USE_ROCM) && defined(C10_MOBILE)", ["CPU", "CUDA", "HIP"],
+     {"CPU": "only an Android or iOS build (C10_MOBILE) compiles",
+      "CUDA": "only a ROCm build (USE_ROCM) compiles, and only an Android or iOS build (C10_MOBILE) compiles",
       "HIP": "only an Android or iOS build (C10_MOBILE) compiles"}),
     # each alternative is another build's, neither alone is: the device's build as a whole does not compile it
     ("defined(USE_ROCM) || defined(C10_MOBILE)", ["CUDA"], {"CUDA": "a CUDA build does not compile"}),

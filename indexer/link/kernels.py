@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from .. import codegen, naming
-from ..vocab import DEVICE_BUILDS, DefinitionKind, Origin
+from ..vocab import DefinitionKind, Origin, key_build
 from .configurations import build_condition, exclusive
 from .kinds import How
 from .symbols import Symbol, Symbols
@@ -52,7 +52,7 @@ def implementation(symbols: Symbols, key: str, kernel: str, ns: str, origin: str
         return None, How.NOT_IN_CHECKOUT, missing
     if len(found) == 1:
         return found[0], How.EXACT, None
-    build = build_condition(key_device(key) or "")
+    build = build_condition(key_build(key))
     ranked = sorted(found, key=lambda s: (not exclusive((guards or {}).get(s.id), build),
                                           _key_preference(key, s.file), _signature_score(s, func),
                                           s.end_line - s.line), reverse=True)
@@ -116,12 +116,6 @@ def autogen_detail(kind: str, target: str) -> str:
     if kind == "out":
         return f"torchgen's out= kernel: {call}, then its result copied into out"
     return f"torchgen's functional kernel: {call} on clones of the arguments it writes"
-
-
-def key_device(key: str) -> str | None:
-    """The device of vocab.DEVICE_BUILDS whose build compiles a dispatch key's kernels (CUDA for SparseCUDA,
-    AutocastCUDA ...), None for the others."""
-    return next((device for device in DEVICE_BUILDS if device in key), None)
 
 
 def is_cuda(path: str) -> bool:

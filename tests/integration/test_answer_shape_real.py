@@ -94,19 +94,28 @@ def test_a_cuda_line_names_the_kernel_named_for_the_op_among_those_at_one_depth(
         (s.file, s.line) for s in chain if s.name.endswith("::LayerNormForwardCUDAKernel")}
 
 
-def test_a_cuda_chain_leaves_out_what_only_a_mobile_build_compiles(ix):
+def test_a_chain_leaves_out_what_only_a_mobile_build_compiles(ix):
     """2.6.0 Activation.cpp:474 hardswish (CPU, CUDA: native_functions.yaml:11931) returns xnnpack::hardswish
     (xnnpack/Activation.cpp:104) under `#if defined(C10_MOBILE) && defined(USE_XNNPACK)` (:475), which only Android
     and iOS builds compile (c10/macros/Macros.h:434-442 define C10_MOBILE there), then runs hardswish_stub (:480).
-    A CUDA build is none of them; a CPU build may be one."""
+    A CUDA build is none of them, and a CPU key's chain is a desktop or server build's (vocab.BASE_BUILD) too.
+    linear's composite kernel (Linear.cpp:73, native_functions.yaml:3331) calls xnnpack::linear only under `#if
+    defined(C10_MOBILE)` (:89-93), before addmm (:96)."""
     answer = next(a for a in ix.kernels_for("hardswish", keys=("CPU", "CUDA")) if a.op == "hardswish")
     keys = {k.key: k for k in answer.keys}
-    cuda = {s.name for s in keys["CUDA"].chain}
-    assert "hardswish_stub" in cuda and not any("xnnpack" in name for name in cuda)
-    assert "at::native::xnnpack::hardswish" in {s.name for s in keys["CPU"].chain}
-    [cut] = [t for t in keys["CUDA"].truncated if "never run on CUDA" in t.what]
-    assert "Activation.cpp:475 #if defined(C10_MOBILE) && defined(USE_XNNPACK): only an Android or iOS build " \
-           "(C10_MOBILE) compiles it: xnnpack::hardswish" in cut.names
+    for key, device in (("CUDA", "on CUDA"), ("CPU", "on CPU")):
+        names = {s.name for s in keys[key].chain}
+        assert "hardswish_stub" in names and not any("xnnpack" in name for name in names)
+        [cut] = [t for t in keys[key].truncated if f"never run {device}" in t.what]
+        assert "Activation.cpp:475 #if defined(C10_MOBILE) && defined(USE_XNNPACK): only an Android or iOS build " \
+               "(C10_MOBILE) compiles it: xnnpack::hardswish" in cut.names
+    [linear] = [k for k in next(a for a in ix.kernels_for("linear") if a.op == "linear").keys
+                if k.key == "CompositeImplicitAutograd"]
+    assert not any("xnnpack" in s.name for s in linear.chain)
+    assert ("redispatch", "addmm", 96) in {(s.kind, s.name, s.line) for s in linear.chain}
+    [cut] = [t for t in linear.truncated if "never run in a desktop or server build" in t.what]
+    assert cut.names[0] == ("Linear.cpp:89 #if defined(C10_MOBILE): only an Android or iOS build (C10_MOBILE) compiles "
+                            "it: xnnpack::use_linear, xnnpack::linear")
 
 
 def test_a_cuda_key_runs_the_cuda_builds_definition_of_a_kernel_defined_per_build(ix):
