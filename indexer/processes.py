@@ -40,6 +40,8 @@ class Workers:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # what the workers forked now inherit
         try:
             future = self._pool.submit(fn, *args)
+        except BrokenProcessPool as exc:  # a worker died while the work was being handed over
+            raise WorkerDied.of(self.what, self._dead_code()) from exc
         finally:
             signal.signal(signal.SIGINT, previous)
         # The executor keeps its processes in a private dict: known here, a dead one's exit code is read and the
@@ -89,7 +91,7 @@ def _exit_code(process: Any, wait: float = 5.0) -> int | None:
     own thread reaps its workers too: when it gets there first, join() returns before the code is recorded,
     so this looks again for a moment."""
     process.join(wait)
-    deadline = time.monotonic() + 1.0
-    while process.exitcode is None and not process.is_alive() and time.monotonic() < deadline:
+    deadline = time.monotonic() + 1.0  # (is_alive() is no test here: it reads the code the same way)
+    while process.exitcode is None and time.monotonic() < deadline:
         time.sleep(0.001)
     return process.exitcode

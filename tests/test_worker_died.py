@@ -121,3 +121,24 @@ def test_closing_with_kill_ends_busy_workers_at_once(no_hang):
     time.sleep(0.5)  # both are sleeping
     pool.close(kill=True)  # what the build does on Ctrl-C: without the kill it would wait for the sleeps
     assert [p.exitcode for p in pool._procs] == [-signal.SIGKILL, -signal.SIGKILL]
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_work_handed_over_after_a_worker_died_stops_with_the_same_line(no_hang):
+    """A worker that dies breaks the pool: work handed over after that fails at once in submit, not in its result,
+    with the same one line."""
+    from tg_index.indexer.processes import Workers
+
+    pool = Workers(1, "test", _die)
+    try:
+        first = pool.submit(abs, 1)  # forks the worker, which dies as it starts
+        with pytest.raises(WorkerDied, match=r"^a worker process of the test ended .* \(killed by SIGKILL"):
+            pool.result(first)
+        # (the executor marks the pool broken before it fails the futures: submit sees that now)
+        with pytest.raises(WorkerDied, match=r"^a worker process of the test ended .* \(killed by SIGKILL"):
+            pool.submit(abs, 2)
+    finally:
+        pool.close(kill=True)
