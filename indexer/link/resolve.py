@@ -559,6 +559,8 @@ class Resolver:
         self._shared: dict[tuple, list[Target]] = {}
         self._nameless: dict[tuple, list[Target]] = {}
         self._bases_memo: dict[str, set[str]] = {}
+        self._caller_classes: dict[tuple, tuple[frozenset[str] | None, bool]] = {}  # _caller_classes_of's (answer,
+        # whether the caller's file decided it)
         self._class_names: frozenset[str] | None = None  # every class's qualified name (_vendor_class)
         self._class_spaces: frozenset[str] = frozenset()  # the namespaces around them, with their prefixes
         self._subclasses: dict[str, set[str]] | None = None  # class -> the classes naming it as a base (_derived)
@@ -1224,8 +1226,14 @@ class Resolver:
                 got = [s for s in cands if s.scope == written or s.scope.endswith("::" + written)]
                 if got:
                     return got, How.RECEIVER
-            for level in self._class_levels(receiver_type):  # a derived class's member hides its bases' ones
-                got = [s for s in cands if s.scope.rsplit("::", 1)[-1] in level]
+            # the classes an unqualified name may mean from the caller, where several classes have it: their own
+            # members only (1.13.1: at::native's `self.sizes()` is at::TensorBase's, not caffe2::Tensor's)
+            own = self._caller_classes_of(ctx, written) if "::" not in written else None
+            for i, level in enumerate(self._class_levels(receiver_type)):  # a derived class's member hides its
+                if i == 0 and own is not None:  # bases' ones
+                    got = [s for s in cands if untemplated(s.scope) in own]
+                else:
+                    got = [s for s in cands if s.scope.rsplit("::", 1)[-1] in level]
                 if got:
                     return got, How.RECEIVER
             derived = self._derived(receiver_type)
@@ -1385,6 +1393,54 @@ class Resolver:
         if any(self._scope_seen(ctx, f"{c}::{first}") for c in (*ctx.chain, *ctx.usings) if c):
             return None
         return first
+
+    def _caller_classes_of(self, ctx: Context, name: str) -> frozenset[str] | None:
+        """The classes that a type name written without a qualifier may mean in the caller, when the checkout has
+        several of the name: the one declared in the innermost of the caller's namespaces that declares one (not
+        the global scope), or in a namespace of its using-directives that this one encloses; with at's and c10's, since
+        receiver types are stored without at:: and c10:: (cxx/receivers.py). A class whose members are all defined
+        in other files' unnamed namespaces or static (torch/csrc/utils/invalid_arguments.cpp's Argument, whose
+        scope reads torch::Argument) is none the caller can name. None (every class of the name, as before) when
+        no such scope declares one, when it declares several, or when another class of the name is declared inside
+        one of the caller's namespaces or those it uses (a type reached through a return type or a field is written
+        where that is declared: kir::IfThenElse::thenBody's `Scope&`, seen from torch::jit::fuser::cuda, is
+        kir::Scope, not torch::jit::Scope)."""
+        found = [c for c in self.class_namespaces.get(name, ()) if c[0].rpartition("::")[2] == name]  # (not a nested
+        # class defined outside its class, `OrderedDict<Key, Value>::Item`, which classes.name spells so)
+        if len(found) < 2:
+            return None
+        key = (name, tuple(ctx.chain), ctx.usings, ctx.file)
+        memo = self._caller_classes.get(key)
+        if memo is not None:
+            self._file_used = self._file_used or memo[1]
+            return memo[0]
+        scopes, local = self._scope_map(), False
+        declared: dict[str, list[str]] = {}
+        for qualified, _space in found:
+            files = scopes.get(qualified)
+            if files is not None and files is not _PUBLIC:  # defined in files' unnamed namespaces only
+                local = True
+                if not any(ctx.visible(f) for f in files):
+                    continue
+            declared.setdefault(qualified.rpartition("::")[0], []).append(qualified)
+        # the caller's namespaces, innermost first, each with the namespaces of its using-directives that it encloses
+        # (a using-directive's names count as declared in the nearest namespace enclosing both, [namespace.udir]:
+        # `For` in torch::jit under `using namespace torch::jit::tensorexpr;` is torch::jit's and tensorexpr's, two)
+        usings = [u for u in ctx.usings if u]
+        here: set[str] = set()
+        for scope in ctx.chain:
+            here.update(declared.get(scope, ()) if scope else ())
+            here.update(q for u in usings if not scope or u.startswith(scope + "::") for q in declared.get(u, ()))
+            if here:
+                break
+        got = frozenset((*here, *declared.get("at", ()), *declared.get("c10", ()))) if len(here) == 1 else None
+        searched = [scope for scope in (*ctx.chain, *ctx.usings) if scope]
+        if got is not None and any(space not in searched and any(space.startswith(outer + "::") for outer in searched)
+                                   for space in declared if space):
+            got = None
+        self._caller_classes[key] = (got, local)
+        self._file_used = self._file_used or local
+        return got
 
     def _class_and_bases(self, type_name: str) -> set[str]:
         return set().union(*self._class_levels(type_name))
