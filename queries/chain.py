@@ -43,6 +43,7 @@ _AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas liv
 _FUNCTION_NODES = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
 COMPOSITE = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 _RUNTIME_OF_COMPOSITE = ("CPU", "CUDA")
+_NESTED = "NestedTensor"  # the nested keys (NestedTensorCPU, NestedTensorCUDA, ...): _kernels_of
 _CALLS = str(EdgeKind.CALLS)
 
 
@@ -859,7 +860,13 @@ class Linker:
 
     def _kernels_of(self, op: int, key: str) -> list[tuple[str, _Node]]:
         """The kernels a redispatch to `op` runs: the same key's, else a composite one's; from a composite
-        kernel, those of CPU and CUDA (worked out once per op and key)."""
+        kernel, those of CPU and CUDA; from a kernel of a sparse or quantized key, when the op has neither, the
+        dense kernel of the key's device: the tensors the call passes are dense then (the dispatcher has no kernel
+        for the key's own), and such a tensor's parts live on its device (2.6.0 SparseCUDA's coo_to_sparse_csr
+        calls at::_convert_indices_from_coo_to_csr on the indices, TensorConversions.cpp:1467, whose kernels are
+        CUDA's and CPU's only). Not from a nested key's: a nested tensor's buffer is on its device, but its sizes,
+        strides and offsets are CPU tensors, and which one a call passes is not known here. Worked out once per op
+        and key."""
         got = self._op_kernels.get((op, key))
         if got is not None:
             return got
@@ -871,6 +878,10 @@ class Linker:
             found = next(((c, kernels[c]) for c in (k, *COMPOSITE) if c in kernels), None)
             if found is not None and found not in out:
                 out.append(found)
+        if not out and key not in COMPOSITE and not dense(key) and not key.startswith(_NESTED):
+            own = branch_device(device_of(key), key)  # SparseCUDA's CUDA, SparseMeta's Meta
+            if own is not None and own in kernels:
+                out.append((own, kernels[own]))
         self._op_kernels[(op, key)] = out
         return out
 
