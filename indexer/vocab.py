@@ -38,11 +38,11 @@ DEVICE_BUILDS = {"CPU": (_NOT_MOBILE,),
                          ("!AT_CUDNN_ENABLED()", "a ROCm build (no cuDNN) does not compile"), _NOT_MOBILE)}
 
 
-
 def key_build(key: str) -> str:
     """The device of DEVICE_BUILDS whose build compiles a dispatch key's kernels (CUDA for SparseCUDA and
     AutocastCUDA, CPU for QuantizedCPU); BASE_BUILD for a key of no such device (a composite key, Meta, MPS)."""
     return next((device for device in DEVICE_BUILDS if device in key), BASE_BUILD)
+
 
 class Origin(StrEnum):
     """Where a dispatch row comes from (dispatch.origin)."""

@@ -1434,7 +1434,7 @@ class Resolver:
             if here:
                 break
         got = frozenset((*here, *declared.get("at", ()), *declared.get("c10", ()))) if len(here) == 1 else None
-        searched = [scope for scope in (*ctx.chain, *ctx.usings) if scope]
+        searched = [scope for scope in ctx.chain if scope] + usings
         if got is not None and any(space not in searched and any(space.startswith(outer + "::") for outer in searched)
                                    for space in declared if space):
             got = None
