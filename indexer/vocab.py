@@ -44,6 +44,10 @@ def key_build(key: str) -> str:
     return next((device for device in DEVICE_BUILDS if device in key), BASE_BUILD)
 
 
+# ops.kind: what native_yaml.Op.kind calls a schema, after torchgen's SchemaKind.
+OP_KINDS = ("functional", "inplace", "out", "mutable", "scratch")
+
+
 class Origin(StrEnum):
     """Where a dispatch row comes from (dispatch.origin)."""
 

@@ -18,14 +18,14 @@ import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypeVar
 
 from ..indexer import codegen, naming
 from ..indexer.errors import TgIndexError
 from ..indexer.link.kinds import VIEW_COPY, EdgeKind, How, NodeKind
 from ..indexer.facts import Location
 from ..indexer.paths import DB_ENV, default_db
-from ..indexer.vocab import DefinitionKind, Origin, StepKind, StubKind, StubUseHow
+from ..indexer.vocab import OP_KINDS, DefinitionKind, Origin, StepKind, StubKind, StubUseHow
 from ..schema.version import SCHEMA_VERSION
 from . import guard
 from .backward import BackwardUse, backward_of
@@ -68,6 +68,17 @@ def shared_chains(rows: list[KeyKernel]) -> tuple[KeyKernel, ...]:
     return tuple(out)
 
 
+def _unknown_value(what: str, value: str, known: Iterable[str], otherwise: str) -> str:
+    """`unknown <what> 'value'; did you mean ...?`: the known names equal to it but for case, else those close to
+    it (difflib); `otherwise` when none is."""
+    import difflib
+
+    names = sorted(set(known))
+    close = [n for n in names if n.lower() == value.lower()] or difflib.get_close_matches(value, names, n=3, cutoff=0.6)
+    return f"unknown {what} {shown(value)}; " + (f"did you mean {', '.join(repr(c) for c in close)}?" if close
+                                                else otherwise)
+
+
 def _reads(method: _F) -> _F:
     """A read of the index: a damaged file or a missing table becomes one line naming the fix."""
     @functools.wraps(method)
@@ -90,6 +101,7 @@ class Index:
         self._backward: dict[str, tuple[Backward, ...]] = {}  # op -> backward_of (the database does not change)
         self._wrapped: dict[str, frozenset[str]] = {}  # op -> the keys with a generated wrapper (_generated_wrapper)
         self._ufunc_ops: dict[str, tuple[list[tuple], Location | None]] = {}  # op -> _ufunc_loops's answer
+        self._key_names: dict[str, str] | None = None  # every dispatch key's name -> the key it names (_checked_keys)
 
     def linker(self) -> Linker:
         """One Linker per open index: what it looks up is cached, the database does not change."""
@@ -142,7 +154,31 @@ class Index:
             raise TgIndexError(self._unknown(name))
         return found
 
+    def _checked_keys(self, keys: tuple[str, ...]) -> tuple[str, ...]:
+        """The dispatch keys asked for, each as the key it names (a synonym of c10/core/DispatchKey.h is its key:
+        CPUTensorId is CPU); a name that is no key of the checkout is an error naming the keys it is close to
+        (`cuda`: CUDA). Checked against the keys the index read from DispatchKey.h and those its tables name;
+        an index without DispatchKey.h's keys (a checkout without c10) takes the names as given."""
+        if not keys:
+            return keys
+        if self._key_names is None:
+            self._key_names = {name: same_as or name for name, same_as in self.conn.execute(
+                "SELECT name, same_as FROM dispatch_keys")}
+            if self._key_names:
+                for (name,) in self.conn.execute("SELECT DISTINCT key FROM dispatch UNION SELECT DISTINCT key FROM "
+                                                 "dispatch_table"):
+                    self._key_names.setdefault(name, name)
+        if not self._key_names:
+            return keys
+        for key in keys:
+            if key not in self._key_names:
+                raise TgIndexError(_unknown_value("dispatch key", key, self._key_names,
+                                                  'see `tg-query sql "SELECT name, kind FROM dispatch_keys"`'))
+        return tuple(dict.fromkeys(self._key_names[key] for key in keys))
+
     def _unknown(self, name: str) -> str:
+        if not name.strip():
+            return f"unknown op {shown(name)}: an op name is needed (add.out); try `tg-query ops --name PATTERN`"
         names = [r[0] for r in self.conn.execute("SELECT name FROM ops")]
         import difflib
 
@@ -205,6 +241,7 @@ class Index:
     def kernels_for(self, name: str, keys: tuple[str, ...] = (), depth: int = 8) -> list[KernelsFor]:
         """For each op the name resolves to: every (op, key) with the kernel's definition and the chain
         below it (stubs, registered kernels, launches, dtypes, library calls), the meta function, the backward."""
+        keys = self._checked_keys(keys)
         return [self._kernels_for_op(op_name, keys, depth) for op_name in self.resolve(name)]
 
     def _kernels_for_op(self, op_name: str, keys: tuple[str, ...], depth: int,
@@ -363,7 +400,19 @@ class Index:
     def ops(self, *, key: str | None = None, tag: str | None = None, structured: bool | None = None,
             kind: str | None = None, origin: str | None = None, name: str | None = None,
             python_module: str | None = None) -> list[OpSummary]:
-        """A filtered list of ops. name is a glob (`*_backward*`, SQLite's GLOB: case-sensitive)."""
+        """A filtered list of ops. name is a glob (`*_backward*`, SQLite's GLOB: case-sensitive). A value that
+        no op of any checkout could match (a key that is none of the checkout's, a kind, origin, tag or Python
+        module the index does not know) is an error, not an empty list."""
+        if key:
+            (key,) = self._checked_keys((key,))
+        self._check_value("kind", kind, (*OP_KINDS, *(r[0] for r in self.conn.execute("SELECT DISTINCT kind FROM ops"))),
+                          f"one of: {', '.join(OP_KINDS)}")
+        self._check_value("origin", origin, [str(o) for o in Origin], f"one of: {', '.join(str(o) for o in Origin)}")
+        self._check_value("tag", tag, [r[0] for r in self.conn.execute("SELECT name FROM tags UNION SELECT tag FROM "
+                                                                        "op_tags")], "see `tg-query sql \"SELECT name, "
+                          "description FROM tags\"`")
+        modules = [r[0] for r in self.conn.execute("SELECT DISTINCT python_module FROM ops WHERE python_module != ''")]
+        self._check_value("Python module", python_module, modules, f"one of: {', '.join(sorted(modules))}")
         filters = [
             (key, "o.id IN (SELECT op_id FROM dispatch WHERE key = ?)"),
             (origin, "o.id IN (SELECT op_id FROM dispatch WHERE origin = ?)"),
@@ -381,6 +430,13 @@ class Index:
         rows = self.conn.execute(sql + " ORDER BY o.id", args).fetchall()
         return [OpSummary(n, k, bool(s), self._tags(i), Location(f, ln)) for i, n, k, s, f, ln in rows]
 
+    @staticmethod
+    def _check_value(what: str, value: str | None, known: Iterable[str], otherwise: str) -> None:
+        """An error when value (a filter asked for) is none of the known ones (nothing known: nothing checked)."""
+        names = set(known)
+        if value and names and value not in names:
+            raise TgIndexError(_unknown_value(what, value, names, otherwise))
+
     @_reads
     def doctor(self, keys: tuple[str, ...] = ()) -> Health:
         """Every (op, key) whose kernel has no definition in the checkout, with the reason; counts per key;
@@ -389,6 +445,7 @@ class Index:
         if check != "ok":
             found = " ".join(check.replace("*** in database main ***", "").split())
             raise TgIndexError(f"the index at {self.path} is damaged (quick_check: {found}); rebuild it with `tg-index`")
+        keys = self._checked_keys(keys)
         linker = self.linker()
         counts: dict[str, list[int]] = {}
         missing = []
@@ -433,6 +490,7 @@ class Index:
         (the chain below each kernel only with chain=True; depth and keys as for kernels_for)."""
         from .trace import PyLinker  # the Python layer's vocabulary: imported by the questions that need it
 
+        keys = self._checked_keys(keys)
         linker = PyLinker(self.conn, hops)
         found = linker.trace(name)
         ops = []
@@ -467,15 +525,22 @@ class Index:
 
     @_reads
     def symbol(self, name: str, kind: str | None = None) -> list[Symbol]:
-        """Definitions named exactly `name`, or whose qualified name is it or ends with `::name`."""
+        """Definitions named exactly `name`, or whose qualified name is it or ends with `::name`; of one kind
+        (DefinitionKind; another is an error)."""
+        kinds = [str(k) for k in DefinitionKind]
+        self._check_value("definition kind", kind, kinds, f"one of: {', '.join(kinds)}")
         where = "(name = ? OR " + suffix_clause("qualified_name") + ")"
         args: tuple[Any, ...] = (name, *suffix_args(name))
         if kind:
             where += " AND kind = ?"
             args += (kind,)
         found = self._symbols(where, args)
+        if not found and kind:
+            others = sorted({s.kind for s in self.symbol(name)})  # (an error itself when there is none)
+            raise TgIndexError(f"no {kind} definition named {shown(name)}; its definitions are of kind "
+                               f"{', '.join(others)}")
         if not found:
-            what = f"no {kind} definition" if kind else "no definition"
+            what = "no definition"
             raise TgIndexError(f"{what} named {shown(name)}" + self._close(
                 name, "SELECT DISTINCT name FROM definitions WHERE name GLOB ?"))
         return found

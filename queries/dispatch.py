@@ -247,14 +247,22 @@ def registered_name(op_name: str) -> str:
 _ENTRY = "SELECT kind, fallthrough, from_key, kernel, source, file, line FROM dispatch_table WHERE op = ? AND key = ?"
 
 
+# The first entry that a registration for an alias key (Autograd, FuncTorchBatchedDecomposition) fills.
+_ALIAS_ENTRY = ("SELECT kind, fallthrough, from_key, kernel, source, file, line FROM dispatch_table WHERE op = ? AND "
+                "from_key = ? ORDER BY id LIMIT 1")
+
+
 def computed_keys(index, op_name: str, keys: tuple[str, ...], found: set[str], depth: int) -> list[KeyKernel]:
-    """kernels-for --key K for a runtime key native_functions.yaml does not name for the op: the
-    computed table's entry, labelled `K <- FROM_KEY`, with the chain of FROM_KEY's kernel."""
+    """kernels-for --key K for a key native_functions.yaml does not name for the op: for a runtime key the
+    computed table's entry, labelled `K <- FROM_KEY`, with the chain of FROM_KEY's kernel; for an alias key
+    the kernel registered for it (Autograd: VariableType's), as the entries it fills name it, labelled K."""
     out = []
     for key in keys:
         if key in found:
             continue
         row = index.conn.execute(_ENTRY, (registered_name(op_name), key)).fetchone()
+        if row is None:
+            row = index.conn.execute(_ALIAS_ENTRY, (registered_name(op_name), key)).fetchone()
         if row is not None:
             out.append(entry_kernel(index, op_name, key, row, depth))
     return out
