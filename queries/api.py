@@ -165,8 +165,7 @@ class Index:
             self._key_names = {name: same_as or name for name, same_as in self.conn.execute(
                 "SELECT name, same_as FROM dispatch_keys")}
             if self._key_names:
-                for (name,) in self.conn.execute("SELECT DISTINCT key FROM dispatch UNION SELECT DISTINCT key FROM "
-                                                 "dispatch_table"):
+                for (name,) in self.conn.execute("SELECT key FROM dispatch UNION SELECT key FROM dispatch_table"):
                     self._key_names.setdefault(name, name)
         if not self._key_names:
             return keys
@@ -405,14 +404,18 @@ class Index:
         module the index does not know) is an error, not an empty list."""
         if key:
             (key,) = self._checked_keys((key,))
-        self._check_value("kind", kind, (*OP_KINDS, *(r[0] for r in self.conn.execute("SELECT DISTINCT kind FROM ops"))),
-                          f"one of: {', '.join(OP_KINDS)}")
-        self._check_value("origin", origin, [str(o) for o in Origin], f"one of: {', '.join(str(o) for o in Origin)}")
-        self._check_value("tag", tag, [r[0] for r in self.conn.execute("SELECT name FROM tags UNION SELECT tag FROM "
-                                                                        "op_tags")], "see `tg-query sql \"SELECT name, "
-                          "description FROM tags\"`")
-        modules = [r[0] for r in self.conn.execute("SELECT DISTINCT python_module FROM ops WHERE python_module != ''")]
-        self._check_value("Python module", python_module, modules, f"one of: {', '.join(sorted(modules))}")
+        if kind:
+            self._check_value("kind", kind, (*OP_KINDS, *(r[0] for r in self.conn.execute(
+                "SELECT DISTINCT kind FROM ops"))), f"one of: {', '.join(OP_KINDS)}")
+        if origin:
+            self._check_value("origin", origin, [str(o) for o in Origin], f"one of: {', '.join(str(o) for o in Origin)}")
+        if tag:
+            self._check_value("tag", tag, [r[0] for r in self.conn.execute("SELECT name FROM tags UNION SELECT tag FROM "
+                                                                            "op_tags")],
+                              "see `tg-query sql \"SELECT name, description FROM tags\"`")
+        if python_module:
+            modules = [r[0] for r in self.conn.execute("SELECT DISTINCT python_module FROM ops WHERE python_module != ''")]
+            self._check_value("Python module", python_module, modules, f"one of: {', '.join(sorted(modules))}")
         filters = [
             (key, "o.id IN (SELECT op_id FROM dispatch WHERE key = ?)"),
             (origin, "o.id IN (SELECT op_id FROM dispatch WHERE origin = ?)"),
