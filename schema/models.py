@@ -700,8 +700,8 @@ class Chain(Base):
     key: Mapped[str] = mapped_column(String, primary_key=True, comment="the dispatch key walked for (CPU, CUDA, CompositeExplicitAutograd ...)")
     depth: Mapped[int] = mapped_column(Integer, primary_key=True, comment="the --depth walked to (the default only)")
     kernel: Mapped[int] = mapped_column(Integer, primary_key=True, comment="1 when the node is an (op, key)'s kernel (a thin one has its redispatches followed), else 0")
-    body: Mapped[bytes] = mapped_column(LargeBinary, comment="zlib-compressed JSON [places, steps, truncations]: places [[file, line], ...]; each step [kind, name, loc, device, detail, depth, how, site, parent], loc and site indexes into places")
-    reads: Mapped[bytes] = mapped_column(LargeBinary, comment="zlib-compressed JSON [node ids, names]: the nodes whose edges the walk read and the names it looked definitions up by (an incremental build walks again the rows an edit reaches)")
+    body: Mapped[bytes] = mapped_column(LargeBinary, comment="zlib-compressed marshal data (format 4) (places, steps, truncations): places ((file, line), ...); each step (kind, name, loc, device, detail, depth, how, site, parent), loc and site indexes into places; each truncation (what, limit, names)")
+    reads: Mapped[bytes] = mapped_column(LargeBinary, comment="zlib-compressed marshal data (format 4) ([node ids], [names]): the nodes whose edges the walk read and the names it looked definitions up by (an incremental build walks again the rows an edit reaches)")
 
 
 # ---- The dispatcher's keys and its computed table (indexer/dispatcher/keymodel.py, table.py)

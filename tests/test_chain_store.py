@@ -5,6 +5,7 @@ build walks them again. The incremental side is in test_link_incremental.py (tes
 from __future__ import annotations
 
 import shutil
+import zlib
 import sqlite3
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from tg_index.indexer import build as build_module
 from tg_index.indexer import code_hash
 from tg_index.indexer.build import build
 from tg_index.indexer.facts import Location
+from tg_index.indexer.link.kinds import How
+from tg_index.indexer.vocab import StepKind
 from tg_index.queries import chain_store
 from tg_index.queries.api import Index
 from tg_index.queries.results import Step, Truncation
@@ -109,3 +112,23 @@ def test_a_decoded_step_is_the_step_its_constructor_makes():
     assert got == made and hash(got) == hash(made) and repr(got) == repr(made)
     assert list(vars(got).items()) == list(vars(made).items())
     assert list(vars(got.loc).items()) == list(vars(made.loc).items()) and got.loc == made.loc
+
+
+def test_a_row_writes_a_repeated_string_once_and_reads_it_back_as_one_object():
+    """A chain repeats its files, kinds, hows and dtype lists: encode makes equal strings one object, which marshal
+    writes once (later ones refer to it), so a row does not grow by the string per step, and decode makes each
+    once. A StrEnum member (StepKind, How) is stored and read back as its value, a plain str."""
+    def steps(n: int) -> list[Step]:
+        # "".join makes a new str object per step, as a walk does when it builds names and details
+        return [Step(StepKind.CALL, "at::native::f", Location("".join(["aten/src/ATen/native/", "cuda/Loops.cuh"]), i),
+                     "CUDA", "".join(["float, double, ", "c10::Half, c10::BFloat16"]), 1, How.EXACT, None, None)
+                for i in range(n)]
+    many, few = chain_store.encode(steps(400), ()), chain_store.encode(steps(1), ())
+    raw_many, raw_few = zlib.decompress(many), zlib.decompress(few)
+    # per step about 51 bytes (two tuples, ints, a 5-byte reference per string); the 35-byte file, the 40-byte
+    # dtype list and the name written again would be 90 more
+    assert (len(raw_many) - len(raw_few)) / 399 < 64
+    got, _cuts = chain_store.decode(many)
+    assert got == steps(400)
+    assert got[0].loc.file is got[399].loc.file and got[0].detail is got[399].detail
+    assert type(got[0].kind) is str and got[0].kind == "call" and type(got[0].how) is str and got[0].how == "exact"
