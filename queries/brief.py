@@ -145,7 +145,8 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
     first), the brief lists (_SLOTS) whose first name is then on that path, each below the one before, the
     ids of the op's own steps (those not below a redispatched op), and, for a composite kernel, the ops its own
     steps redispatch to whose kernels do device work (a stub, launch, __global__ or library call below them), in
-    the chain's order (the kernel's own redispatches as its source writes them, then its helpers').
+    the chain's order (the kernel's own redispatches as its source writes them, then its helpers'); for a backend
+    kernel whose path ends at a stub or registered function of its own, those below that end.
 
     The path ends at the shallowest __global__ kernel (of several at one depth, one named for the kernel's work:
     _names_the_work) or GPU library host call (_HOST_LIBRARIES) of the op's own
@@ -169,18 +170,23 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
             i = up[i]
         return got
 
+    def working(below: int | None = None) -> list[str]:
+        """The ops redispatched to whose kernels do device work (the outermost redispatch above a step of
+        _WORK), in the chain's order; below: only those under that step."""
+        tops: set[int] = set()
+        for i in everything:
+            if chain[i].kind in _WORK and redispatched[i]:
+                top, j = None, i
+                while j is not None:
+                    if chain[j].kind == StepKind.REDISPATCH:
+                        top = j
+                    j = up[j]
+                if top is not None and (below is None or below in above(top)):
+                    tops.add(top)
+        return list(dict.fromkeys(chain[i].name for i in sorted(tops)))
+
     own = [i for i in everything if not redispatched[i]]
-    working: set[int] = set()  # the op's own redispatch steps with device work below them (a composite's only)
-    for i in everything if composite else ():
-        if chain[i].kind in _WORK and redispatched[i]:
-            top, j = None, i
-            while j is not None:
-                if chain[j].kind == StepKind.REDISPATCH:
-                    top = j
-                j = up[j]
-            if top is not None:
-                working.add(top)
-    ops = list(dict.fromkeys(chain[i].name for i in sorted(working)))
+    ops = working() if composite else []  # a composite's own redispatches with device work below them
     pool = own if ops or any(chain[i].kind in _SLOTS for i in own) else everything
     path: set[int] = set()
     ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL or _host_library(chain[i])] or [
@@ -189,8 +195,14 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
         i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS]
     if ends:  # the shallowest; at one depth a library call before a launch helper, a stub step last
         words = _name_words(kernel)
-        path = set(above(min(ends, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK)),
-                                                  not _names_the_work(chain[i], words)))))
+        end = min(ends, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK)),
+                                       not _names_the_work(chain[i], words)))
+        path = set(above(end))
+        if not ops and chain[end].kind not in _ENDS and not redispatched[end]:
+            # a backend kernel whose own path ends at a stub's registered function (or the stub) that does its
+            # work through the dispatcher (isin's CUDA isin_default_kernel_gpu: eq, any): those ops, as for a
+            # composite kernel
+            ops = working(end)
     mine = set(own)
     order = sorted(everything, key=lambda i: (i not in path, i not in mine, chain[i].depth))
     slots = list(dict.fromkeys(_SLOTS[chain[i].kind] for i in order if i in path and chain[i].kind in _SLOTS))

@@ -259,6 +259,50 @@ def test_a_composite_kernel_s_line_names_the_ops_it_redispatches_to():
     assert brief.key_brief_text(backend, ["CUDA"], {}) == "  CUDA: linear [] -> cublas:gemm"
 
 
+def test_a_backend_kernel_whose_stub_function_works_through_the_dispatcher_names_those_ops():
+    """isin.Tensor_Tensor_out's CUDA kernel (2.6.0 TensorCompare.cpp:804) calls isin_default_stub (:816), whose CUDA
+    function isin_default_kernel_gpu (cuda/TensorCompare.cpp:11, registered at :21) does its work through
+    unsqueeze, eq (:16), view and any: eq's and any's kernels launch the __global__ kernels, unsqueeze and view
+    launch none. The line ends at the registered function and names the ops below it whose kernels do device
+    work, not fill_ (:815), which the kernel calls before the stub; its lists keep only the kernel's own steps."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    chain = [
+        _step("redispatch", "fill_.Scalar", 0, None),  # 0
+        _step("definition", "at::native::fill_", 0, None, "fill_ CUDA"),  # 1
+        _step("stub", "fill_stub", 1, 1),  # 2
+        _step("stub", "isin_default_stub", 0, None),  # 3
+        _step("registered", "isin_default_kernel_gpu", 0, None),  # 4
+        _step("definition", "at::native::isin_default_kernel_gpu", 0, None, "CUDA"),  # 5
+        _step("redispatch", "unsqueeze", 1, 5),  # 6
+        _step("definition", "at::native::unsqueeze", 1, 5, "unsqueeze CompositeExplicitAutograd"),  # 7
+        _step("redispatch", "eq.Tensor", 1, 5),  # 8
+        _step("definition", "at::native::structured_eq_Tensor_out::impl", 1, 5, "eq.Tensor CUDA"),  # 9
+        _step("stub", "eq_stub", 2, 9),  # 10
+        _step("registered", "eq_kernel_cuda", 2, 9),  # 11
+        _step("global_kernel", "at::native::vectorized_elementwise_kernel", 4, 11),  # 12
+        _step("redispatch", "view", 1, 5),  # 13
+        _step("redispatch", "any.dim", 1, 5),  # 14
+        _step("definition", "at::native::structured_any_out::impl", 1, 5, "any.dim CUDA"),  # 15
+        _step("global_kernel", "at::native::reduce_kernel", 3, 15),  # 16
+    ]
+    key = SimpleNamespace(key="CUDA", kernel="isin_Tensor_Tensor_out", origin="yaml", via=None, note=None,
+                          definition=None, chain=chain)
+    item = brief.key_brief(key)
+    assert item["redispatches"] == ["eq.Tensor", "any.dim"]
+    assert item["stubs"] == ["isin_default_stub"] and item["path"] == ["stubs", "registered"]
+    assert brief.key_brief_text(item, ["CUDA"], {}) == (
+        "  CUDA: isin_Tensor_Tensor_out [] -> isin_default_stub -> isin_default_kernel_gpu => eq.Tensor, any.dim")
+    # its own __global__ kernel ends the line as before, and no op is named
+    own_work = [*chain, _step("global_kernel", "at::native::isin_kernel", 1, 5)]
+    item = brief.key_brief(SimpleNamespace(**{**vars(key), "chain": own_work}))
+    assert "redispatches" not in item
+    assert brief.key_brief_text(item, ["CUDA"], {}) == (  # (its lists name the redispatches' stubs, functions and
+        # kernels too, after the path's: +N)
+        "  CUDA: isin_Tensor_Tensor_out [] -> isin_default_stub +2 -> isin_default_kernel_gpu +1 -> isin_kernel <<<>>> +2")
+
+
 def test_a_gpu_library_s_host_call_is_device_work_beside_the_kernels():
     """mm's CUDA kernel (2.6.0 cuda/Blas.cpp:599) calls at::cuda::blas::gemm, which calls cublasLtMatmul
     (CUDABlas.cpp) or, when TunableOp is on, tunes through cuda/tunable, whose tuning launches flush_icache_kernel.

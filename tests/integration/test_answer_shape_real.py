@@ -94,6 +94,23 @@ def test_a_cuda_line_names_the_kernel_named_for_the_op_among_those_at_one_depth(
         (s.file, s.line) for s in chain if s.name.endswith("::LayerNormForwardCUDAKernel")}
 
 
+@pytest.mark.parametrize("tree, line", [("2.6.0", 804), ("1.13.1", 692)])
+def test_a_stub_function_that_works_through_the_dispatcher_names_its_ops(ix, old, tree, line):
+    """TORCH_IMPL_FUNC(isin_Tensor_Tensor_out) (2.6.0 TensorCompare.cpp:804; 1.13.1 :692) fills out (2.6.0 :815)
+    and calls isin_default_stub (:816), whose CUDA function isin_default_kernel_gpu (cuda/TensorCompare.cpp:11,
+    REGISTER_CUDA_DISPATCH at :21, both trees) writes `out.copy_(invert ? elements.unsqueeze(-1).ne(...).all(-1)
+    : elements.unsqueeze(-1).eq(...).any(-1))` (:15-16): no kernel of its own; copy_, ne, all, eq and any do the
+    work on CUDA's kernels (unsqueeze and view launch none). The CUDA line names those ops below the function, in
+    the order the source writes them, and not fill_, which the kernel runs before the stub."""
+    index = ix if tree == "2.6.0" else old
+    text = brief.brief("kernels_for", index.kernels_for("isin.Tensor_Tensor_out", keys=("CUDA",)))[1]
+    assert text.splitlines()[1] == (f"  CUDA: isin_Tensor_Tensor_out TensorCompare.cpp:{line} -> isin_default_stub "
+                                    "-> isin_default_kernel_gpu => copy_, ne.Tensor, all.dim +2")
+    [answer] = [a for a in index.kernels_for("isin.Tensor_Tensor_out", keys=("CUDA",))]
+    assert brief.kernels_for_brief(answer)["keys"][0]["redispatches"] == [
+        "copy_", "ne.Tensor", "all.dim", "eq.Tensor", "any.dim"]
+
+
 def test_a_chain_leaves_out_what_only_a_mobile_build_compiles(ix):
     """2.6.0 Activation.cpp:474 hardswish (CPU, CUDA: native_functions.yaml:11931) returns xnnpack::hardswish
     (xnnpack/Activation.cpp:104) under `#if defined(C10_MOBILE) && defined(USE_XNNPACK)` (:475), which only Android
