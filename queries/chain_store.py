@@ -15,9 +15,12 @@ from __future__ import annotations
 import marshal
 import sqlite3
 import zlib
+from typing import Any
 
 from ..indexer import code_hash
 from ..indexer.facts import Location
+from ..indexer.link.kinds import EdgeKind, How, NodeKind
+from ..indexer.vocab import DefinitionKind, Origin, StepKind
 from .results import Step, Truncation
 
 _new_object = object.__new__
@@ -41,30 +44,43 @@ def code_key() -> str:
 _FORMAT = 4
 
 
+# The enum members a step's fields hold (its kind, how the edge was resolved), each value as a plain str: a row's
+# strings start from these, so that a member is written as its value (marshal writes only an exact str).
+_PLAIN = {str.__str__(m): str.__str__(m) for kind in (StepKind, DefinitionKind, How, NodeKind, EdgeKind, Origin)
+          for m in kind}
+
+
+def _plain(value: Any) -> Any:
+    """A row's data with every str subclass (an enum member not in _PLAIN) made an exact str."""
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return str.__str__(value) if isinstance(value, str) and type(value) is not str else value
+
+
 def encode(steps: list[Step], cuts: tuple[Truncation, ...]) -> bytes:
     """A walk's answer as a row's `body`: (places, steps, truncations), each step's loc and site an index into
     places (a file and line written once however many steps share it). Equal strings are made one object, which
     marshal writes once and then refers to (a row's files, kinds, hows, devices and dtype lists repeat), so
     that reading a row makes each string once. zlib's fastest level: the build compresses every chain, and the
     best level makes the rows a quarter smaller for three times the time."""
-    strings: dict[str, str] = {}
-
-    def text(value: str | None) -> str | None:  # an exact str (a StrEnum member, StepKind or How, becomes its value)
-        if value is None:
-            return None
-        value = value if type(value) is str else str.__str__(value)
-        return strings.setdefault(value, value)
-
+    strings = dict(_PLAIN)
+    text = strings.setdefault  # an enum member finds its plain value (equal, and of equal hash)
     places: dict[tuple[str, int], int] = {}
+    place = places.setdefault
     rows = []
     for s in steps:
-        loc, site = s.loc, s.site
-        at = None if loc is None else places.setdefault((text(loc.file), loc.line), len(places))
-        called = None if site is None else places.setdefault((text(site.file), site.line), len(places))
-        rows.append((text(s.kind), text(s.name), at, text(s.device), text(s.detail), s.depth, text(s.how), called,
-                     s.parent))
-    body = (tuple(places), tuple(rows), tuple((text(c.what), c.limit, tuple(map(text, c.names))) for c in cuts))
-    return zlib.compress(marshal.dumps(body, _FORMAT), 1)
+        loc, site, device, detail, how = s.loc, s.site, s.device, s.detail, s.how
+        at = None if loc is None else place((text(loc.file, loc.file), loc.line), len(places))
+        called = None if site is None else place((text(site.file, site.file), site.line), len(places))
+        rows.append((text(s.kind, s.kind), text(s.name, s.name), at, device and text(device, device),
+                     detail and text(detail, detail), s.depth, how and text(how, how), called, s.parent))
+    body = (tuple(places), tuple(rows),
+            tuple((text(c.what, c.what), c.limit, tuple(text(n, n) for n in c.names)) for c in cuts))
+    try:
+        data = marshal.dumps(body, _FORMAT)
+    except ValueError:  # a str subclass _PLAIN does not hold
+        data = marshal.dumps(_plain(body), _FORMAT)
+    return zlib.compress(data, 1)
 
 
 def decode(blob: bytes) -> tuple[list[Step], tuple[Truncation, ...]]:

@@ -132,3 +132,11 @@ def test_a_row_writes_a_repeated_string_once_and_reads_it_back_as_one_object():
     assert got == steps(400)
     assert got[0].loc.file is got[399].loc.file and got[0].detail is got[399].detail
     assert type(got[0].kind) is str and got[0].kind == "call" and type(got[0].how) is str and got[0].how == "exact"
+    # a str subclass none of the enums encode knows is written as its value too
+    from enum import StrEnum
+
+    class Odd(StrEnum):
+        SIDE = "side"
+
+    [odd], _cuts = chain_store.decode(chain_store.encode([Step("call", "f", None, Odd.SIDE, detail=Odd.SIDE)], ()))
+    assert type(odd.device) is str and odd.device == "side" and odd.detail == "side"
