@@ -58,3 +58,57 @@ def test_fields_stay_frozen_and_replace_makes_a_new_answer():
     assert moved != step and moved == dataclasses.replace(step, depth=2)
     assert repr(results.Truncation("calls", 3)) == "Truncation(what='calls', limit=3, names=())"
     assert results.Truncation("calls", 3).__eq__(("calls", 3, ())) is NotImplemented
+
+
+def _frozen_twin(cls: type) -> type:
+    """dataclass(frozen=True) over the same fields, types and defaults (its generated __init__ to compare with)."""
+    specs = [(f.name, f.type, dataclasses.field(default=f.default) if f.default is not dataclasses.MISSING else
+              dataclasses.field(default_factory=f.default_factory)
+              if f.default_factory is not dataclasses.MISSING else dataclasses.field())
+             for f in dataclasses.fields(cls)]
+    return dataclasses.make_dataclass(cls.__name__, specs, frozen=True, eq=False, repr=False)
+
+
+@pytest.mark.parametrize("cls", ANSWER_TYPES, ids=lambda c: c.__name__)
+def test_init_takes_and_refuses_what_a_frozen_dataclass_s_takes_and_refuses(cls):
+    """answer() compiles only an __init__ (no __setattr__ or __delattr__ per class: Answer's refuse every change)
+    with the signature, annotations and errors of the one dataclass(frozen=True) generates."""
+    import inspect
+
+    assert "__setattr__" not in cls.__dict__ and "__delattr__" not in cls.__dict__
+    twin = _frozen_twin(cls)
+    assert inspect.signature(cls) == inspect.signature(twin)
+    assert cls.__init__.__annotations__ == twin.__init__.__annotations__
+    assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"
+    values = _values(cls, 1)
+    assert vars(cls(**values)) == vars(twin(**values)) == vars(cls(*values.values()))
+    def refusal(call, made: type) -> str | None:
+        try:
+            call(made)
+        except TypeError as exc:
+            return str(exc)
+        return None
+
+    for call in (lambda c: c(), lambda c: c(*values.values(), 1), lambda c: c(**values, unknown=1)):
+        assert refusal(call, cls) == refusal(call, twin) is not None
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'added'"):
+        cls(**values).added = 1
+
+
+def test_answer_makes_a_default_factory_s_value_per_instance_and_refuses_a_bad_order():
+    @results.answer
+    class Made(results.Answer):
+        """made"""
+
+        name: str
+        seen: list = dataclasses.field(default_factory=list)
+
+    one, two = Made("a"), Made("b")
+    assert one.seen == [] and one.seen is not two.seen and Made("c", [1]).seen == [1]
+    with pytest.raises(TypeError, match="non-default argument 'late' follows default argument"):
+        @results.answer
+        class Wrong(results.Answer):
+            """wrong"""
+
+            early: int = 0
+            late: int
