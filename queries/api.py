@@ -480,7 +480,7 @@ class Index:
         from .reverse import Reverse
 
         reverse = Reverse(self.conn)
-        if not reverse.starts(name) and not reverse.generated(name):
+        if not reverse.starts(name) and not reverse.generated(name) and reverse.generated_registered(name) is None:
             raise TgIndexError(f"no function, stub or kernel named {shown(name)}" + self._close(
                 name, "SELECT DISTINCT name FROM definitions WHERE name GLOB ?"))
         return reverse.reach(name, depth)

@@ -120,6 +120,18 @@ class Reverse:
             "AND k.origin = 'ufunc' WHERE l.name = ? GROUP BY k.id ORDER BY k.id", (parts[-1],)).fetchall()
         return [r[:3] for r in rows], (naming.ufunc_stub(parts[-1]) if rows else None)
 
+    def generated_registered(self, name: str) -> str | None:
+        """For the kernel torchgen generates and registers for a ufunc_inner_loop op's stub on CPU and CUDA
+        (torchgen/dest/ufunc.py: `REGISTER_DISPATCH(add_stub, &add_kernel)`; kernels-for shows it as `add_kernel
+        [generated]`, named as chain.py names it, by the op's first loop): that stub; None for any other name."""
+        parts = name.removeprefix("::").split("::")
+        base = parts[-1].removesuffix("_kernel")
+        if base in ("", parts[-1]) or parts[:-1] not in ([], ["native"], ["at", "native"]):
+            return None
+        row = self.conn.execute("SELECT 1 FROM ufunc_loops l WHERE l.name = ? AND l.id = (SELECT min(id) FROM "
+                                "ufunc_loops WHERE op_id = l.op_id) LIMIT 1", (base,)).fetchone()
+        return None if row is None else naming.ufunc_stub(base)
+
     def reach(self, name: str, depth: int = 6) -> OpsFor:
         hits: dict[tuple[str, str], Reach] = {}
         for op, key, kernel in self._generated_users(name.split("::")[-1]):
@@ -136,6 +148,14 @@ class Reverse:
                 hits.setdefault((op, key), Reach(op, key, kernel, (f"{kernel} [generated] -> runs {name}",)))
             frontier += [(node, (n, f"{naming.stub_base(stub)}_kernel [generated]", name), None, None, None)
                          for node, n, _f in self.starts(stub)]
+        registered = self.generated_registered(name)
+        if registered is not None:  # the generated kernel runs wherever its stub is called (the ops' own generated
+            # CPU kernels call it too)
+            shown = f"{naming.stub_base(registered)}_kernel [generated]"
+            for op, key, kernel in self._generated_users(registered):
+                hits.setdefault((op, key), Reach(op, key, kernel, (f"{kernel} [generated] -> uses {registered}",
+                                                                   shown)))
+            frontier += [(node, (n, shown), None, None, None) for node, n, _f in self.starts(registered)]
         seen = {(e[0], e[2], None, None) for e in frontier}
         cuts = _Cuts()
         for level in range(depth + 1):

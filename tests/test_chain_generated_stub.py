@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tg_index.indexer.errors import TgIndexError
 from tg_index.queries import brief
 from tg_index.queries.api import Index
 
@@ -114,6 +115,22 @@ def test_ops_for_a_ufunc_function_finds_the_generated_kernels_and_the_stubs_call
     for key in ("CPU", "CUDA"):
         assert hits[("sub.out", key)] == ("at::native::structured_sub_out::impl", "uses add_stub",
                                           "add_kernel [generated]", "ufunc::add")
+
+
+def test_ops_for_the_generated_kernel_finds_what_kernels_for_shows_it_under(db: Path):
+    """kernels-for names the kernel torchgen registers for add_stub `add_kernel [generated]`: ops-for takes that
+    name (bare or as at::native's) to the stub's callers and to add.out's generated CPU kernel, which calls the
+    stub; a name no ufunc_inner_loop op generates stays an error."""
+    ix = Index.open(db)
+    hits = {(r.op, r.key): r.path for r in ix.ops_for("add_kernel")}
+    assert hits[("add.out", "CPU")] == ("ufunc_add_CPU [generated] -> uses add_stub", "add_kernel [generated]")
+    for key in ("CPU", "CUDA"):
+        assert hits[("sub.out", key)] == ("at::native::structured_sub_out::impl", "uses add_stub",
+                                          "add_kernel [generated]")
+    assert {(r.op, r.key) for r in ix.ops_for("at::native::add_kernel")} == set(hits)
+    for other in ("sub_kernel", "other::add_kernel", "_kernel"):
+        with pytest.raises(TgIndexError, match="no function, stub or kernel named"):
+            ix.ops_for(other)
 
 
 def test_a_redispatch_to_a_ufunc_op_runs_its_generated_kernels(db: Path):

@@ -111,6 +111,24 @@ def test_a_stub_function_that_works_through_the_dispatcher_names_its_ops(ix, old
         "copy_", "ne.Tensor", "all.dim", "eq.Tensor", "any.dim"]
 
 
+@pytest.mark.parametrize("tree, line", [("2.6.0", 436), ("1.13.1", 303)])
+def test_ops_for_the_generated_ufunc_kernel_finds_its_stub_s_callers(ix, old, tree, line):
+    """add.out's ufunc_inner_loop (native_functions.yaml) makes torchgen write add_kernel and register it for
+    add_stub on CPU and CUDA (torchgen/dest/ufunc.py:325 and :552 in 2.6.0: `REGISTER_DISPATCH({stub_sig.name},
+    &{stub_sig.kernel_name})`); kernels-for shows it as `add_kernel [generated]`. TORCH_IMPL_FUNC(sub_out) calls
+    add_stub (BinaryOps.cpp:436 in 2.6.0, :303 in 1.13.1), and add.out's generated CPU kernel calls it too."""
+    index = ix if tree == "2.6.0" else old
+    hits = {(h.op, h.key): h.path for h in index.ops_for("add_kernel")}
+    for key in ("CPU", "CUDA"):
+        assert hits[("sub.out", key)] == ("at::native::structured_sub_out::impl", "uses add_stub",
+                                          "add_kernel [generated]")
+    assert hits[("add.out", "CPU")] == ("ufunc_add_CPU [generated] -> uses add_stub", "add_kernel [generated]")
+    # the name ops-for takes is the one sub.out's chain shows below the stub call it walks up through
+    [sub] = index.kernels_for("sub.out", keys=("CPU",))
+    shown = [(s.kind, s.name, s.line) for s in sub.keys[0].chain if s.kind in ("stub", "registered")]
+    assert shown[:2] == [("stub", "add_stub", line), ("registered", "add_kernel [generated]", shown[1][2])]
+
+
 def test_a_chain_leaves_out_what_only_a_mobile_build_compiles(ix):
     """2.6.0 Activation.cpp:474 hardswish (CPU, CUDA: native_functions.yaml:11931) returns xnnpack::hardswish
     (xnnpack/Activation.cpp:104) under `#if defined(C10_MOBILE) && defined(USE_XNNPACK)` (:475), which only Android
