@@ -60,6 +60,31 @@ class _Cuts:
         return tuple(cuts)
 
 
+def _without_template_arguments(name: str) -> str:
+    """`fbgemm::Quantize<typename T::underlying, false>` -> `fbgemm::Quantize`."""
+    out, depth = [], 0
+    for ch in name:
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
+
+
+def _names_entry_point(node: str, asked: str) -> bool:
+    """Whether a vendor entry point's node (its name as the call writes it: `ideep::eltwise_backward::compute`,
+    `fbgemm::Quantize<int8_t,false>`) is the name asked for: the whole name, or its last components, without
+    the template arguments unless the name asked writes some (kernels-for's brief shows `onednn:compute` and
+    `fbgemm:Quantize`)."""
+    if "<" in asked:
+        node, asked = node.replace(" ", ""), asked.replace(" ", "")
+    else:
+        node = _without_template_arguments(node)
+    return node == asked or node.endswith("::" + asked)
+
+
 class Reverse:
     """From a name up to the (op, key) kernels that reach it."""
 
@@ -76,13 +101,15 @@ class Reverse:
         by_definition = "n.name = ? OR substr(n.name, -?) = ?" if qualified else "n.name = ? OR d.name = ?"
         wanted = (name, len(name) + 2, "::" + name) if qualified else (name, stem)
         rows = self.conn.execute(
-            "SELECT n.id, n.name, n.file, n.kind FROM nodes n LEFT JOIN definitions d ON d.id = n.ref AND n.kind IN (?, ?, ?) "
-            f"WHERE (n.kind IN (?, ?, ?) AND ({by_definition})) OR (n.kind = ? AND n.name = ?) "
+            "SELECT n.id, n.name, n.file FROM nodes n LEFT JOIN definitions d ON d.id = n.ref AND n.kind IN (?, ?, ?) "
+            f"WHERE (n.kind IN (?, ?, ?) AND ({by_definition})) "
             "OR (n.kind = ? AND (n.name = ? OR n.detail = ? OR substr(n.detail, -?) = ?)) ORDER BY n.id",
             (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED,
              NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED, *wanted,
-             NodeKind.LIBRARY, stem, NodeKind.STUB, name, name, len(name) + 2, "::" + name)).fetchall()
-        return [(i, n, f) for i, n, f, _k in rows]
+             NodeKind.STUB, name, name, len(name) + 2, "::" + name)).fetchall()
+        rows += [r for r in self.conn.execute("SELECT id, name, file FROM nodes WHERE kind = ?", (NodeKind.LIBRARY,))
+                 if _names_entry_point(r[1], name.removeprefix("::"))]
+        return sorted(rows)
 
     def generated(self, name: str) -> list[tuple[str, str, str]]:
         """(op, key, kernel) of the dispatch rows whose kernel PyTorch generates under this name (ufunc_add_CPU):
