@@ -95,18 +95,23 @@ class Reverse:
     def starts(self, name: str) -> list[tuple[int, str, str | None]]:
         """(node, its name, its file) of every definition, stub or vendor entry point the name means: a
         qualified name, exactly or as its last components (`UniformStub::operator()`), or a bare name; a
-        stub by the name its node shows or its qualified name's last components (`copy_stub`: both)."""
+        stub by the name its node shows or its qualified name's last components (`copy_stub`: both); a structured
+        kernel's or meta function's struct by its name, as kernels-for shows a Meta kernel (`structured_trunc`:
+        at::meta::structured_trunc::meta)."""
         stem = name.split("::")[-1]
         qualified = "::" in name.removeprefix("::")
         by_definition = "n.name = ? OR substr(n.name, -?) = ?" if qualified else "n.name = ? OR d.name = ?"
         wanted = (name, len(name) + 2, "::" + name) if qualified else (name, stem)
+        struct = name.removeprefix("::")
+        members = (f"{struct}::meta", f"{struct}::impl", len(struct) + 8, f"::{struct}::meta", f"::{struct}::impl")
         rows = self.conn.execute(
             "SELECT n.id, n.name, n.file FROM nodes n LEFT JOIN definitions d ON d.id = n.ref AND n.kind IN (?, ?, ?) "
             f"WHERE (n.kind IN (?, ?, ?) AND ({by_definition})) "
-            "OR (n.kind = ? AND (n.name = ? OR n.detail = ? OR substr(n.detail, -?) = ?)) ORDER BY n.id",
+            "OR (n.kind = ? AND (n.name = ? OR n.detail = ? OR substr(n.detail, -?) = ?)) "
+            "OR (n.kind = ? AND (n.name IN (?, ?) OR substr(n.name, -?) IN (?, ?))) ORDER BY n.id",
             (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED,
              NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED, *wanted,
-             NodeKind.STUB, name, name, len(name) + 2, "::" + name)).fetchall()
+             NodeKind.STUB, name, name, len(name) + 2, "::" + name, NodeKind.STRUCTURED, *members)).fetchall()
         rows += [r for r in self.conn.execute("SELECT id, name, file FROM nodes WHERE kind = ?", (NodeKind.LIBRARY,))
                  if _names_entry_point(r[1], name.removeprefix("::"))]
         return sorted(rows)

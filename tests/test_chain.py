@@ -112,6 +112,19 @@ def test_ops_for_walks_up_from_a_kernel(mini_db: Path):
     assert result.stderr == "error: no function, stub or kernel named 'nothing_here'\n"
 
 
+def test_ops_for_takes_a_meta_kernel_by_the_struct_name_kernels_for_shows(mini_db: Path):
+    """kernels-for shows add.out's Meta kernel as `structured_add_Tensor` (TORCH_META_FUNC2(add, Tensor),
+    BinaryOps.cpp:4), the struct whose meta() the macro defines: ops-for takes that name, bare or qualified."""
+    meta = _json(mini_db, "kernels-for", "add.out", "--key", "Meta")["keys"][0]
+    assert meta["kernel"] == "structured_add_Tensor"
+    for name in ("structured_add_Tensor", "at::meta::structured_add_Tensor", "meta::structured_add_Tensor"):
+        reached = {(h["op"], h["key"]) for h in _json(mini_db, "ops-for", name)["reached"]}
+        assert {("add.out", "Meta"), ("add.Tensor", "Meta")} <= reached, name
+        assert {key for _op, key in reached} == {"Meta"}, name
+    result = run("tg-query", "--db", str(mini_db), "ops-for", "structured_add")
+    assert result.stderr.startswith("error: no function, stub or kernel named 'structured_add'")
+
+
 # -- the answer's shape: key order, shared chains, depth and how, backward of in-place and out= forms ------------
 
 
