@@ -767,7 +767,7 @@ class Linker:
         kernel: the helper it calls (cpu_kernel_vec or cpu_kernel, gpu_kernel), the ufunc_inner_loop dtypes and the
         ufunc:: functions. The same model as the op's own generated kernels (api.Index._generated_chain). `only`: the
         one device whose generated kernel runs (a redispatch to ufunc_add_CPU), else the walk's (or both)."""
-        loops = self._ufunc_loops().get(stub)
+        loops = self.ufunc_loops().get(stub)
         if not loops:
             return
         where, base, keys = loops[0][3], loops[0][1], {k for k, _n, _d, _w in loops}
@@ -790,7 +790,7 @@ class Linker:
         for q, at in self.ufunc_functions(base):
             yield _step(StepKind.UFUNC, q, at, level), None, False
 
-    def _ufunc_loops(self) -> dict[str, list[tuple[str, str, str, Location]]]:
+    def ufunc_loops(self) -> dict[str, list[tuple[str, str, str, Location]]]:
         """The ufunc_inner_loop entries by the stub of their op (`add_stub`): (ufunc key, name, dtypes, the op's
         dispatch entry in native_functions.yaml)."""
         if self._ufuncs is None:

@@ -325,7 +325,8 @@ def _site(s: StubSite) -> str:
 def stub_text(info: StubInfo) -> str:
     out = [info.stub]
     out.extend(f"  declared  {s.location}" for s in info.declarations)
-    out.extend(f"  defined   {s.location}" for s in info.definitions)
+    out.extend(f"  defined   {s.location}" + (f"  ({s.macro})" if s.macro != "DEFINE_DISPATCH" else "")
+               for s in info.definitions)
     out.append(f"  registrations ({len(info.registrations)}):")
     out.extend("  " + _site(s) for s in info.registrations)
     out.append(f"  callers ({len(info.callers)}):")
