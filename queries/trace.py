@@ -7,11 +7,11 @@ the way Python and PyTorch's bindings do:
 - a dotted name is looked up as a def, class or binding; otherwise through the
   re-exports of its module (imports, `import *` honouring `__all__`, the
   `for name in dir(_C._VariableFunctions)` loop of torch/__init__.py), and a
-  member of a class through its bases (methods are inherited);
+  member of a class through its bases in Python's MRO (C3: methods are inherited);
 - an nn.Module class goes to its forward (inherited or its own), an optimizer
   class to its step, `self.x(...)` to the method of the traced class's MRO (so
-  `_conv_forward` helpers are followed), `super().x(...)` to the bases of the
-  defining class;
+  `_conv_forward` helpers are followed), `super().x(...)` to the classes after the
+  defining class in that MRO;
 - the bindings to aten ops are torchgen's: an op with `python_module: M` (nn,
   linalg, special, fft, sparse, nested) is `torch._C._M.<name>`; the `function`
   variant is `torch.<name>` = `torch._C._VariableFunctions.<name>` = `_VF.<name>`;
@@ -130,6 +130,7 @@ class PyLinker:
         self.conn = conn
         self.max_hops = max_hops
         self._lookups: dict[str, Entity | None] = {}
+        self._mros: dict[str, list[str]] = {}
         self._ops: dict[str, list[tuple[str, list[str], str | None]]] = {}
         self._all: dict[str, frozenset[str] | None] = {}
         self._not_followed: dict[str, None] = {}  # defs and classes at --hops, with calls not followed
@@ -217,10 +218,34 @@ class PyLinker:
         row = self.conn.execute("SELECT bases FROM py_classes WHERE qualname = ? ORDER BY id LIMIT 1", (cls,)).fetchone()
         return json.loads(row[0]) if row else []
 
-    def member(self, cls: str, name: str, seen: frozenset[str] = frozenset()) -> Entity | None:
-        """cls.name through the bases (depth-first, left to right: close to Python's MRO for these trees)."""
+    def mro(self, cls: str, seen: frozenset[str] = frozenset()) -> list[str]:
+        """The class and its bases in Python's method resolution order (C3 over the bases the index resolves to
+        classes: LazyBatchNorm1d(_LazyNormBase, _BatchNorm) looks in LazyModuleMixin, then _BatchNorm, before
+        their shared _NormBase); bases it cannot order so are taken depth-first after the rest."""
+        if cls in self._mros:
+            return self._mros[cls]
         if cls in seen or len(seen) > 16:
-            return None
+            return [cls]
+        parents: list[str] = []
+        for base in self.bases(cls):
+            found = self.lookup(base)
+            if found is not None and found.kind == "class" and found.name not in parents and found.name != cls:
+                parents.append(found.name)
+        seqs = [s for s in (*(list(self.mro(p, seen | {cls})) for p in parents), list(parents)) if s]
+        out = [cls]
+        while seqs:
+            head = next((q[0] for q in seqs if not any(q[0] in other[1:] for other in seqs)), None)
+            if head is None:  # no consistent order: the rest depth-first, each class once
+                out += [c for q in seqs for c in q if c not in out]
+                out = list(dict.fromkeys(out))
+                break
+            out.append(head)
+            seqs = [q[1:] if q[0] == head else q for q in seqs]
+            seqs = [q for q in seqs if q]
+        self._mros[cls] = out
+        return out
+
+    def _own_member(self, cls: str, name: str) -> Entity | None:
         row = self.conn.execute("SELECT qualname, file, line, cls FROM py_defs WHERE cls = ? AND name = ? "
                                 "ORDER BY id LIMIT 1", (cls, name)).fetchone()
         if row:
@@ -229,12 +254,18 @@ class PyLinker:
                                 (f"{cls}.{name}",)).fetchone()
         if row:
             return Entity("binding", row[0], Location(row[1], row[2]))
-        for base in self.bases(cls):
-            found = self.lookup(base)
-            if found is not None and found.kind == "class":
-                hit = self.member(found.name, name, seen | {cls})
-                if hit is not None:
-                    return hit
+        return None
+
+    def member(self, cls: str, name: str, after: str | None = None) -> Entity | None:
+        """cls.name: the first class of cls's MRO that defines or binds it; after: only the classes after that
+        one in the MRO (what `super().name` in a method of `after` reaches on an instance of cls)."""
+        order = self.mro(cls)
+        if after is not None:
+            order = order[order.index(after) + 1:] if after in order else self.mro(after)[1:]
+        for c in order:
+            hit = self._own_member(c, name)
+            if hit is not None:
+                return hit
         return None
 
     # -- aten ops ---------------------------------------------------------------------------------
@@ -310,9 +341,7 @@ class PyLinker:
         if head in ("self", "cls") and rest and "." not in rest and self_cls:
             found = self.member(self_cls, rest)
         elif head == "super()" and rest and "." not in rest and def_cls:
-            found = next((hit for b in self.bases(def_cls)
-                          if (c := self.lookup(b)) is not None and c.kind == "class"
-                          and (hit := self.member(c.name, rest)) is not None), None)
+            found = self.member(self_cls or def_cls, rest, after=def_cls)
         elif "." in target and not target.startswith("<"):
             found = self.lookup(target)
         else:

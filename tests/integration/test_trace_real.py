@@ -58,6 +58,12 @@ TRACES = {
     "nn.BatchNorm2d": ([("class", f"{NN}.batchnorm.BatchNorm2d"), ("forward", f"{NN}.batchnorm._BatchNorm.forward"),
                         ("call", f"{NN}.batchnorm.BatchNorm2d._check_input_dim"), ("call", f"{F}.batch_norm")],
                        {"batch_norm": "torch.batch_norm"}),
+    # batchnorm.py:344 LazyBatchNorm1d(_LazyNormBase, _BatchNorm), :208 _LazyNormBase(LazyModuleMixin, _NormBase):
+    # Python's MRO puts _BatchNorm (:143, forward :159) before their shared _NormBase and Module
+    "nn.LazyBatchNorm1d": ([("class", f"{NN}.batchnorm.LazyBatchNorm1d"),
+                            ("forward", f"{NN}.batchnorm._BatchNorm.forward"),
+                            ("call", f"{NN}.batchnorm.LazyBatchNorm1d._check_input_dim"), ("call", f"{F}.batch_norm")],
+                           {"batch_norm": "torch.batch_norm"}),
     "nn.Embedding": ([("class", f"{NN}.sparse.Embedding"), ("forward", f"{NN}.sparse.Embedding.forward"),
                       ("call", f"{F}.embedding")], {"embedding": "torch.embedding"}),
     "nn.CrossEntropyLoss": ([("class", f"{NN}.loss.CrossEntropyLoss"), ("forward", f"{NN}.loss.CrossEntropyLoss.forward"),
