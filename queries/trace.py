@@ -10,8 +10,9 @@ the way Python and PyTorch's bindings do:
   member of a class through its bases in Python's MRO (C3: methods are inherited);
 - an nn.Module class goes to its forward (inherited or its own), an optimizer
   class to its step, `self.x(...)` to the method of the traced class's MRO (so
-  `_conv_forward` helpers are followed), `super().x(...)` to the classes after the
-  defining class in that MRO;
+  `_conv_forward` helpers are followed; in torch.Tensor and its subclasses a
+  `self.x(...)` no Python def answers to TensorBase's x, the op's method variant),
+  `super().x(...)` to the classes after the defining class in that MRO;
 - the bindings to aten ops are torchgen's: an op with `python_module: M` (nn,
   linalg, special, fft, sparse, nested) is `torch._C._M.<name>`; the `function`
   variant is `torch.<name>` = `torch._C._VariableFunctions.<name>` = `_VF.<name>`;
@@ -245,6 +246,11 @@ class PyLinker:
         self._mros[cls] = out
         return out
 
+    def _tensor_class(self, cls: str) -> bool:
+        """Whether the class derives from the C tensor type (torch._C.TensorBase; 1.x's torch._C._TensorBase), whose
+        methods the Python facts do not hold: torch.Tensor and its subclasses (Parameter ...)."""
+        return any(b in (TENSOR_BASE, "torch._C._TensorBase") for c in self.mro(cls) for b in self.bases(c))
+
     def _own_member(self, cls: str, name: str) -> Entity | None:
         row = self.conn.execute("SELECT qualname, file, line, cls FROM py_defs WHERE cls = ? AND name = ? "
                                 "ORDER BY id LIMIT 1", (cls, name)).fetchone()
@@ -293,8 +299,11 @@ class PyLinker:
         return OpRef(name, (name,)) if row else Unbound(f"torch.ops.aten.{spec}")
 
     def targets(self, kind: str, name: str, target: str, self_cls: str | None,
-                def_cls: str | None) -> list[Entity | OpRef | Unbound]:
-        """What one call (or binding) reaches: Python entities to follow, aten ops, or a name no op answers."""
+                def_cls: str | None, caller: str | None = None) -> list[Entity | OpRef | Unbound]:
+        """What one call (or binding) reaches: Python entities to follow, aten ops, or a name no op answers.
+        caller: the def or binding making the call; a name that looks up to it is not it (torch/functional.py's
+        `istft = _add_docstr(torch.istft, ...)` binds the C function torch.istft was before torch star-imported
+        torch.functional, not itself)."""
         def op(variant: str, base: str, module: str | None, written: str) -> list[Entity | OpRef | Unbound]:
             ops = self.ops_bound(variant, base, module)
             return [OpRef(base, ops)] if ops else [Unbound(written)]
@@ -304,7 +313,7 @@ class PyLinker:
             return [found] if found else []
         if kind == PyCallKind.TORCH:
             found = self.lookup(f"torch.{name}")
-            if found is not None and found.kind != "c":
+            if found is not None and found.kind != "c" and found.name != caller:
                 return [found]
             if not self.ops_bound("function", name, None) and self._imported("torch", name):
                 return []  # a Python name torch imports from a module the index does not read (torch.no_grad)
@@ -340,6 +349,8 @@ class PyLinker:
         head, _, rest = target.partition(".")
         if head in ("self", "cls") and rest and "." not in rest and self_cls:
             found = self.member(self_cls, rest)
+            if found is None and self._tensor_class(self_cls):  # Tensor's own `self.to_sparse()`: TensorBase's
+                return self.targets(PyCallKind.TENSOR_BASE, rest, f"{TENSOR_BASE}.{rest}", self_cls, def_cls)
         elif head == "super()" and rest and "." not in rest and def_cls:
             found = self.member(self_cls or def_cls, rest, after=def_cls)
         elif "." in target and not target.startswith("<"):
@@ -560,7 +571,7 @@ class PyLinker:
         seen_here: set[str] = set()
         picked = self.branches.hop  # a hop with the conditions that pick its call
         for kind, short, target, where in self._calls(entity):
-            for reached in self.targets(kind, short, target, self_cls, entity.cls):
+            for reached in self.targets(kind, short, target, self_cls, entity.cls, entity.name):
                 if isinstance(reached, OpRef):
                     key = f"op:{reached.spec}"
                     if key not in seen_here:
