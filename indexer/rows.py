@@ -198,6 +198,7 @@ def py_tables() -> tuple[Table, ...]:
         of("py_decomps", python_api.DecompFact),
         of("py_branches", python_api.BranchFact),
         of("py_flags", python_api.FlagFact),
+        of("py_attributes", python_api.AttributeFact),
     )
 
 

@@ -80,6 +80,7 @@ class Entity:
     name: str  # qualified name
     loc: Location | None = None
     cls: str | None = None  # defs: the enclosing class
+    instance: str | None = None  # a forward reached through an attribute: the class of the attribute's object
 
 
 @dataclass(frozen=True)
@@ -246,6 +247,27 @@ class PyLinker:
         self._mros[cls] = out
         return out
 
+    def attribute_calls(self, cls: str, attr: str) -> list[Entity]:
+        """What calling `self.attr(...)` runs on an instance of cls: the classes the first class of its MRO with
+        such assignments assigns to the attribute (py_attributes: `self.norm1 = LayerNorm(...)`, each branch of
+        a conditional one), each object's forward (an nn.Module: Module.__call__ runs it) or else __call__. A
+        function's result (`self.activation = _get_activation_fn(...)`) is not typed: nothing."""
+        for c in self.mro(cls):
+            targets = [r[0] for r in self.conn.execute(
+                "SELECT DISTINCT target FROM py_attributes WHERE cls = ? AND name = ? ORDER BY id", (c, attr))]
+            if not targets:
+                continue
+            out: list[Entity] = []
+            for target in targets:
+                found = self.lookup(target)
+                if found is None or found.kind != "class":
+                    continue
+                entry = self.member(found.name, "forward") or self.member(found.name, "__call__")
+                if entry is not None and entry.kind == "def":
+                    out.append(replace(entry, instance=found.name))
+            return out
+        return []
+
     def _tensor_class(self, cls: str) -> bool:
         """Whether the class derives from the C tensor type (torch._C.TensorBase; 1.x's torch._C._TensorBase), whose
         methods the Python facts do not hold: torch.Tensor and its subclasses (Parameter ...)."""
@@ -351,6 +373,8 @@ class PyLinker:
             found = self.member(self_cls, rest)
             if found is None and self._tensor_class(self_cls):  # Tensor's own `self.to_sparse()`: TensorBase's
                 return self.targets(PyCallKind.TENSOR_BASE, rest, f"{TENSOR_BASE}.{rest}", self_cls, def_cls)
+            if found is None:  # `self.self_attn(...)`: the object a method assigned to the attribute, called
+                return self.attribute_calls(self_cls, rest)
         elif head == "super()" and rest and "." not in rest and def_cls:
             found = self.member(self_cls or def_cls, rest, after=def_cls)
         elif "." in target and not target.startswith("<"):
@@ -587,7 +611,8 @@ class PyLinker:
                     if reached.name in seen_here:
                         continue
                     seen_here.add(reached.name)
-                    inner_self = self_cls if target.split(".")[0] in ("self", "cls", "super()") else reached.cls
+                    inner_self = reached.instance or (
+                        self_cls if target.split(".")[0] in ("self", "cls", "super()") else reached.cls)
                     done = (reached.name, inner_self) in expanded
                     hops.append(picked(Hop(depth + 1, HopKind.BINDING if reached.kind == "binding" else HopKind.CALL,
                                            reached.name, kind, target, where, reached.loc, "see above" if done else None),

@@ -658,6 +658,20 @@ class PyFlag(Base):
     line: Mapped[int] = mapped_column(Integer, comment="line of the parameter or of the assignment")
 
 
+class PyAttribute(Base):
+    """What a method assigns to an attribute of self from a call: the class whose instance `self.x(...)` calls."""
+
+    __tablename__ = "py_attributes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("files.id"), comment="the file of `files`")
+    file: Mapped[str] = mapped_column(String, comment="path relative to the checkout")
+    cls: Mapped[str] = mapped_column(String, index=True, comment="qualified name of the class: torch.nn.modules.transformer.TransformerDecoderLayer")
+    name: Mapped[str] = mapped_column(String, comment="the attribute: self_attn")
+    target: Mapped[str] = mapped_column(String, comment="the resolved callee whose result is assigned: torch.nn.modules.activation.MultiheadAttention")
+    method: Mapped[str] = mapped_column(String, comment="qualified name of the method that assigns it: ...TransformerDecoderLayer.__init__")
+    line: Mapped[int] = mapped_column(Integer, comment="line of the assignment")
+
+
 # ---- The graph: what the link stage (indexer/link/) resolves across files, once per build.
 # Walk it with WITH RECURSIVE over edges.src -> edges.dst; the README has two example queries.
 

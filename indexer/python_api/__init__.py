@@ -17,6 +17,8 @@ records, per file, what is statically visible of that chain:
 - DecompFact    decompositions, references and ``py_impl`` kernels with their aten op
 - BranchFact    the if/elif/else and conditional expressions that pick a call (``if fused and ...``)
 - FlagFact      where the names those tests read get their values (parameter defaults, assignments)
+- AttributeFact what a method assigns to an attribute of self from a call (``self.self_attn =
+                MultiheadAttention(...)``): the class whose instance ``self.self_attn(...)`` calls
 
 Where each part lives:
 
@@ -50,7 +52,8 @@ from pathlib import Path
 
 from ..facts import Location
 from ..vocab import PyCallKind
-from .facts import BindingFact, BranchFact, CallFact, ClassFact, Condition, DecompFact, DefFact, FlagFact, PyFacts, ReexportFact
+from .facts import (AttributeFact, BindingFact, BranchFact, CallFact, ClassFact, Condition, DecompFact, DefFact, FlagFact,
+                    PyFacts, ReexportFact)
 from .files import PY_SOURCES, py_source_files
 from .kinds import BindingVia, BranchKind, DecompHow, DecompKind, FlagKind, PyDefKind, ReexportKind
 from .names import MODULE_ROOTS, TENSOR_BASES, classify, module_name
@@ -60,7 +63,7 @@ from .walk import extract
 CallKind = PyCallKind  # the name queries/ imports; indexer/ uses PyCallKind
 
 __all__ = [
-    "MODULE_ROOTS", "PY_SOURCES", "TENSOR_BASES", "BindingFact", "BindingVia", "BranchFact", "BranchKind", "CallFact",
+    "MODULE_ROOTS", "PY_SOURCES", "TENSOR_BASES", "AttributeFact", "BindingFact", "BindingVia", "BranchFact", "BranchKind", "CallFact",
     "CallKind", "ClassBases", "ClassFact", "Condition", "DecompFact", "DecompHow", "DecompKind", "DefFact", "FlagFact",
     "FlagKind", "Location", "PyCallKind",
     "PyDefKind", "PyFacts", "Reexport", "ReexportFact", "ReexportKind", "classify", "extract",

@@ -105,6 +105,15 @@ class FlagFact:
 
 
 @dataclass(frozen=True)
+class AttributeFact:
+    cls: str  # qualified name of the class whose method assigns it: "torch.nn.modules.transformer.TransformerDecoderLayer"
+    name: str  # the attribute: "self_attn"
+    target: str  # the resolved dotted callee whose result is assigned: "torch.nn.modules.activation.MultiheadAttention"
+    method: str  # qualified name of the method with the assignment: "...TransformerDecoderLayer.__init__"
+    loc: Location  # the assignment's line
+
+
+@dataclass(frozen=True)
 class PyFacts:
     path: str
     module: str
@@ -116,6 +125,7 @@ class PyFacts:
     decomps: tuple[DecompFact, ...] = ()
     branches: tuple[BranchFact, ...] = ()
     flags: tuple[FlagFact, ...] = ()
+    attributes: tuple[AttributeFact, ...] = ()
     error: str | None = None  # "torch/x.py:3: invalid syntax" when the file does not parse
 
 
@@ -131,6 +141,7 @@ class Collected:
     decomps: list[DecompFact] = field(default_factory=list)
     branches: list[BranchFact] = field(default_factory=list)
     flags: list[FlagFact] = field(default_factory=list)
+    attributes: list[AttributeFact] = field(default_factory=list)
 
     def frozen(self, path: str, module: str) -> PyFacts:
         return PyFacts(
@@ -144,4 +155,5 @@ class Collected:
             decomps=tuple(self.decomps),
             branches=tuple(self.branches),
             flags=tuple(self.flags),
+            attributes=tuple(self.attributes),
         )

@@ -18,7 +18,7 @@ from . import branches, dynamic
 from .aliases import aliases, reference_call
 from .bindings import Bindings
 from .decomps import Decomps
-from .facts import BranchFact, CallFact, ClassFact, Collected, Condition, DefFact, PyFacts
+from .facts import AttributeFact, BranchFact, CallFact, ClassFact, Collected, Condition, DefFact, PyFacts
 from .kinds import PyDefKind
 from .names import MODULE_ROOTS, TENSOR_BASES, Names, Scope, classify, module_name, normalize
 from .reexports import Reexports
@@ -105,6 +105,34 @@ class Walker:
         self.found.flags.extend(branches.flags(node, qual, self.names.path, guards, self.lines))
         if cls is None:
             self.decomps.public_ref(node, qual, before)
+        else:
+            self.add_attributes(node, qual, cls, scope)
+
+    def add_attributes(self, node: Def, qual: str, cls: str, scope: Scope) -> None:
+        """`self.x = Name(...)` in a method (each call of a conditional expression's branches too): what
+        `self.x(...)` calls on the class's instances, where the callee resolves through the file's imports or
+        definitions (a module's submodules: `self.self_attn = MultiheadAttention(...)`)."""
+        args = node.args.posonlyargs + node.args.args
+        if not args:
+            return
+        me = args[0].arg  # self
+        for n in ast.walk(node):
+            if isinstance(n, ast.Assign):
+                targets, value = n.targets, n.value
+            elif isinstance(n, ast.AnnAssign) and n.value is not None:
+                targets, value = [n.target], n.value
+            else:
+                continue
+            names = [t.attr for t in targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                     and t.value.id == me]
+            if not names:
+                continue
+            for call in _assigned_calls(value):
+                r = self.names.resolve(call.func, scope)
+                if r is None or not r[1]:
+                    continue
+                for name in names:
+                    self.found.attributes.append(AttributeFact(cls, name, normalize(r[0]), qual, self.names.loc(n)))
 
     def add_alias_calls(self, node: Def, calls: list[ast.Call], scope: Scope, guards: branches.Guards) -> None:
         """`func = _fused_adam` ... `func(...)`: a call of each function the local alias is assigned (aliases.py),
@@ -193,6 +221,15 @@ class Walker:
         if isinstance(func.value, _VALUE_NODES):
             return None
         return CallFact(scope.owner, PyCallKind.TENSOR_METHOD, func.attr, dotted, loc)
+
+
+def _assigned_calls(value: ast.expr) -> list[ast.Call]:
+    """The calls whose result an assignment stores: the value, or each branch of a conditional expression."""
+    if isinstance(value, ast.Call):
+        return [value]
+    if isinstance(value, ast.IfExp):
+        return _assigned_calls(value.body) + _assigned_calls(value.orelse)
+    return []
 
 
 def extract(source: bytes, path: str) -> PyFacts:

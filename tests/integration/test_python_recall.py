@@ -431,3 +431,27 @@ def test_every_optimizer_path_choice_has_its_condition(version):
                 got.add((b.target.rpartition(".")[2], b.loc.line, last.kind, last.test))
     assert len(expected) == {"2.6.0": 28, "1.13.1": 23}[version]  # 2.6.0: adagrad, adam, adamw, sgd 3 each, 8 files 2, lr_scheduler 1; 1.13.1: adam 3, 10 files 2
     assert got == expected
+
+
+_SUBMODULE = re.compile(r"^\s+self\.(\w+)(?:\s*:\s*[^=]+)?\s*=\s*([A-Z]\w*)\(")
+
+
+@both
+def test_every_submodule_assignment_of_nn_modules_is_an_attribute(version):
+    # an independent line scan of torch/nn/modules/*.py: `self.x = Class(` on one line (a class by its capital, as
+    # these files name them) against py_attributes' facts whose target ends with that class's name
+    expected: set[tuple[str, int, str, str]] = set()
+    got: set[tuple[str, int, str, str]] = set()
+    for rel, f in all_facts(version).items():
+        if not rel.startswith("torch/nn/modules/"):
+            continue
+        for number, line in enumerate((checkout(version) / rel).read_text().splitlines(), 1):
+            if (m := _SUBMODULE.match(line)) is not None:
+                expected.add((rel, number, m.group(1), m.group(2)))
+        got |= {(rel, a.loc.line, a.name, a.target.rsplit(".", 1)[-1]) for a in f.attributes
+                if a.target.rsplit(".", 1)[-1][:1].isupper()}
+    # transformer.py: TransformerEncoderLayer.__init__ assigns self_attn = MultiheadAttention( (2.6.0 :728; 1.13.1 :404)
+    assert ("torch/nn/modules/transformer.py", {"2.6.0": 728, "1.13.1": 404}[version], "self_attn",
+            "MultiheadAttention") in expected
+    assert len(expected) > 40
+    assert expected <= got
