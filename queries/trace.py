@@ -11,8 +11,10 @@ the way Python and PyTorch's bindings do:
 - an nn.Module class goes to its forward (inherited or its own), an optimizer
   class to its step, `self.x(...)` to the method of the traced class's MRO (so
   `_conv_forward` helpers are followed; in torch.Tensor and its subclasses a
-  `self.x(...)` no Python def answers to TensorBase's x, the op's method variant),
-  `super().x(...)` to the classes after the defining class in that MRO;
+  `self.x(...)` no Python def answers to TensorBase's x, the op's method variant;
+  a submodule's `self.norm1(...)` to the forward of the class a method assigned to
+  it, py_attributes), `super().x(...)` to the classes after the defining class in
+  that MRO;
 - the bindings to aten ops are torchgen's: an op with `python_module: M` (nn,
   linalg, special, fft, sparse, nested) is `torch._C._M.<name>`; the `function`
   variant is `torch.<name>` = `torch._C._VariableFunctions.<name>` = `_VF.<name>`;
