@@ -113,9 +113,9 @@ class Walker:
         `self.x(...)` calls on the class's instances, where the callee resolves through the file's imports or
         definitions (a module's submodules: `self.self_attn = MultiheadAttention(...)`)."""
         args = node.args.posonlyargs + node.args.args
-        if not args:
-            return
-        me = args[0].arg  # self
+        if not args or any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
+            return  # a static method's first parameter is no instance of the class (autograd.Function's ctx)
+        me = args[0].arg  # self (cls in a class method: a class attribute, which instances see too)
         for n in ast.walk(node):
             if isinstance(n, ast.Assign):
                 targets, value = n.targets, n.value
