@@ -11,6 +11,7 @@ kernel is not in the checkout. Every limit that cuts the walk comes back as a Tr
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -112,9 +113,22 @@ class Reverse:
             (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED,
              NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED, *wanted,
              NodeKind.STUB, name, name, len(name) + 2, "::" + name, NodeKind.STRUCTURED, *members)).fetchall()
-        rows += [r for r in self.conn.execute("SELECT id, name, file FROM nodes WHERE kind = ?", (NodeKind.LIBRARY,))
-                 if _names_entry_point(r[1], name.removeprefix("::"))]
+        rows += self._entry_points(name.removeprefix("::"), stem)
         return sorted(rows)
+
+    def _entry_points(self, asked: str, stem: str) -> list[tuple[int, str, str | None]]:
+        """The vendor entry points' nodes the name means (_names_entry_point), found by name through the index
+        on nodes.name: the names calls write with that last component (calls.callee_name; the template
+        arguments stripped) and library_calls' callees (a small table), and the name itself."""
+        last = _without_template_arguments(stem) or stem
+        written = {asked, stem}
+        written.update(c for (c,) in self.conn.execute("SELECT DISTINCT callee FROM calls WHERE callee_name = ?",
+                                                       (last,)))
+        written.update(c for (c,) in self.conn.execute("SELECT DISTINCT callee FROM library_calls")
+                       if _names_entry_point(c, asked))
+        return [r for r in self.conn.execute(
+            "SELECT id, name, file FROM nodes WHERE name IN (SELECT value FROM json_each(?)) AND kind = ?",
+            (json.dumps(sorted(written)), NodeKind.LIBRARY)) if _names_entry_point(r[1], asked)]
 
     def generated(self, name: str) -> list[tuple[str, str, str]]:
         """(op, key, kernel) of the dispatch rows whose kernel PyTorch generates under this name (ufunc_add_CPU):
