@@ -229,3 +229,66 @@ def test_a_yaml_file_that_gives_the_same_rows_keeps_the_graph(indexed: tuple[Pat
     yaml.write_text(yaml.read_text() + "\n# a comment\n")
     build(tree, db, jobs=1)
     assert (meta(db, "linked"), meta(db, "kept_stages")) == ("incremental", "dispatch_table")
+
+
+STRUCTURED_YAML = """
+- func: shift.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  dispatch:
+    CPU: shift_out
+
+- func: shift(Tensor self) -> Tensor
+  structured_delegate: shift.out
+"""
+STRUCTURED_CPP = """#include <ATen/native/Scale.h>
+
+namespace at::meta {
+
+TORCH_META_FUNC(shift) (const Tensor& self) {
+  set_output_raw_strided(0, self.sizes(), {}, self.options());
+}
+
+}  // namespace at::meta
+
+namespace at::native {
+
+TORCH_IMPL_FUNC(shift_out) (const Tensor& self, const Tensor& out) {
+  (void)self;
+  (void)out;
+}
+
+}  // namespace at::native
+"""
+# An edit of the file that writes a structured group's meta and impl functions: the op edges of the rows whose
+# kernel they are (meta: the Meta rows of shift and shift.out, by the meta struct's qualified name; implements: the
+# CPU row's TORCH_IMPL_FUNC) are made again, where the link looks up no other name of theirs.
+STRUCTURED_EDITS = {
+    "move the meta function's lines": ("namespace at::meta {", "\n\nnamespace at::meta {"),
+    "move the impl function's lines": ("namespace at::native {", "\n\nnamespace at::native {"),
+    "rename the meta function": ("TORCH_META_FUNC(shift)", "TORCH_META_FUNC(shifted)"),
+    "rename the impl function": ("TORCH_IMPL_FUNC(shift_out)", "TORCH_IMPL_FUNC(shifted_out)"),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(STRUCTURED_EDITS))
+def test_an_edit_of_structured_functions_remakes_their_op_edges(edit: str, tmp_path: Path):
+    tree, db = tmp_path / "tree", tmp_path / "ix.db"
+    shutil.copytree(FIXTURES / "link", tree)
+    yaml = tree / f"{N}native_functions.yaml"
+    yaml.write_text(yaml.read_text() + STRUCTURED_YAML)
+    (tree / f"{N}Shift.cpp").write_text(STRUCTURED_CPP)
+    build(tree, db, jobs=1)
+    with sqlite3.connect(db) as conn:
+        before = conn.execute("SELECT e.kind, d.name, e.line FROM edges e JOIN nodes d ON d.id = e.dst "
+                              "WHERE e.kind IN ('meta', 'implements') AND d.file = ?", (f"{N}Shift.cpp",)).fetchall()
+    impl, meta_func = ("at::native::structured_shift_out::impl", 13), ("at::meta::structured_shift::meta", 5)
+    # shift.out's and shift's CPU rows implemented by the impl function, their Meta rows by the meta function, and
+    # each op's meta edge
+    assert sorted(before) == sorted([("implements", *impl)] * 2 + [("implements", *meta_func)] * 2 +
+                                    [("meta", *meta_func)] * 2)
+    _edit(tree, f"{N}Shift.cpp", *STRUCTURED_EDITS[edit])
+    build(tree, db, jobs=1)
+    assert meta(db, "linked") == "incremental"
+    cold = tmp_path / "cold.db"
+    build(tree, cold, jobs=1)
+    assert graph(db) == graph(cold)

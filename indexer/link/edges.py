@@ -462,13 +462,15 @@ def dtype_edges(conn: sqlite3.Connection, callers: Callers, files: str | None = 
 
 
 def op_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols,
-             guards: dict[int, str] | None = None) -> Iterator[Edge]:
+             guards: dict[int, str] | None = None, only: list[int] | None = None) -> Iterator[Edge]:
     """has-kernel and implements for every dispatch row, meta for structured ops, backward for the ops
     derivatives.yaml names; guards: the definitions' (stage.definition_guards), which decide between a
-    kernel's definitions for the key's build."""
+    kernel's definitions for the key's build. only: the edges of these dispatch rows alone, without the
+    backward edges (an incremental link's: those whose kernel's definitions may have changed)."""
     rows = conn.execute("SELECT d.id, d.op, d.key, d.kernel, d.cpp_namespace, d.origin, d.structured, d.via, "
                         "d.file, d.line, o.func, o.kind, o.generated_from FROM dispatch d JOIN ops o ON o.id = d.op_id "
-                        "ORDER BY d.id").fetchall()
+                        + ("" if only is None else "WHERE d.id IN (SELECT value FROM json_each(?)) ") +
+                        "ORDER BY d.id", () if only is None else (json.dumps(sorted(only)),)).fetchall()
     generated = {r[0] for r in conn.execute("SELECT name FROM ops WHERE generated_from IS NOT NULL")}
     view_copies = {r[0] for r in conn.execute(
         "SELECT o.name FROM ops o JOIN op_tags t ON t.op_id = o.id WHERE t.tag = 'view_copy'")}
@@ -494,6 +496,8 @@ def op_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols,
                        autogen_detail(kind, target))
         if origin == Origin.META and sym is not None:
             yield (EdgeKind.META, nodes.op[op], sym.node, sym.file, sym.line, How.YAML, kernel, None)
+    if only is not None:
+        return
     for ref, op, file, line in conn.execute("SELECT id, op, file, line FROM derivatives ORDER BY id"):
         if op in nodes.op:
             yield (EdgeKind.BACKWARD, nodes.op[op], nodes.derivative[ref], file, line, How.YAML, op, None)

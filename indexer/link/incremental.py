@@ -14,10 +14,12 @@ What a call's resolution reads is of two sorts:
 The facts of the changed files, and of the files that call, launch or hold a changed name, are resolved
 again, and the stub registrations of the files that register one; the other edges stay. Where those
 files call through a template parameter, or call a template that does (template_args.py binds its
-parameters to what its call sites write), the graph is linked whole. The op edges are made again over the whole graph (only those that changed are
-written); device_path is worked out again for the nodes of the files resolved again and their callers,
-transitively (the others' cannot change); where a node's device_path changes, the files holding ambiguous
-calls that may count it among their candidates ("7 (2 lead to device work)") are resolved again too.
+parameters to what its call sites write), the graph is linked whole. The op edges are made again for the
+dispatch rows whose kernel a definition of the changed files is named for, before or after the change
+(only those that changed are written); device_path is worked out again for the nodes of the files resolved
+again and their callers, transitively (the others' cannot change); where a node's device_path changes, the
+files holding ambiguous calls that may count it among their candidates ("7 (2 lead to device work)") are
+resolved again too.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import index_file
+from ..vocab import Origin
 from . import template_args
 from .kinds import SEVERAL, EdgeKind, How, NodeKind, stub_edge_order
 from .nodes import Nodes, definition_nodes, make_nodes, temp_nodes
@@ -38,7 +41,7 @@ from .includes import IncludeGraph
 from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, GraphChanges, LinkSummary, callable_classes,
                     count_device_candidates, definition_guards, fact_edges, include_graph, prepare)
 
-OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BACKWARD)  # made again each time
+OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BACKWARD)  # made from the yaml rows
 # ... and so is the redispatch of a kernel torchgen writes for an autogen'd op (edges.op_edges): an op edge is one of
 # these (its columns kind and how)
 _OP_EDGE = (f"(kind IN ({', '.join(repr(str(k)) for k in OP_EDGES)}) OR "
@@ -64,6 +67,8 @@ class _Matched:
     updates: list[tuple] = field(default_factory=list)  # (line, end_line, ref, detail, id) of kept nodes that moved
     removed: set[int] = field(default_factory=set)  # node ids of definitions that are gone
     changed_names: set[str] = field(default_factory=set)  # names whose definitions changed
+    defined: set[str] = field(default_factory=set)  # names and qualified names of the changed files' definitions,
+    # before and after (the op edges of the kernels so named are made again: _op_rows)
     device: dict[int, int] = field(default_factory=dict)  # the index's device_path of the nodes kept, where not 0
 
 
@@ -93,9 +98,10 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
     if handing:
         callers |= {f for f in handing if not changed.isdisjoint(includes.closure(f))}
     files = changed | callers
+    op_rows, kernels = _op_rows(conn, matched.defined)
     for _ in range(_ROUNDS):
         registering -= files
-        calls = _select(conn, files, registering, tables, handing, includes)
+        calls = _select(conn, files, registering, tables, kernels, handing, includes)
         p = prepare(conn, matched.nodes, tables, def_columns, matched.cold, some=True, includes=includes)
         if p.inputs != previous_inputs:
             return None
@@ -106,7 +112,7 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
             continue
         if _dangling(conn, matched):
             return None
-        new = list(fact_edges(conn, p, jobs, _FILES, call_rows=calls))
+        new = list(fact_edges(conn, p, jobs, _FILES, call_rows=calls, op_rows=op_rows))
         new += stub_site_edges(conn, p.nodes, p.contexts, p.resolver, _REGISTERING, registrations=True)
         if template_args.rebinding_needed(conn, new, _FILES, p.symbols, p.resolver.types):
             return None  # a template's parameters may be bound otherwise: the bindings are made over the whole graph
@@ -118,7 +124,7 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
     else:
         return None
     count_device_candidates(device, new)
-    sources = _write(conn, matched, device, moved, new)
+    sources = _write(conn, matched, device, moved, new, op_rows)
     nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
     touched = sources | matched.removed | {u[4] for u in matched.updates} | moved | {r[0] for r in matched.nodes.rows}
     return LinkSummary(nodes, conn.execute("SELECT count(*) FROM edges").fetchone()[0], p.inputs, p.file_includes,
@@ -203,6 +209,7 @@ def _match_changed(m: _Matched, old_defs: dict[int, tuple], wanted: dict[int, li
     """The definitions of the changed files: one that lookup sees the same keeps its node (its lines and
     guard updated), the others' nodes are removed or added and their names are changed names."""
     free: dict[tuple, list[tuple]] = {}
+    m.defined.update(name for keys in (before, after) for key in keys.values() for name in key[:2])
     for ref, key in before.items():
         if ref not in old_defs:
             return None
@@ -263,16 +270,29 @@ def _fill(conn: sqlite3.Connection, table: str, values: Iterable[str]) -> None:
     conn.executemany(f"INSERT INTO temp.{table} VALUES (?)", [(v,) for v in values])
 
 
-def _select(conn: sqlite3.Connection, files: set[str], registering: set[str], tables: set[str],
+def _op_rows(conn: sqlite3.Connection, defined: set[str]) -> tuple[list[int], set[str]]:
+    """The dispatch rows whose op edges are made again, and their kernels' names: those whose kernel
+    (edges.op_edges, kernels.implementation) is looked up by a name or qualified name of `defined`, the
+    definitions of the changed files before and after (a row's op edges read the definitions of its kernel's
+    name, and their lines and guards; the yaml rows, and every other file's definitions and guards, are those
+    of the graph, or the whole graph is linked again)."""
+    rows, kernels = [], set()
+    for ref, kernel, ns in conn.execute("SELECT id, kernel, cpp_namespace FROM dispatch ORDER BY id"):
+        if kernel in defined or f"{ns}::{kernel}::meta" in defined:
+            rows.append(ref)
+            kernels.add(kernel)
+    return rows, kernels
+
+
+def _select(conn: sqlite3.Connection, files: set[str], registering: set[str], tables: set[str], kernels: set[str],
             handing: set[str] = frozenset(), includes: IncludeGraph | None = None) -> list[tuple]:
     """Fill the temporary tables prepare and fact_edges read: the files resolved again, those whose stub
-    registrations alone are, and every name their facts and the op edges look up (stage.SOME_DEFINITIONS);
-    the files' calls (edges.call_rows)."""
+    registrations alone are, and every name their facts and the op edges (of the rows whose kernels are named
+    `kernels`: _op_rows) look up (stage.SOME_DEFINITIONS); the files' calls (edges.call_rows)."""
     _fill(conn, "_relink_files", files)
     _fill(conn, "_reregister_files", registering)
     calls = call_rows(conn, _FILES)
-    names = {"operator()"}
-    names |= {r[0] for r in conn.execute("SELECT DISTINCT kernel FROM dispatch")}
+    names = {"operator()"} | kernels
     for name in {r[3] for r in calls}:
         names.add(name)
         if name.endswith("}") and "{" in name:
@@ -389,14 +409,23 @@ def _counting(conn: sqlite3.Connection, moved: set[int], files: set[str]) -> set
     return more
 
 
-def _op_edges_changed(conn: sqlite3.Connection, new: list[tuple]) -> tuple[list[tuple], set[int]]:
-    """The op edges made again replace the graph's (they start at the op and kernel nodes): those not made
-    again are deleted; returned: the new rows to insert (those of the files, and the op edges not there yet),
-    and the nodes whose op edges changed."""
+def _op_edges_changed(conn: sqlite3.Connection, new: list[tuple], nodes: Nodes,
+                      op_rows: list[int]) -> tuple[list[tuple], set[int]]:
+    """The op edges made again (those of the dispatch rows op_rows: their has-kernel, implements, meta and
+    generated redispatches) replace the graph's: those not made again are deleted; returned: the new rows to
+    insert (those of the files, and the op edges not there yet), and the nodes whose op edges changed."""
+    kernels = json.dumps(sorted(nodes.kernel[r] for r in op_rows))
+    metas = json.dumps(sorted(nodes.op[op] for op, in conn.execute(
+        "SELECT op FROM dispatch WHERE id IN (SELECT value FROM json_each(?)) AND origin = ?",
+        (json.dumps(op_rows), Origin.META))))
     there: dict[tuple, list[int]] = {}
     for edge, *row in conn.execute(
-            f"SELECT id, kind, src, dst, file, line, how, target, detail FROM edges WHERE src IN (SELECT id FROM nodes "
-            f"WHERE kind IN (?, ?)) AND {_OP_EDGE}", (NodeKind.OP, NodeKind.KERNEL)):
+            "SELECT id, kind, src, dst, file, line, how, target, detail FROM edges WHERE "
+            "(src IN (SELECT value FROM json_each(?)) AND (kind = ? OR (kind = ? AND how = ?))) OR "
+            "(dst IN (SELECT value FROM json_each(?)) AND kind = ?) OR "
+            "(src IN (SELECT value FROM json_each(?)) AND kind = ?)",
+            (kernels, EdgeKind.IMPLEMENTS, EdgeKind.REDISPATCHES_TO_OP, How.GENERATED, kernels, EdgeKind.HAS_KERNEL,
+             metas, EdgeKind.META)):
         there.setdefault(tuple(row), []).append(edge)
     rows, sources = [], set()
     for row in new:
@@ -414,7 +443,7 @@ def _op_edges_changed(conn: sqlite3.Connection, new: list[tuple]) -> tuple[list[
 
 
 def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved: set[int],
-           new: list[tuple]) -> set[int]:
+           new: list[tuple], op_rows: list[int]) -> set[int]:
     """The edges of the files resolved again, the registrations made again and the op edges replaced, the nodes
     removed, moved and added, the library nodes no edge and no library call names removed, device_path
     updated where it changed. Returned: the nodes whose edges are not those they had, in the same order (the
@@ -432,7 +461,7 @@ def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved:
     before = _edge_lists(conn, rewritten)
     for where, args in replaced:
         conn.execute(f"DELETE FROM edges WHERE {where}", args)
-    new, sources = _op_edges_changed(conn, new)
+    new, sources = _op_edges_changed(conn, new, m.nodes, op_rows)
     conn.executemany("DELETE FROM nodes WHERE id = ?", [(n,) for n in m.removed])
     conn.executemany("UPDATE nodes SET line = ?, end_line = ?, ref = ?, detail = ? WHERE id = ?", m.updates)
     conn.executemany(NODE_INSERT, [(*r[:8], device.get(r[0], 0)) for r in m.nodes.rows])

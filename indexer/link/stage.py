@@ -299,13 +299,13 @@ def definition_guards(conn: sqlite3.Connection, def_columns: set[str], includes:
 
 
 def fact_edges(conn: sqlite3.Connection, p: Prepared, jobs: int, files: str | None = None,
-               call_rows: list[tuple] | None = None) -> Iterator[tuple]:
+               call_rows: list[tuple] | None = None, op_rows: list[int] | None = None) -> Iterator[tuple]:
     """The edges of the facts: the op edges (from the yaml rows and the definitions of the kernels'
-    names), and those of every file or of the files in the temporary table named `files` (call_rows: the
-    calls of those files, when read already)."""
+    names; op_rows: those of these dispatch rows alone, edges.op_edges), and those of every file or of the
+    files in the temporary table named `files` (call_rows: the calls of those files, when read already)."""
     nodes, symbols, resolver, callers, contexts = p.nodes, p.symbols, p.resolver, p.callers, p.contexts
     return itertools.chain(
-        op_edges(conn, nodes, symbols, resolver.guards),
+        op_edges(conn, nodes, symbols, resolver.guards, op_rows),
         call_edges(conn, nodes, resolver, callers, contexts, p.call_columns, p.functors, p.tables, jobs, files,
                    call_rows),
         stub_edges(conn, nodes, symbols, callers, contexts, resolver, files),
