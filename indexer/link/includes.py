@@ -46,13 +46,11 @@ MAX_INCLUSION_GUARDS = 8  # a header included under more distinct guards than th
 class IncludeGraph:
     def __init__(self, files: Iterable[str], includes: Iterable[tuple]):
         """`includes`: (file, target as written[, whether it is a system include[, its #if guard]]) rows."""
-        self._by_suffix: dict[str, list[str]] = {}
+        self._by_name: dict[str, list[str]] = {}  # a file's name -> the paths ending in it, in the order given
         paths = list(files)
         known = set(paths)
         for path in paths:
-            parts = path.split("/")
-            for i in range(len(parts)):
-                self._by_suffix.setdefault("/".join(parts[i:]), []).append(path)
+            self._by_name.setdefault(path.rpartition("/")[2], []).append(path)
         self.direct: dict[str, list[str]] = {}
         self._found: dict[tuple[str, str], str | None] = {}  # (folder, target) -> _find's answer, where the name's
         # characters play no part (a path found beside the includer, or the one path ending so)
@@ -97,15 +95,20 @@ class IncludeGraph:
         if local in known:
             got = local
         else:
-            found = self._by_suffix.get(target.lstrip("./"))
+            found = self._ending(target.lstrip("./"))
             if not found:
                 template = generated_template(target.lstrip("./"))
-                found = self._by_suffix.get(f"ATen/templates/{template}") if template is not None else None
+                found = self._ending(f"ATen/templates/{template}") if template is not None else None
             if found and len(found) > 1:  # the nearest to the includer, by the characters of its whole path
                 return max(found, key=lambda p: (len(posixpath.commonprefix([p, file])), -len(p)))
             got = found[0] if found else None
         self._found[(folder, target)] = got
         return got
+
+    def _ending(self, written: str) -> list[str]:
+        """The paths that are `written` or end in `/written`, in the order given."""
+        return [p for p in self._by_name.get(written.rpartition("/")[2], ())
+                if p == written or (p.endswith(written) and p[-len(written) - 1] == "/")]
 
     def closure(self, file: str) -> frozenset[str]:
         """Every checkout file `file` includes, directly or through others."""
