@@ -316,10 +316,13 @@ def symbols_text(symbols: list[Symbol]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _site(s: StubSite) -> str:
+def _device_arch(s: StubSite) -> str:
+    return " ".join(x for x in (s.device, s.arch) if x)
+
+
+def _site(s: StubSite, width: int = 14) -> str:
     target = "nullptr" if s.is_nullptr else (s.kernel or "")
-    where = " ".join(x for x in (s.device, s.arch) if x)
-    return f"  {where:<14} {target:<40} {s.macro}  {s.location}"
+    return f"  {_device_arch(s):<{width}} {target:<40} {s.macro}  {s.location}"
 
 
 def stub_text(info: StubInfo) -> str:
@@ -328,7 +331,8 @@ def stub_text(info: StubInfo) -> str:
     out.extend(f"  defined   {s.location}" + (f"  ({s.macro})" if s.macro != "DEFINE_DISPATCH" else "")
                for s in info.definitions)
     out.append(f"  registrations ({len(info.registrations)}):")
-    out.extend("  " + _site(s) for s in info.registrations)
+    width = max([14, *(len(_device_arch(s)) for s in info.registrations)])  # "CPU every capability" is wider
+    out.extend("  " + _site(s, width) for s in info.registrations)
     out.append(f"  callers ({len(info.callers)}):")
     out.extend(f"    {u.caller or '(namespace scope)'}  [{u.how}]  {u.location}" for u in info.callers)
     return "\n".join(out) + "\n"

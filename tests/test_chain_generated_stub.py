@@ -146,6 +146,15 @@ def test_the_stub_answer_names_the_generated_registrations(db: Path):
                for r in info.registrations)
 
 
+def test_the_stub_texts_registrations_keep_their_columns(db: Path):
+    """The text's device and capability column is as wide as its widest entry: "CPU every capability" does not
+    push its kernel out of the column."""
+    from tg_index.queries.render import stub_text
+
+    rows = [line for line in stub_text(Index.open(db).stub("add_stub")).splitlines() if "add_kernel" in line]
+    assert len(rows) == 2 and len({line.index("add_kernel") for line in rows}) == 1, rows
+
+
 def test_symbol_says_a_generated_kernel_has_no_definition_because_torchgen_writes_it(db: Path):
     ix = Index.open(db)
     with pytest.raises(TgIndexError, match=r"^no definition named 'add_kernel'; torchgen generates it from "
