@@ -48,8 +48,16 @@ def ufunc_base(kernel: str) -> str | None:
 
 
 def ufunc_stub(base: str) -> str:
-    """The DispatchStub a generated ufunc CPU kernel calls: `add_stub`."""
+    """The DispatchStub torchgen declares for a ufunc_inner_loop op, which its generated CPU kernel calls:
+    `add_stub`, named by the op's name (torchgen/dest/ufunc.py StubSignature.name: the functional op's name, which
+    its out= op, where ufunc_inner_loop is written, shares; the loops' names play no part)."""
     return base + STUB_SUFFIX
+
+
+def ufunc_stub_kernel(base: str) -> str:
+    """The CPU kernel torchgen writes for a ufunc_inner_loop op and registers for its stub (ufunc_stub):
+    `add_kernel` (StubSignature.kernel_name)."""
+    return f"{base}_kernel"
 
 
 def stub_base(stub: str) -> str | None:

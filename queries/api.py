@@ -29,7 +29,7 @@ from ..indexer.vocab import OP_KINDS, DefinitionKind, Origin, StepKind, StubKind
 from ..schema.version import SCHEMA_VERSION
 from . import guard
 from .backward import BackwardUse, backward_of
-from .chain import COMPOSITE, GENERATED, Linker, ufunc_helpers
+from .chain import COMPOSITE, GENERATED, Linker, loop_names, ufunc_helpers
 from .match import at_boundary, prefix_glob, shown, suffix_args, suffix_clause, user_glob
 from .results import (META_STEP, Backward, Formula, Health, HopKind, KeyHealth, KernelInfo, KernelsFor, KeyKernel,
                       OpInfo, OpsFor, OpSummary, PartialFile, Reach, Step, StubInfo, StubSite, Symbol, Trace, TraceOp,
@@ -42,12 +42,6 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 # The steps that are ops a kernel's own body calls (a redispatch, or an op named by a formula).
 _OPS_CALLED = (StepKind.OP, StepKind.REDISPATCH)
-
-
-def ufunc_cpu_kernel(base: str) -> str:
-    """The CPU kernel torchgen generates for a ufunc_inner_loop op and registers for `<base>_stub`: `add_kernel`.
-    (A naming rule that indexer/naming.py does not hold yet.)"""
-    return f"{base}_kernel"
 
 
 
@@ -100,7 +94,7 @@ class Index:
         self._linker: Linker | None = None
         self._backward: dict[str, tuple[Backward, ...]] = {}  # op -> backward_of (the database does not change)
         self._wrapped: dict[str, frozenset[str]] = {}  # op -> the keys with a generated wrapper (_generated_wrapper)
-        self._ufunc_ops: dict[str, tuple[list[tuple], Location | None]] = {}  # op -> _ufunc_loops's answer
+        self._ufunc_ops: dict[str, tuple[list[tuple], Location | None, str]] = {}  # op -> _ufunc_loops's answer
         self._key_names: dict[str, str] | None = None  # every dispatch key's name -> the key it names (_checked_keys)
 
     def linker(self) -> Linker:
@@ -347,17 +341,18 @@ class Index:
         return Step(StepKind.REGISTERED, name, Location(file, line), detail="generated wrapper",
                     how=How.GENERATED, site=Location(file, impl_line))
 
-    def _ufunc_loops(self, op_name: str) -> tuple[list[tuple], Location | None]:
-        """An op's ufunc_inner_loop entries (ufunc key, name, dtypes) and its ufunc dispatch row's place, read once
-        (its CPU and CUDA kernels both ask)."""
+    def _ufunc_loops(self, op_name: str) -> tuple[list[tuple], Location | None, str]:
+        """An op's ufunc_inner_loop entries (ufunc key, name, dtypes), its ufunc dispatch row's place and the op's
+        name its generated stub and kernel are named by (chain.ufunc_stub_loops), read once (its CPU and CUDA
+        kernels both ask)."""
         got = self._ufunc_ops.get(op_name)
         if got is None:
             rows = self.conn.execute(
-                "SELECT l.ufunc_key, l.name, l.dtypes, k.file, k.line FROM ufunc_loops l JOIN ops o ON o.id = l.op_id "
-                "LEFT JOIN dispatch k ON k.id = (SELECT id FROM dispatch WHERE op = o.name AND origin = ? LIMIT 1) "
-                "WHERE o.name = ? ORDER BY l.id", (Origin.UFUNC, op_name)).fetchall()
+                "SELECT l.ufunc_key, l.name, l.dtypes, k.file, k.line, o.base FROM ufunc_loops l JOIN ops o "
+                "ON o.id = l.op_id LEFT JOIN dispatch k ON k.id = (SELECT id FROM dispatch WHERE op = o.name AND "
+                "origin = ? LIMIT 1) WHERE o.name = ? ORDER BY l.id", (Origin.UFUNC, op_name)).fetchall()
             where = Location(rows[0][3], rows[0][4]) if rows and rows[0][3] is not None else None
-            got = self._ufunc_ops[op_name] = ([r[:3] for r in rows], where)
+            got = self._ufunc_ops[op_name] = ([r[:3] for r in rows], where, rows[0][5] if rows else "")
         return got
 
     def _generated_chain(self, op_name: str, key: str,
@@ -365,11 +360,10 @@ class Index:
         """ufunc kernels: CPU goes through <name>_stub to a generated kernel, CUDA is a generated gpu kernel;
         both run the ufunc:: functions of native/ufunc/ over the dtypes of ufunc_inner_loop. With what the walks
         below the helpers left out."""
-        loops, where = self._ufunc_loops(op_name)
+        loops, where, base = self._ufunc_loops(op_name)
         if not loops or where is None:
             return (), ()
-        base = loops[0][1]
-        stub = naming.ufunc_stub(base)
+        stub, names = naming.ufunc_stub(base), loop_names(loops)
         steps = []
         truncated: list[Truncation] = []
         kernel = naming.ufunc_kernel(op_name.split(".")[0], key) if key in naming.UFUNC_KEYS else key
@@ -379,10 +373,11 @@ class Index:
             for f, ln in self.conn.execute("SELECT file, line FROM stubs WHERE stub = ? AND kind = ?",
                                            (stub, StubKind.DECLARE)):
                 steps.append(Step(StepKind.STUB, stub, Location(f, ln), detail="registered by generated code"))
-            steps.append(Step(StepKind.REGISTERED, f"{ufunc_cpu_kernel(base)} [generated]", where, "CPU",
+            steps.append(Step(StepKind.REGISTERED, f"{naming.ufunc_stub_kernel(base)} [generated]", where, "CPU",
                               "every capability"))
         else:
-            steps.append(Step(StepKind.GENERATED, f"{kernel}: gpu_kernel over ufunc::{base}", where, key))
+            steps.append(Step(StepKind.GENERATED, f"{kernel}: gpu_kernel over "
+                              f"{', '.join(f'ufunc::{n}' for n in names)}", where, key))
         for helper in ufunc_helpers(keys, key != "CPU"):  # the helpers the generated kernel calls
             # the generated kernel (the last step so far) calls the helper
             below, cuts = self.linker().helper_chain(helper, key, depth, "called by the generated kernel",
@@ -391,7 +386,7 @@ class Index:
             truncated.extend(c for c in cuts if c not in truncated)
         for ufunc_key, loop_name, dtypes in loops:
             steps.append(Step(StepKind.DTYPES, f"{ufunc_key}: {loop_name}", where, detail=", ".join(json.loads(dtypes))))
-        for q, at in self.linker().ufunc_functions(base):
+        for q, at in (f for name in names for f in self.linker().ufunc_functions(name)):
             steps.append(Step(StepKind.UFUNC, q, at))
         return tuple(steps), tuple(truncated)
 
@@ -607,7 +602,7 @@ class Index:
         loops = self.linker().ufunc_loops().get(stub)
         if not loops:
             return []
-        at, base = loops[0][3], loops[0][1]
+        at, base = loops[0][3], naming.stub_base(stub)
         macro = f"{{}} [generated by torchgen from {base}'s ufunc_inner_loop]"
         made = []
         if not any(s.kind == StubKind.DEFINE for s in sites):
@@ -615,7 +610,8 @@ class Index:
         for device in ("CPU", "CUDA"):
             if not any(s.kind == StubKind.REGISTER and s.device == device for s in sites):
                 made.append(StubSite(StubKind.REGISTER, macro.format("REGISTER_DISPATCH"), device,
-                                     "every capability" if device == "CPU" else None, f"{base}_kernel", False, at))
+                                     "every capability" if device == "CPU" else None, naming.ufunc_stub_kernel(base),
+                                     False, at))
         return made
 
     @_reads

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 from ..indexer.facts import Location
 from ..indexer.link.kinds import SEVERAL, EdgeKind, How, NodeKind, stub_edge_order
-from ..indexer.naming import ufunc_base, ufunc_stub
+from ..indexer.naming import stub_base, ufunc_base, ufunc_stub, ufunc_stub_kernel
 from ..indexer.vocab import BASE_BUILD, DefinitionKind, StepKind, StubKind, key_build
 from . import chain_store
 from .device_branches import Branches, branch_device, dense
@@ -71,6 +71,28 @@ def ufunc_helpers(loop_keys: set[str], cuda: bool) -> list[str]:
         return ["gpu_kernel"]
     return [h for h, wanted in (("cpu_kernel_vec", {"Generic", "CPUVector"}), ("cpu_kernel", {"ScalarOnly", "CPUScalar"}))
             if loop_keys & wanted]
+
+
+def ufunc_stub_loops(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str, str, str, int]]]:
+    """The ufunc_inner_loop entries of each op that has them, by the stub torchgen declares and registers for the op
+    (naming.ufunc_stub of its name: add_stub for add.out): (ufunc key, loop name, dtypes, and the file and line of
+    the op's ufunc dispatch entry in native_functions.yaml). The one place kernels-for, stub and ops-for take the
+    generated stub and its kernel (naming.ufunc_stub_kernel) from."""
+    by_op: dict[int, tuple[str, list[tuple[str, str, str, str, int]]]] = {}
+    for op, base, ufunc_key, name, dtypes, file, line in conn.execute(
+            "SELECT l.op_id, o.base, l.ufunc_key, l.name, l.dtypes, k.file, k.line FROM ufunc_loops l "
+            "JOIN ops o ON o.id = l.op_id JOIN dispatch k ON k.op_id = l.op_id AND k.origin = 'ufunc' "
+            "GROUP BY l.id ORDER BY l.id"):
+        by_op.setdefault(op, (base, []))[1].append((ufunc_key, name, dtypes, file, line))
+    out: dict[str, list[tuple[str, str, str, str, int]]] = {}
+    for base, loops in by_op.values():
+        out.setdefault(ufunc_stub(base), loops)
+    return out
+
+
+def loop_names(loops: list[tuple]) -> list[str]:
+    """The distinct names of ufunc_inner_loop entries (their second field), in order: the ufunc:: functions run."""
+    return list(dict.fromkeys(loop[1] for loop in loops))
 
 
 def ufunc_definitions(conn: sqlite3.Connection, base: str) -> list[tuple[str, str, int]]:
@@ -770,13 +792,13 @@ class Linker:
         loops = self.ufunc_loops().get(stub)
         if not loops:
             return
-        where, base, keys = loops[0][3], loops[0][1], {k for k, _n, _d, _w in loops}
-        walk.names.add(base)  # the ufunc:: functions are found by name, and so are the helpers
+        where, names, keys = loops[0][3], loop_names(loops), {k for k, _n, _d, _w in loops}
+        walk.names.update(names)  # the ufunc:: functions are found by name, and so are the helpers
         walk.names.update(ufunc_helpers(keys, True) + ufunc_helpers(keys, False))
         for device in (only,) if only is not None else ("CPU", "CUDA") if walk.device is None else (walk.device,):
             if device not in ("CPU", "CUDA"):
                 continue
-            yield _step(StepKind.REGISTERED, f"{base}_kernel [generated]", where, level, device,
+            yield _step(StepKind.REGISTERED, f"{ufunc_stub_kernel(stub_base(stub))} [generated]", where, level, device,
                         "every capability" if device == "CPU" else None, How.GENERATED), None, False
             for helper in ufunc_helpers(keys, device == "CUDA"):
                 row = self._helper_row(helper, device == "CUDA")
@@ -787,21 +809,15 @@ class Linker:
         for ufunc_key, name, dtypes, at in loops:
             yield _step(StepKind.DTYPES, f"{ufunc_key}: {name}", at, level,
                         detail=", ".join(json.loads(dtypes))), None, False
-        for q, at in self.ufunc_functions(base):
+        for q, at in (f for name in names for f in self.ufunc_functions(name)):
             yield _step(StepKind.UFUNC, q, at, level), None, False
 
     def ufunc_loops(self) -> dict[str, list[tuple[str, str, str, Location]]]:
-        """The ufunc_inner_loop entries by the stub of their op (`add_stub`): (ufunc key, name, dtypes, the op's
-        dispatch entry in native_functions.yaml)."""
+        """The ufunc_inner_loop entries by the stub of their op (`add_stub`: ufunc_stub_loops): (ufunc key, name,
+        dtypes, the op's dispatch entry in native_functions.yaml)."""
         if self._ufuncs is None:
-            self._ufuncs = {}
-            by_op: dict[int, list[tuple[str, str, str, Location]]] = {}
-            for op, ufunc_key, name, dtypes, file, line in self.conn.execute(
-                    "SELECT l.op_id, l.ufunc_key, l.name, l.dtypes, k.file, k.line FROM ufunc_loops l JOIN dispatch k "
-                    "ON k.op_id = l.op_id AND k.origin = 'ufunc' GROUP BY l.id ORDER BY l.id"):
-                by_op.setdefault(op, []).append((ufunc_key, name, dtypes, self.place(file, line)))
-            for loops in by_op.values():  # the stub is named by the op's first loop (api.Index._generated_chain)
-                self._ufuncs.setdefault(ufunc_stub(loops[0][1]), loops)
+            self._ufuncs = {stub: [(k, n, d, self.place(f, ln)) for k, n, d, f, ln in loops]
+                            for stub, loops in ufunc_stub_loops(self.conn).items()}
         return self._ufuncs
 
     def _helper_row(self, name: str, cuda: bool) -> tuple | None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..indexer import naming
 from ..indexer.link.kinds import SEVERAL, EdgeKind, How, NodeKind
-from .chain import binding_site, device_of, is_cuda, ufunc_definitions
+from .chain import binding_site, device_of, is_cuda, loop_names, ufunc_definitions, ufunc_stub_loops
 from .device_branches import Branches
 from .results import OpsFor, Reach, Truncation
 
@@ -145,7 +145,8 @@ class Reverse:
         return self.conn.execute("SELECT op, key, kernel FROM dispatch WHERE id = ?", (dispatch_id,)).fetchone()
 
     def _generated_users(self, stub: str) -> list[tuple[str, str, str]]:
-        """Ops whose generated ufunc CPU kernel calls this stub (<name>_stub for ufunc_inner_loop <name>)."""
+        """Ops whose generated ufunc CPU kernel calls this stub (<name>_stub for the ufunc_inner_loop op <name>:
+        chain.ufunc_stub_loops)."""
         base = naming.stub_base(stub)
         if base is None:
             return []
@@ -161,22 +162,22 @@ class Reverse:
             return [], None
         if not ufunc_definitions(self.conn, parts[-1]):
             return [], None
+        stubs = [stub for stub, loops in ufunc_stub_loops(self.conn).items() if parts[-1] in loop_names(loops)]
         rows = self.conn.execute(
             "SELECT k.op, k.key, k.kernel, MIN(l.id) FROM ufunc_loops l JOIN dispatch k ON k.op_id = l.op_id "
             "AND k.origin = 'ufunc' WHERE l.name = ? GROUP BY k.id ORDER BY k.id", (parts[-1],)).fetchall()
-        return [r[:3] for r in rows], (naming.ufunc_stub(parts[-1]) if rows else None)
+        return [r[:3] for r in rows], (stubs[0] if rows and stubs else None)
 
     def generated_registered(self, name: str) -> str | None:
         """For the kernel torchgen generates and registers for a ufunc_inner_loop op's stub on CPU and CUDA
         (torchgen/dest/ufunc.py: `REGISTER_DISPATCH(add_stub, &add_kernel)`; kernels-for shows it as `add_kernel
-        [generated]`, named as chain.py names it, by the op's first loop): that stub; None for any other name."""
+        [generated]`, named by the op's name: chain.ufunc_stub_loops): that stub; None for any other name."""
         parts = name.removeprefix("::").split("::")
         base = parts[-1].removesuffix("_kernel")
         if base in ("", parts[-1]) or parts[:-1] not in ([], ["native"], ["at", "native"]):
             return None
-        row = self.conn.execute("SELECT 1 FROM ufunc_loops l WHERE l.name = ? AND l.id = (SELECT min(id) FROM "
-                                "ufunc_loops WHERE op_id = l.op_id) LIMIT 1", (base,)).fetchone()
-        return None if row is None else naming.ufunc_stub(base)
+        stub = naming.ufunc_stub(base)
+        return stub if stub in ufunc_stub_loops(self.conn) else None
 
     def reach(self, name: str, depth: int = 6) -> OpsFor:
         hits: dict[tuple[str, str], Reach] = {}
