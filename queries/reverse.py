@@ -92,8 +92,23 @@ class Reverse:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self.branches = Branches(conn)
+        self._starts: dict[str, list[tuple[int, str, str | None]]] = {}  # starts' answers (ops-for asks twice)
+        self._ufunc_stubs: dict[str, list[tuple]] | None = None  # chain.ufunc_stub_loops, read once
 
     def starts(self, name: str) -> list[tuple[int, str, str | None]]:
+        """(node, its name, its file) of every definition, stub or vendor entry point the name means (found once
+        per name: Index.ops_for asks whether there are any before reach() starts from them): _find_starts."""
+        got = self._starts.get(name)
+        if got is None:
+            got = self._starts[name] = self._find_starts(name)
+        return list(got)
+
+    def _ufunc_stub_loops(self) -> dict[str, list[tuple]]:
+        if self._ufunc_stubs is None:
+            self._ufunc_stubs = ufunc_stub_loops(self.conn)
+        return self._ufunc_stubs
+
+    def _find_starts(self, name: str) -> list[tuple[int, str, str | None]]:
         """(node, its name, its file) of every definition, stub or vendor entry point the name means: a
         qualified name, exactly or as its last components (`UniformStub::operator()`), or a bare name; a
         stub by the name its node shows or its qualified name's last components (`copy_stub`: both); a structured
@@ -162,7 +177,7 @@ class Reverse:
             return [], None
         if not ufunc_definitions(self.conn, parts[-1]):
             return [], None
-        stubs = [stub for stub, loops in ufunc_stub_loops(self.conn).items() if parts[-1] in loop_names(loops)]
+        stubs = [stub for stub, loops in self._ufunc_stub_loops().items() if parts[-1] in loop_names(loops)]
         rows = self.conn.execute(
             "SELECT k.op, k.key, k.kernel, MIN(l.id) FROM ufunc_loops l JOIN dispatch k ON k.op_id = l.op_id "
             "AND k.origin = 'ufunc' WHERE l.name = ? GROUP BY k.id ORDER BY k.id", (parts[-1],)).fetchall()
@@ -177,7 +192,7 @@ class Reverse:
         if base in ("", parts[-1]) or parts[:-1] not in ([], ["native"], ["at", "native"]):
             return None
         stub = naming.ufunc_stub(base)
-        return stub if stub in ufunc_stub_loops(self.conn) else None
+        return stub if stub in self._ufunc_stub_loops() else None
 
     def reach(self, name: str, depth: int = 6) -> OpsFor:
         hits: dict[tuple[str, str], Reach] = {}
