@@ -512,10 +512,11 @@ def _copy_meanwhile(source: Path, target: Path, work: Callable[[], object]) -> N
 
 
 def _import_stages() -> None:
-    """The modules of the stages after extraction, imported while an update copies the index (70 ms of the
+    """The modules of the stages after extraction, imported while an update copies the index (100 ms of the
     update's time, which the copy took as long as)."""
     from . import chain_stage, guards, link, shared_macros  # noqa: F401
-    from .dispatcher import backward_table, keymodel, python_regs, stage, table_stage  # noqa: F401
+    from .cxx import body_macros, expansions  # noqa: F401  (shared_macros.parameter_callers and expand)
+    from .dispatcher import backward_table, keymodel, macro_uses, python_regs, stage, table_stage  # noqa: F401
     from .link import incremental  # noqa: F401
 
 
