@@ -440,7 +440,7 @@ def _write(run: _Run, db: Path, jobs: int | None) -> BuildSummary:
         conn = None
         if run.confirm is not None:
             _confirm(run.confirm)
-        os.replace(tmp, db)
+        index_file.install(tmp, db)
     except BaseException:
         if pool is not None:
             pool.close(kill=True)

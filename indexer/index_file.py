@@ -71,6 +71,39 @@ def temporary(db: Path) -> Path:
     return db.with_name(f".{db.name}.{os.getpid()}.tmp")
 
 
+def install(tmp: Path, db: Path) -> None:
+    """Put the finished file tmp in db's place at once: a reader opens the old index or the new one, never none.
+
+    On Linux the two names are exchanged (renameat2 with RENAME_EXCHANGE) and the old index, now at tmp's
+    name, is removed. os.replace would do the same in one call, but ext4 (auto_da_alloc) allocates and starts
+    writing a file renamed over another before the rename returns, 0.15-0.2 s for a 340 MB index; after an
+    exchange the kernel writes it out later. Where the exchange is not offered (another system, an old
+    kernel, a file system without it, no index there yet), os.replace."""
+    if _exchange(tmp, db):
+        tmp.unlink(missing_ok=True)
+    else:
+        os.replace(tmp, db)
+
+
+_AT_FDCWD = -100  # <fcntl.h>: paths relative to the working folder
+_RENAME_EXCHANGE = 2  # <linux/fs.h>: 1 << 1
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Whether the names a and b were exchanged at once; False leaves both as they were."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2  # glibc 2.28 and later
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    return renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
+
+
 def check(db: Path | str) -> IndexFile:
     """Where a build may write its index, or a TgIndexError naming the problem and the fix."""
     return begin_check(db)()

@@ -382,3 +382,45 @@ def test_nothing_changed_is_decided_without_the_extractor_and_link_code(mini: Pa
     result = subprocess.run([str(BIN / "python"), "-c", probe], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "'tg_index.indexer.link'" in result.stdout  # a change: the build goes on and links
+
+
+def test_install_puts_the_new_file_in_place_and_leaves_the_old_to_its_readers(tmp_path: Path):
+    db, tmp = tmp_path / "x.db", tmp_path / ".x.db.1.tmp"
+    db.write_bytes(b"old index")
+    tmp.write_bytes(b"new index")
+    with open(db, "rb") as reader:  # a query that opened the index before the build's end
+        index_file.install(tmp, db)
+        assert reader.read() == b"old index"
+    assert db.read_bytes() == b"new index"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.db"]
+
+
+def test_install_without_an_index_there_renames(tmp_path: Path):
+    db, tmp = tmp_path / "x.db", tmp_path / ".x.db.1.tmp"
+    tmp.write_bytes(b"new index")
+    index_file.install(tmp, db)
+    assert db.read_bytes() == b"new index"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.db"]
+
+
+@pytest.mark.skipif(not os.uname().sysname == "Linux", reason="renameat2 is Linux's")
+def test_on_linux_the_names_are_exchanged_not_renamed_over(tmp_path: Path):
+    # A rename over an existing file makes ext4 write the new one out before the rename returns
+    # (auto_da_alloc); the exchange does not. That it happened is seen in both names' contents.
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_bytes(b"A")
+    b.write_bytes(b"B")
+    assert index_file._exchange(a, b)
+    assert (a.read_bytes(), b.read_bytes()) == (b"B", b"A")
+    assert not index_file._exchange(a, tmp_path / "missing")  # nothing to exchange with: os.replace's case
+    assert a.read_bytes() == b"B"
+
+
+def test_install_falls_back_to_a_rename_where_there_is_no_exchange(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(index_file, "_exchange", lambda a, b: False)
+    db, tmp = tmp_path / "x.db", tmp_path / ".x.db.1.tmp"
+    db.write_bytes(b"old index")
+    tmp.write_bytes(b"new index")
+    index_file.install(tmp, db)
+    assert db.read_bytes() == b"new index"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.db"]
