@@ -40,6 +40,7 @@ cublasLt.h cusparse.h cusparseLt.h cusolverDn.h cusolverSp.h cufft.h cufftXt.h c
 curand_philox4x32_x.h cudnn.h cupti.h omp.h mpi.h""".split())
 
 
+_UNKNOWN = object()  # not looked up yet (None: found outside the checkout)
 MAX_INCLUSION_GUARDS = 8  # a header included under more distinct guards than this is taken as always compiled
 
 
@@ -54,15 +55,28 @@ class IncludeGraph:
         self.direct: dict[str, list[str]] = {}
         self._found: dict[tuple[str, str], str | None] = {}  # (folder, target) -> _find's answer, where the name's
         # characters play no part (a path found beside the includer, or the one path ending so)
+        self._endings: dict[str, list[str]] = {}  # a written path -> the paths ending in it (_ending), as looked up
         self.included_under: dict[str, list[str | None]] = {}  # a file -> the guard of each #include naming it
-        for file, target, *rest in includes:
-            if rest and rest[0] and target in TOOLCHAIN_HEADERS:
+        direct, under, memo = self.direct, self.included_under, self._found
+        folders: dict[str, str] = {}
+        for row in includes:
+            file, target = row[0], row[1]
+            if len(row) > 2 and row[2] and target in TOOLCHAIN_HEADERS:
                 continue
-            found = self._find(file, target, known)
+            folder = folders.get(file)
+            if folder is None:
+                folder = folders[file] = file.rpartition("/")[0]  # (posixpath.dirname of a relative path)
+            found = memo.get((folder, target), _UNKNOWN)
+            if found is _UNKNOWN:
+                found = self._find(file, folder, target, known)
             if found is not None:
-                self.direct.setdefault(file, []).append(found)
+                got = direct.get(file)
+                if got is None:
+                    direct[file] = [found]
+                else:
+                    got.append(found)
                 if found != file:
-                    self.included_under.setdefault(found, []).append(rest[1] if len(rest) > 1 else None)
+                    under.setdefault(found, []).append(row[3] if len(row) > 3 else None)
         self._closure: dict[str, frozenset[str]] = {}
         self._inclusion: dict[str, str] | None = None
 
@@ -86,29 +100,34 @@ class IncludeGraph:
                 out[file] = " || ".join(f"({g})" for g in distinct)
         return out
 
-    def _find(self, file: str, target: str, known: set[str]) -> str | None:
-        folder = file.rpartition("/")[0]  # (posixpath.dirname of a relative path)
-        got = self._found.get((folder, target), "")
-        if got != "":
-            return got
-        local = posixpath.normpath(posixpath.join(folder, target))
-        if local in known:
-            got = local
-        else:
-            found = self._ending(target.lstrip("./"))
-            if not found:
-                template = generated_template(target.lstrip("./"))
-                found = self._ending(f"ATen/templates/{template}") if template is not None else None
-            if found and len(found) > 1:  # the nearest to the includer, by the characters of its whole path
-                return max(found, key=lambda p: (len(posixpath.commonprefix([p, file])), -len(p)))
-            got = found[0] if found else None
+    def _find(self, file: str, folder: str, target: str, known: set[str]) -> str | None:
+        """The file an #include of `target` in `file` (in `folder`) names, or None; kept in _found where only
+        the folder decides."""
+        got = None
+        if target.rpartition("/")[2] in self._by_name:  # else no checkout file, beside it or not, has the name
+            local = posixpath.normpath(posixpath.join(folder, target))
+            if local in known:
+                self._found[(folder, target)] = local
+                return local
+        written = target.lstrip("./")
+        found = self._ending(written)
+        if not found:
+            template = generated_template(written)
+            found = self._ending(f"ATen/templates/{template}") if template is not None else found
+        if len(found) > 1:  # the nearest to the includer, by the characters of its whole path
+            return max(found, key=lambda p: (len(posixpath.commonprefix([p, file])), -len(p)))
+        got = found[0] if found else None
         self._found[(folder, target)] = got
         return got
 
     def _ending(self, written: str) -> list[str]:
         """The paths that are `written` or end in `/written`, in the order given."""
-        return [p for p in self._by_name.get(written.rpartition("/")[2], ())
+        got = self._endings.get(written)
+        if got is None:
+            got = self._endings[written] = [
+                p for p in self._by_name.get(written.rpartition("/")[2], ())
                 if p == written or (p.endswith(written) and p[-len(written) - 1] == "/")]
+        return got
 
     def closure(self, file: str) -> frozenset[str]:
         """Every checkout file `file` includes, directly or through others."""
