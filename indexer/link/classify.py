@@ -405,12 +405,30 @@ def _better(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
     return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
 
 
+class SchemaParameters:
+    """op name -> its schema's arguments (schema_parameters), each parsed when first asked for: a link of a few
+    files asks for a few of the ops."""
+
+    def __init__(self, funcs: dict[str, str]):
+        self.funcs = funcs  # op name -> its schema (ops.func)
+        self._parsed: dict[str, tuple[SchemaParameter, ...]] = {}
+
+    def get(self, op: str) -> tuple[SchemaParameter, ...] | None:
+        got = self._parsed.get(op)
+        if got is None:
+            func = self.funcs.get(op)
+            if func is None:
+                return None
+            got = self._parsed[op] = schema_parameters(func)
+        return got
+
+
 class OpForms:
     """The op base a C++ function name stands for (add, add_out, add_outf, add_symint -> add)."""
 
     def __init__(self, bases: set[str], method_bases: set[str], unambiguous: dict[str, str],
                  overloads: dict[str, list[tuple[str, str, int, int]]],
-                 parameters: dict[str, tuple[SchemaParameter, ...]]):
+                 parameters: dict[str, tuple[SchemaParameter, ...]] | SchemaParameters):
         self.bases = bases | {b.rstrip("_") for b in bases}
         self.unambiguous = unambiguous  # add_Tensor -> add.Tensor (the at::_ops:: struct names)
         self.by_base = overloads  # base -> [(op name, kind, fewest args, most args)] in yaml order

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .. import code_hash, naming
-from .classify import OpForms, schema_arity, schema_parameters
+from .classify import OpForms, SchemaParameters, schema_arity
 from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, optional_call_columns, stub_edges
 from .includes import IncludeGraph
 from .kinds import SEVERAL, EdgeKind, How, NodeKind
@@ -252,6 +252,8 @@ def _canonical(value) -> str:
         if all(type(v) is str for v in value):
             return "[" + ",".join(map(repr, value)) + "]"
         return "[" + ",".join(map(_canonical, value)) + "]"
+    if isinstance(value, SchemaParameters):
+        return _canonical(value.funcs)
     if isinstance(value, OpForms):  # what it was made of, when known (the same rows make the same forms)
         if value.source is not None:
             return repr(value.source)
@@ -400,7 +402,7 @@ def count_device_candidates(device: dict[int, int], edge_rows: list) -> None:
 
 
 def _op_forms(conn: sqlite3.Connection) -> OpForms:
-    bases, methods, unambiguous, overloads, parameters = set(), set(), {}, {}, {}
+    bases, methods, unambiguous, overloads, funcs = set(), set(), {}, {}, {}
     rows = conn.execute("SELECT name, base, overload, variants, kind, func FROM ops ORDER BY id").fetchall()
     for name, base, overload, variants, kind, func in rows:
         bases.add(base)
@@ -408,8 +410,8 @@ def _op_forms(conn: sqlite3.Connection) -> OpForms:
             methods.add(base)
         unambiguous[naming.unambiguous_name(base, overload)] = name
         overloads.setdefault(base, []).append((name, kind, *schema_arity(func)))
-        parameters[name] = schema_parameters(func)
-    forms = OpForms(bases, methods, unambiguous, overloads, parameters)
+        funcs[name] = func
+    forms = OpForms(bases, methods, unambiguous, overloads, SchemaParameters(funcs))
     forms.source = hashlib.sha256(repr(rows).encode()).hexdigest()
     return forms
 
