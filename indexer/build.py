@@ -663,17 +663,44 @@ def _shared_macro_stage(conn: sqlite3.Connection, run: _Run) -> None:
     from .link.stage import include_graph
 
     conn.commit()
-    callers = shared_macros.parameter_callers(conn)
-    if not conn.execute("SELECT 1 FROM definition_macro_uses LIMIT 1").fetchone() and \
-            not shared_macros.callers_used(conn, callers):
+    files = _macro_files(conn, run)
+    callers = shared_macros.parameter_callers(conn, files)
+    if not shared_macros.uses_by_file(conn, files) and not shared_macros.callers_used(conn, callers, files):
         return
     run.progress("X-macro lists", 0, 1)
     run.includes = include_graph(conn, {"includes"})
-    done = shared_macros.expand(conn, run.ck.contents, run.ck.header, run.includes, callers)
+    done = shared_macros.expand(conn, run.ck.contents, run.ck.header, run.includes, callers, files)
     todo = set(run.plan.cxx_todo)
     run.reextracted = [rel for rel in done if rel not in todo]
     conn.commit()
     run.progress("X-macro lists", 1, 1)
+
+
+MACRO_FILES_AT_MOST = 64  # C++ files extracted (or gone) in an update beyond which the X-macro stage looks at all
+
+
+def _macro_files(conn: sqlite3.Connection, run: _Run) -> frozenset[str] | None:
+    """The files whose X-macro and body macro uses the stage looks at (shared_macros.expand): in an update, the
+    C++ files extracted now, when every other file's expansion reads what it read before, which was expanded
+    then: the C++ files are the same paths (an #include finds the same file) and each file extracted now, or
+    whose rows went, has the same #defines, in the same order, and #includes as before (a macro's lookup reads
+    the #defines of the using file, of the files it includes and then of any file). None (every file): a fresh
+    build, more than MACRO_FILES_AT_MOST files, or any of that differs."""
+    if run.previous is None or run.db is None or len(run.plan.stale) + len(run.plan.cxx_todo) > MACRO_FILES_AT_MOST:
+        return None
+    cxx = "SELECT path FROM files WHERE language IN ('cpp', 'cuda', 'objcpp')"
+    with sqlite3.connect(index_file.read_only_uri(run.db), uri=True) as old:
+        marks = ",".join("?" * len(run.plan.stale))
+        files = {r[0] for r in old.execute(f"SELECT path FROM files WHERE id IN ({marks})", run.plan.stale)}
+        files.update(run.plan.cxx_todo)
+        if {r[0] for r in old.execute(cxx)} != {r[0] for r in conn.execute(cxx)}:
+            return None
+        marks = ",".join("?" * len(files))
+        for query in (f"SELECT file, name, params, body, truncated FROM macros WHERE file IN ({marks}) ORDER BY file, line",
+                      f"SELECT file, target, system FROM includes WHERE file IN ({marks}) ORDER BY file, target, system"):
+            if old.execute(query, sorted(files)).fetchall() != conn.execute(query, sorted(files)).fetchall():
+                return None
+    return frozenset(files)
 
 
 def _guard_stage(conn: sqlite3.Connection) -> None:

@@ -44,51 +44,71 @@ def needed(lookup: Callable[[str], Define | None], names: list[str]) -> dict[str
     return out
 
 
-def uses_by_file(conn: sqlite3.Connection) -> dict[str, list[tuple[str, int, str | None]]]:
-    """definition_macro_uses by file: (macro, line, expanded)."""
+def _in_files(files: frozenset[str] | None) -> tuple[str, list[str]]:
+    """The condition on a calls row (and its parameters) that it is a function's call in one of `files` (None:
+    every call of a function): found through ix_calls_caller, as a call's caller is a definition of its file."""
+    if files is None:
+        return "caller IS NOT NULL", []
+    marks = ",".join("?" * len(files))
+    return (f"caller IN (SELECT qualified_name FROM definitions WHERE file IN ({marks})) AND file IN ({marks})",
+            sorted(files) * 2)
+
+
+def uses_by_file(conn: sqlite3.Connection, files: frozenset[str] | None = None
+                 ) -> dict[str, list[tuple[str, int, str | None]]]:
+    """definition_macro_uses by file (of `files`; None: every file): (macro, line, expanded)."""
     out: dict[str, list[tuple[str, int, str | None]]] = {}
     for file, name, line, expanded in conn.execute(
             "SELECT file, name, line, expanded FROM definition_macro_uses ORDER BY id"):
+        if files is not None and file not in files:
+            continue
         out.setdefault(file, []).append((name, line, expanded))
     return out
 
 
-def parameter_callers(conn: sqlite3.Connection) -> set[str]:
-    """The names of the function-like #defines whose body calls a parameter or launches (body_macros)."""
+def parameter_callers(conn: sqlite3.Connection, files: frozenset[str] | None = None) -> set[str]:
+    """The names of the function-like #defines whose body calls a parameter or launches (body_macros); with
+    `files`, those of them that a function of one of the files calls (all body_uses asks of those files)."""
     from .cxx.body_macros import calls_parameter
     from .cxx.preprocessor import Define
     from .dispatcher.macro_uses import parse_params
 
+    called, args = ("", []) if files is None else \
+        (" AND name IN (SELECT callee_name FROM calls WHERE " + _in_files(files)[0] + ")", _in_files(files)[1])
     return {name for name, params, body in conn.execute(
-        "SELECT name, params, body FROM macros WHERE truncated = 0 AND params IS NOT NULL")
+        "SELECT name, params, body FROM macros WHERE truncated = 0 AND params IS NOT NULL" + called, args)
         if calls_parameter(Define(name, parse_params(params), body))}
 
 
-def callers_used(conn: sqlite3.Connection, callers: set[str]) -> bool:
-    """Whether a function calls one of `callers` (parameter_callers: a candidate for body_uses)."""
+def callers_used(conn: sqlite3.Connection, callers: set[str], files: frozenset[str] | None = None) -> bool:
+    """Whether a function (of `files`; None: of any file) calls one of `callers` (parameter_callers: a
+    candidate for body_uses)."""
     marks = ",".join("?" * len(callers))
-    return bool(callers) and conn.execute(f"SELECT 1 FROM calls WHERE caller IS NOT NULL AND callee_name IN ({marks}) "
-                                          "LIMIT 1", sorted(callers)).fetchone() is not None
+    where, args = _in_files(files)
+    return bool(callers) and conn.execute(f"SELECT 1 FROM calls WHERE {where} AND callee_name IN ({marks}) "
+                                          "LIMIT 1", [*args, *sorted(callers)]).fetchone() is not None
 
 
-def body_uses(conn: sqlite3.Connection, table, callers: set[str], contents: Mapping[str, bytes]
-              ) -> dict[str, list[tuple[str, int, list[str]]]]:
+def body_uses(conn: sqlite3.Connection, table, callers: set[str], contents: Mapping[str, bytes],
+              files: frozenset[str] | None = None) -> dict[str, list[tuple[str, int, list[str]]]]:
     """Per file, another file's macros that call a parameter or launch which the file uses
     (`CUB_WRAPPER(NO_ROCM(at_cuda_detail)::cub::DeviceRadixSort::SortPairs, ...)` in cuda/cub-RadixSortPairs.cu,
     the #define in cub.cuh, which it includes): (macro, line of a call of it, the names written in its uses'
     arguments, which may be macros: NO_ROCM). The files are those whose functions call such a name (calls);
     the names come from the file's text, not from its rows, which a second pass has already written: so the
     #defines a file is extracted with are the same on a cold build and on an update. Only a #define the file
-    reaches through its includes counts; a file's own is expanded on the first pass."""
+    reaches through its includes counts; a file's own is expanded on the first pass. files: those looked at
+    (None: every file)."""
     from .cxx.scan import balanced_args
 
     if not callers:
         return {}
     marks = ",".join("?" * len(callers))
+    where, args = _in_files(files)
     first_line: dict[tuple[str, str], int] = {}
     for file, name, line in conn.execute(
-            f"SELECT file, callee_name, line FROM calls WHERE caller IS NOT NULL AND callee = callee_name "
-            f"AND callee_name IN ({marks}) ORDER BY file, line", sorted(callers)):
+            f"SELECT file, callee_name, line FROM calls WHERE {where} AND callee = callee_name "
+            f"AND callee_name IN ({marks}) ORDER BY file, line", [*args, *sorted(callers)]):
         first_line.setdefault((file, name), line)
     out: dict[str, list[tuple[str, int, list[str]]]] = {}
     for (file, name), line in sorted(first_line.items()):
@@ -108,22 +128,24 @@ def body_uses(conn: sqlite3.Connection, table, callers: set[str], contents: Mapp
 
 
 def expand(conn: sqlite3.Connection, contents: Mapping[str, bytes], stub_header: bytes | None, includes,
-           callers: set[str]) -> list[str]:
+           callers: set[str], files: frozenset[str] | None = None) -> list[str]:
     """Extract again the files whose X-macro uses, or uses in bodies of another file's macro that calls a
     parameter (body_uses), the macros table can now expand, replacing their rows; the paths extracted again.
-    includes: the include graph of the C++ facts (link.includes.IncludeGraph); callers: parameter_callers."""
+    includes: the include graph of the C++ facts (link.includes.IncludeGraph); callers: parameter_callers;
+    files: the files looked at (None: every file; an update gives those it extracted, when the others'
+    expansions read what they read before: build._macro_files)."""
     from . import cxx
     from .cxx.expansions import shared_hash
     from .dispatcher.macro_uses import MacroTable
     from .rows import RowBatch, cxx_tables, file_rows
 
-    uses = uses_by_file(conn)
+    uses = uses_by_file(conn, files)
     if not uses and not callers:
         return []
     table = MacroTable(conn.execute(
         "SELECT name, params, body, file, line FROM macros WHERE truncated = 0 AND params IS NOT NULL ORDER BY id"),
         includes)
-    in_bodies = body_uses(conn, table, callers, contents)
+    in_bodies = body_uses(conn, table, callers, contents, files)
     ids = dict(conn.execute("SELECT path, id FROM files"))
     macros = None  # the DispatchStub macros, read from the header (80 ms) when a file is extracted again
     tables = cxx_tables()
