@@ -723,13 +723,16 @@ def _link_stage(conn: sqlite3.Connection, run: _Run, jobs: int) -> None:
     if previous is not None and previous.get("link_key") == run.meta["link_key"] and previous.get("link_inputs"):
         from .link import incremental
 
+        scopes = previous.get("link_scopes")
         summary = incremental.relink(conn, jobs, run.db, previous["link_inputs"],
                                      json.loads(previous.get("link_file_includes") or "{}"), run.includes,
-                                     also_changed=set(run.reextracted))
+                                     also_changed=set(run.reextracted),
+                                     previous_scopes=json.loads(scopes) if scopes else None)
     if summary is None:
         summary = link.link(conn, jobs, run.includes)
     run.meta["link_inputs"] = summary.inputs
     run.meta["link_file_includes"] = json.dumps(summary.file_includes, sort_keys=True)
+    run.meta["link_scopes"] = json.dumps(summary.scopes, separators=(",", ":"))
     run.meta["linked"] = "incremental" if summary.incremental else "whole"
     run.link_changes = summary.changes
     conn.commit()

@@ -9,7 +9,12 @@ What a call's resolution reads is of two sorts:
   (meta link_file_includes: a hash per file); where it changed, the file is resolved again;
 - the definitions of the name called. A definition of a changed file that is the same but for its
   lines keeps its node (its lines updated); the others are removed or added, and their names are the
-  changed names.
+  changed names;
+- the scopes of every definition: whether a name is a namespace or class of the checkout, and which files
+  define something in it (resolve.scope_maps). The link keeps each definition's scope entry in meta
+  (link_scopes), and an update, which reads the definitions of the names it looks up only, takes them from
+  there with the changed files' made again; where a scope's entry changed, the files whose facts name it
+  are resolved again.
 
 The facts of the changed files, and of the files that call, launch or hold a changed name, are resolved
 again, and the stub registrations of the files that register one; the other edges stay. Where those
@@ -38,6 +43,8 @@ from .kinds import SEVERAL, EdgeKind, How, NodeKind, stub_edge_order
 from .nodes import Nodes, definition_nodes, make_nodes, temp_nodes
 from .edges import FUNCTION_ARGUMENT, call_rows, stub_site_edges
 from .includes import IncludeGraph
+from .resolve import ScopeEntry, scope_entries, scope_maps
+from .symbols import Symbols
 from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, GraphChanges, LinkSummary, callable_classes,
                     count_device_candidates, definition_guards, fact_edges, include_graph, prepare)
 
@@ -74,12 +81,15 @@ class _Matched:
 
 def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inputs: str,
            previous_includes: dict[str, str], includes: IncludeGraph | None = None,
-           also_changed: set[str] = frozenset()) -> LinkSummary | None:
-    """Update the graph in conn (a copy of previous_db with the changed files' facts replaced; previous_inputs
-    and previous_includes: the last link's LinkSummary.inputs and .file_includes; includes: the include
-    graph of conn's facts, when made already; also_changed: files whose facts changed though their file
-    row did not, extracted again with other files' macros); None when it must be linked whole (the
-    checkout-wide inputs changed, or the graph is not the one expected)."""
+           also_changed: set[str] = frozenset(), previous_scopes: list | None = None) -> LinkSummary | None:
+    """Update the graph in conn (a copy of previous_db with the changed files' facts replaced; previous_inputs,
+    previous_includes and previous_scopes: the last link's LinkSummary.inputs, .file_includes and .scopes;
+    includes: the include graph of conn's facts, when made already; also_changed: files whose facts changed
+    though their file row did not, extracted again with other files' macros); None when it must be linked
+    whole (the checkout-wide inputs changed, the scopes of the changed files' definitions did, or the graph is
+    not the one expected)."""
+    if previous_scopes is None:
+        return None
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     def_columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
     with sqlite3.connect(index_file.read_only_uri(previous_db), uri=True) as old:
@@ -99,12 +109,23 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
         callers |= {f for f in handing if not changed.isdisjoint(includes.closure(f))}
     files = changed | callers
     op_rows, kernels = _op_rows(conn, matched.defined)
+    scopes = None
     for _ in range(_ROUNDS):
         registering -= files
         calls = _select(conn, files, registering, tables, kernels, handing, includes)
         p = prepare(conn, matched.nodes, tables, def_columns, matched.cold, some=True, includes=includes)
         if p.inputs != previous_inputs:
             return None
+        if scopes is None:
+            got = _scopes(p.symbols, changed, previous_scopes)
+            if got is None:
+                return None
+            scopes, moved_scopes = got
+            mentioning = _mentioning(conn, moved_scopes, tables) - files if moved_scopes else set()
+            if mentioning:  # resolved again with the new scope map
+                files |= mentioning
+                continue
+        p.resolver.use_scopes(scopes)
         own = {f for f in p.file_includes.keys() | previous_includes.keys()
                if p.file_includes.get(f) != previous_includes.get(f)} - files
         if own:  # files no other includes whose includes changed (found again: a file added or removed)
@@ -128,7 +149,51 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
     nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
     touched = sources | matched.removed | {u[4] for u in matched.updates} | moved | {r[0] for r in matched.nodes.rows}
     return LinkSummary(nodes, conn.execute("SELECT count(*) FROM edges").fetchone()[0], p.inputs, p.file_includes,
-                       True, GraphChanges(frozenset(changed), frozenset(touched), frozenset(matched.changed_names)))
+                       scopes, True, GraphChanges(frozenset(changed), frozenset(touched), frozenset(matched.changed_names)))
+
+
+def _scopes(symbols: Symbols, changed: set[str], previous: list) -> tuple[list[ScopeEntry], set[str]] | None:
+    """Every definition's scope entry (resolve.scope_entries): the last link's (meta link_scopes) but for the changed
+    files', made again (the symbols hold every definition of the files resolved again: SOME_DEFINITIONS); and the
+    scopes whose entry in the scope map they make is not the last link's (added, gone, or with other files). None
+    when the generated classes differ (the codegen templates changed: the graph is linked whole)."""
+    entries = [(scope, bool(local), file, bool(templated)) for scope, local, file, templated in previous]
+    now = sorted({e for e in entries if e[2] not in changed} |
+                 scope_entries(s for f in changed for s in symbols.by_file.get(f, ())))
+    if now == entries:
+        return now, set()
+    (before, before_templated), (after, after_templated) = scope_maps(entries), scope_maps(now)
+    if before_templated != after_templated:
+        return None
+    # (_PUBLIC is an empty set: it equals no set of files)
+    return now, {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+
+
+def _mentioning(conn: sqlite3.Connection, scopes: set[str], tables: set[str]) -> set[str]:
+    """The files with a fact whose resolution may ask whether one of these scopes is a namespace or class of the
+    checkout, and of which files: the scope map is asked of a qualifier's components, a receiver's or an
+    argument's class and a scope named from the caller's, each written in the call (or in a launch, a stub
+    registration, a kernel alias), so its last component is in the text; and the global scope, of a name
+    written with a leading `::`. (A receiver whose type is worked out from a function's return type calls a
+    member of that class: a changed definition's name, whose callers are resolved again anyway.)"""
+    words = sorted({k.rsplit("::", 1)[-1] for k in scopes} - {""})
+    columns = [c for c in ("callee", "receiver_type", "arg_types") if c in _call_columns(conn)]
+    tests = [f"instr({c}, ?) > 0" for c in columns for _ in words]
+    args = [w for _ in columns for w in words]
+    if "" in scopes:
+        tests.append("substr(callee, 1, 2) = '::'")
+    files: set[str] = set()
+    if tests:
+        files |= {r[0] for r in conn.execute(f"SELECT DISTINCT file FROM calls WHERE {' OR '.join(tests)}", args)}
+    for table, column in (("launches", "kernel"), ("stubs", "kernel"), ("kernel_aliases", "targets")):
+        if table in tables and words:
+            found = " OR ".join(f"instr({column}, ?) > 0" for _ in words)
+            files |= {r[0] for r in conn.execute(f"SELECT DISTINCT file FROM {table} WHERE {found}", words)}
+    return files
+
+
+def _call_columns(conn: sqlite3.Connection) -> set[str]:
+    return {r[1] for r in conn.execute("PRAGMA table_info(calls)")}
 
 
 def _handing_files(conn: sqlite3.Connection, tables: set[str]) -> set[str]:

@@ -61,7 +61,7 @@ built-in operands, by the usual arithmetic conversions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, KeysView
+from collections.abc import Callable, Iterable, KeysView
 import json
 import re
 from typing import NamedTuple
@@ -111,6 +111,41 @@ class Context(NamedTuple):
 
 
 _PUBLIC: set[str] = set()  # _scope_seen: a scope some header defines something in
+
+# What the scope map (Resolver._scope_map) and the generated classes (Resolver._generated_classes) are made of, per
+# definition: its scope (normalised), whether it is local to its file, its file, whether it is a method that a
+# codegen template header defines. The link keeps every definition's in meta link_scopes: an incremental link reads
+# the definitions of the names it looks up only, and takes these from the last link (incremental.py).
+ScopeEntry = tuple[str, bool, str, bool]
+
+
+def scope_entries(symbols: Iterable[Symbol]) -> set[ScopeEntry]:
+    return {(s.scope, s.local, s.file, s.kind == "method" and "/templates/" in s.file and is_header(s.file))
+            for s in symbols}
+
+
+def scope_maps(entries: Iterable[ScopeEntry]) -> tuple[dict[str, set[str]], set[str]]:
+    """What the entries make: every scope, with each of its prefixes -> the files of the local definitions in it,
+    or _PUBLIC where one that is not local is in it; and the classes the codegen templates define (the last
+    component of the scope of a method a template header defines)."""
+    scopes: dict[str, set[str]] = {}
+    templated: set[str] = set()
+    for scope, local, file, in_template in entries:
+        if in_template:
+            templated.add(scope.rsplit("::", 1)[-1])
+        parts = scope.split("::")
+        for i in range(1, len(parts) + 1):
+            prefix = "::".join(parts[:i])
+            files = scopes.get(prefix)
+            if files is _PUBLIC:
+                continue
+            if not local:
+                scopes[prefix] = _PUBLIC
+            elif files is None:
+                scopes[prefix] = {file}
+            else:
+                files.add(file)
+    return scopes, templated
 
 _CONSTRUCTED = re.compile(r"(?:[\w:]+::)?([A-Z]\w*)(?:<[^()]*>)?\(")  # `TensorOptions().dtype(...)`: a T made in place
 _STD_TYPES = re.compile(r"(?:std::)?(?:vector|string|string_view|array|tuple|pair|optional|unordered_map|map|set|"
@@ -1739,11 +1774,14 @@ class Resolver:
         bodies are completed at build time with a method for each op, which the checkout does not hold. A
         template header holds the class body; a source template (TensorMethods.cpp) only defines members of
         classes declared elsewhere (TensorBase's data_ptr<T>), which makes no class generated."""
-        got = self._templated
-        if got is None:
-            got = self._templated = {s.scope.rsplit("::", 1)[-1] for syms in self.symbols.by_name.values() for s in syms
-                                     if s.kind == "method" and "/templates/" in s.file and is_header(s.file)}
-        return got
+        if self._templated is None:
+            self.use_scopes(scope_entries(s for syms in self.symbols.by_name.values() for s in syms))
+        return self._templated
+
+    def use_scopes(self, entries: Iterable[ScopeEntry]) -> None:
+        """The scope map and the generated classes, made of every definition's scope_entries (by default, of the
+        symbols'; an incremental link gives them all, as its symbols are some of the definitions)."""
+        self._scopes, self._templated = scope_maps(entries)
 
     def _pointee(self, type_name: str) -> str:
         """What `x->` reaches when x's type is a class with an operator-> (MaybeOwned<Tensor>, intrusive_ptr<T>,
@@ -1805,23 +1843,9 @@ class Resolver:
 
     def _scope_map(self) -> dict[str, set[str]]:
         """Every namespace and class scope of the checkout, with each of its prefixes -> the files of its local
-        definitions, or _PUBLIC where a header defines something in it."""
+        definitions, or _PUBLIC where a header defines something in it (use_scopes)."""
         if self._scopes is None:
-            self._scopes = {}
-            for syms in self.symbols.by_name.values():
-                for sym in syms:
-                    parts = sym.scope.split("::")
-                    for i in range(1, len(parts) + 1):
-                        prefix = "::".join(parts[:i])
-                        files = self._scopes.get(prefix)
-                        if files is _PUBLIC:
-                            continue
-                        if not sym.local:
-                            self._scopes[prefix] = _PUBLIC
-                        elif files is None:
-                            self._scopes[prefix] = {sym.file}
-                        else:
-                            files.add(sym.file)
+            self.use_scopes(scope_entries(s for syms in self.symbols.by_name.values() for s in syms))
         return self._scopes
 
     def _vendor_using(self, ctx: Context) -> str | None:

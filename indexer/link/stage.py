@@ -20,7 +20,7 @@ from .includes import IncludeGraph
 from .kinds import SEVERAL, EdgeKind, How, NodeKind
 from . import template_args
 from .nodes import Nodes, make_nodes
-from .resolve import Context, Resolver
+from .resolve import Context, Resolver, ScopeEntry, scope_entries
 from ..cxx.scopes import split_scope
 from .symbols import (ANONYMOUS, Symbol, Symbols, is_header, normalise_scope, parameter_names, return_types,
                       scope_chain, untemplated)
@@ -55,6 +55,7 @@ class LinkSummary:
     edges: int
     inputs: str = ""  # fingerprint of the checkout-wide inputs (Prepared.inputs)
     file_includes: dict[str, str] = field(default_factory=dict)  # Prepared.file_includes
+    scopes: list[ScopeEntry] = field(default_factory=list)  # every definition's resolve.scope_entries, sorted
     incremental: bool = False  # only what could change was resolved again (incremental.py)
     changes: GraphChanges | None = None  # what an incremental link changed (None: linked whole)
 
@@ -273,12 +274,14 @@ def link(conn: sqlite3.Connection, jobs: int = 1, includes: IncludeGraph | None 
     guards = definition_guards(conn, def_columns, includes)
     nodes = make_nodes(conn, guards, "name_line" in def_columns)
     p = prepare(conn, nodes, tables, def_columns, includes=includes, guards=guards)
+    scopes = sorted(scope_entries(s for syms in p.symbols.by_file.values() for s in syms))
+    p.resolver.use_scopes(scopes)
     edge_rows = template_args.bind(list(fact_edges(conn, p, jobs)), p.symbols, p.resolver, p.contexts, p.functors,
                                    conn)
     _mark_device_paths(nodes.rows, edge_rows)
     count_device_candidates({r[0]: r[8] for r in nodes.rows if r[8]}, edge_rows)
     _write(conn, nodes.rows, edge_rows)
-    return LinkSummary(len(nodes.rows), len(edge_rows), p.inputs, p.file_includes)
+    return LinkSummary(len(nodes.rows), len(edge_rows), p.inputs, p.file_includes, scopes)
 
 
 def definition_guards(conn: sqlite3.Connection, def_columns: set[str], includes: IncludeGraph,
