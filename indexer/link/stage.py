@@ -186,9 +186,12 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     inputs = inputs_fingerprint(cold or nodes, inline, macros, types, bases, namespaces, ops, scope_usings, shared,
                                 bool(includes.direct), global_aliases, resolver.qualified_aliases,
                                 callable_classes(conn, tables), op_returns,
-                                tensor_methods, declarations.get("", {}), resolver.fields,
+                                tensor_methods, declarations.get("", {}),
+                                # (each value in an order of the facts: class_fields, class_namespaces; a field's
+                                # members in the order the class writes them)
+                                repr(sorted(resolver.fields.items())),
                                 sorted((s.qualified_name, s.file, s.signature) for found in resolver.constants.values() for s in found),
-                                resolver.enums, resolver.op_references, resolver.class_namespaces,
+                                resolver.enums, resolver.op_references, repr(sorted(resolver.class_namespaces.items())),
                                 includes.inclusion_guards())
     return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
                     own)
