@@ -606,7 +606,7 @@ def _python_stage(conn: sqlite3.Connection, run: _Run) -> None:
     """Python: few files, extracted here; a file that does not parse is recorded with its status."""
     todo = run.plan.py_todo
     run.progress("Python", 0, len(todo))
-    batch, listed = RowBatch(conn.executemany, py_tables()), []
+    batch, listed = RowBatch(conn.executemany, py_tables() if todo else ()), []
     for done, rel in enumerate(todo, start=1):
         data = run.ck.py_contents[rel]
         rows, status = _py_rows(rel, data)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
-from . import derivatives, native_yaml, python_api
+from . import derivatives, native_yaml
 from .facts import Location
 
 FILE_KEYS = ("file_id", "file")  # the key columns of a source file's facts
@@ -188,6 +188,8 @@ def cxx_tables() -> tuple[Table, ...]:
 def py_tables() -> tuple[Table, ...]:
     """The tables of a Python file's facts (python_api.PyFacts). nn_module starts as is_module;
     the build then follows bases across files."""
+    from . import python_api
+
     of = functools.partial(table, container=python_api.PyFacts)
     return (
         of("py_defs", python_api.DefFact),

@@ -48,19 +48,34 @@ Conventions:
 from __future__ import annotations
 
 import hashlib
+import importlib
 from pathlib import Path
 
 from ..facts import Location
 from ..vocab import PyCallKind
-from .facts import (AttributeFact, BindingFact, BranchFact, CallFact, ClassFact, Condition, DecompFact, DefFact, FlagFact,
-                    PyFacts, ReexportFact)
-from .files import PY_SOURCES, py_source_files
-from .kinds import BindingVia, BranchKind, DecompHow, DecompKind, FlagKind, PyDefKind, ReexportKind
-from .names import MODULE_ROOTS, TENSOR_BASES, classify, module_name
-from .nn_modules import ClassBases, Reexport, module_classes, module_classes_of
-from .walk import extract
 
 CallKind = PyCallKind  # the name queries/ imports; indexer/ uses PyCallKind
+
+# Each name the package exports, by the module that defines it, imported when first asked for (PEP 562): a build
+# that extracts no Python file reads PY_SOURCES and extractor_hash only, and the dispatcher stage module_name.
+_WHERE = {
+    **dict.fromkeys(("AttributeFact", "BindingFact", "BranchFact", "CallFact", "ClassFact", "Condition", "DecompFact",
+                     "DefFact", "FlagFact", "PyFacts", "ReexportFact"), ".facts"),
+    **dict.fromkeys(("PY_SOURCES", "py_source_files"), ".files"),
+    **dict.fromkeys(("BindingVia", "BranchKind", "DecompHow", "DecompKind", "FlagKind", "PyDefKind", "ReexportKind"),
+                    ".kinds"),
+    **dict.fromkeys(("MODULE_ROOTS", "TENSOR_BASES", "classify", "module_name"), ".names"),
+    **dict.fromkeys(("ClassBases", "Reexport", "module_classes", "module_classes_of"), ".nn_modules"),
+    "extract": ".walk",
+}
+
+
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(module, __name__), name)
+    return value
 
 __all__ = [
     "MODULE_ROOTS", "PY_SOURCES", "TENSOR_BASES", "AttributeFact", "BindingFact", "BindingVia", "BranchFact", "BranchKind", "CallFact",
