@@ -66,6 +66,9 @@ EDITS = {
     "a callee stops calling the function it is handed": (f"{N}Handed.h", "  f(n);", "  (void)f;", "incremental"),
     "a specialisation stops calling a library": (f"{N}cuda/ScaleKernel.cu", "gemm<float>(float a) { cublasSgemm(a); }",
                                                  "gemm<float>(float a) { (void)a; }", "incremental"),
+    # the only call of cublasDgemm: its library node goes
+    "a library's last call goes": (f"{N}cuda/ScaleKernel.cu", "gemm<double>(double a) { cublasDgemm(a); }",
+                                   "gemm<double>(double a) { (void)a; }", "incremental"),
 }
 # The device_path of Other.cpp's functions after those edits (before them: other_user 0, other_user2 1).
 CALLERS_MOVE = {"a header's function starts calling a library": (1, 1),

@@ -77,6 +77,8 @@ class _Matched:
     defined: set[str] = field(default_factory=set)  # names and qualified names of the changed files' definitions,
     # before and after (the op edges of the kernels so named are made again: _op_rows)
     device: dict[int, int] = field(default_factory=dict)  # the index's device_path of the nodes kept, where not 0
+    library_named: set[tuple[str, str]] = field(default_factory=set)  # (family, callee) of the changed files'
+    # library_calls before the change (a library node they alone named may be left with no reason to be)
 
 
 def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inputs: str,
@@ -98,6 +100,10 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
             return None
         includes = includes if includes is not None else include_graph(conn, tables)
         matched = _match(conn, old, changed, def_columns, includes)
+        if matched is not None:
+            marks = ", ".join("?" * len(changed))
+            matched.library_named = set(old.execute(
+                f"SELECT DISTINCT family, callee FROM library_calls WHERE file IN ({marks})", sorted(changed)))
     if matched is None:
         return None
     for table in ("_relink_files", "_reregister_files", "_handed_files"):
@@ -521,8 +527,17 @@ def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved:
                 (f"src IN (SELECT id FROM nodes WHERE kind = ?) AND kind = ? AND file IN "
                  f"(SELECT path FROM {_REGISTERING})", (NodeKind.STUB, EdgeKind.REGISTERS)))
     rewritten: set[int] = {row[1] for row in new if not _op_edge(row[0], row[5])}
+    # The library nodes that may be left with neither an edge to them nor a library call naming them: those the
+    # edges replaced lead to, and those the changed files' library calls named (the op edges lead to none)
+    lonely = set()
     for where, args in replaced:
-        rewritten.update(r[0] for r in conn.execute(f"SELECT DISTINCT src FROM edges WHERE {where}", args))
+        for src, kind, dst in conn.execute(f"SELECT DISTINCT src, kind, dst FROM edges WHERE {where}", args):
+            rewritten.add(src)
+            if kind == EdgeKind.CALLS_LIBRARY and dst is not None:
+                lonely.add(dst)
+    for family, callee in m.library_named:
+        if (family, callee) in m.nodes.library:
+            lonely.add(m.nodes.library[(family, callee)])
     before = _edge_lists(conn, rewritten)
     for where, args in replaced:
         conn.execute(f"DELETE FROM edges WHERE {where}", args)
@@ -532,9 +547,10 @@ def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved:
     conn.executemany(NODE_INSERT, [(*r[:8], device.get(r[0], 0)) for r in m.nodes.rows])
     conn.executemany("UPDATE nodes SET device_path = ? WHERE id = ?", [(device.get(n, 0), n) for n in moved])
     conn.executemany(EDGE_INSERT, new)
-    conn.execute("DELETE FROM nodes WHERE kind = ? AND id NOT IN (SELECT dst FROM edges WHERE kind = ? AND dst IS "
-                 "NOT NULL) AND (detail, name) NOT IN (SELECT family, callee FROM library_calls)",
-                 (NodeKind.LIBRARY, EdgeKind.CALLS_LIBRARY))
+    temp_nodes(conn, "_lonely", lonely)
+    conn.execute("DELETE FROM nodes WHERE id IN (SELECT id FROM temp._lonely) AND kind = ? AND id NOT IN (SELECT dst "
+                 "FROM edges WHERE kind = ? AND dst IN (SELECT id FROM temp._lonely)) AND (detail, name) NOT IN "
+                 "(SELECT family, callee FROM library_calls)", (NodeKind.LIBRARY, EdgeKind.CALLS_LIBRARY))
     after = _edge_lists(conn, rewritten)
     return sources | {n for n in rewritten if before.get(n) != after.get(n)}
 
