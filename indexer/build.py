@@ -696,8 +696,9 @@ def _macro_files(conn: sqlite3.Connection, run: _Run) -> frozenset[str] | None:
         if {r[0] for r in old.execute(cxx)} != {r[0] for r in conn.execute(cxx)}:
             return None
         marks = ",".join("?" * len(files))
-        for query in (f"SELECT file, name, params, body, truncated FROM macros WHERE file IN ({marks}) ORDER BY file, line",
-                      f"SELECT file, target, system FROM includes WHERE file IN ({marks}) ORDER BY file, target, system"):
+        ids = f"file_id IN (SELECT id FROM files WHERE path IN ({marks}))"  # (by the integer: a third of the time)
+        for query in (f"SELECT file, name, params, body, truncated FROM macros WHERE {ids} ORDER BY file, line",
+                      f"SELECT file, target, system FROM includes WHERE {ids} ORDER BY file, target, system"):
             if old.execute(query, sorted(files)).fetchall() != conn.execute(query, sorted(files)).fetchall():
                 return None
     return frozenset(files)
