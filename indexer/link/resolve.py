@@ -604,6 +604,7 @@ class Resolver:
         self.scope_usings = scope_usings or {}  # namespace -> namespaces its headers' using-directives bring in
         self.namespaces = namespaces  # the first component of every scope the checkout defines something in
         self.returns = returns or {}  # definitions.id -> its declared return type (definitions.returns)
+        self.typed = bool(self.returns)  # whether any definition has one (returns may hold the symbols' alone)
         self.op_returns: dict[str, str] = {}  # op name -> the C++ type its schema returns (symbols.op_return_type)
         self.tensor_methods: frozenset[str] = frozenset()  # the Tensor methods torchgen generates, by name
         self._by_node: dict[int, Symbol] | None = None
@@ -1057,7 +1058,7 @@ class Resolver:
             inner = ctx.chain[0].rsplit("::", 1)[-1]
             structured = inner.startswith("structured_") and inner in self.bases
             nameless = (callee, argc, receiver_type, structured, id(ctx.aliases) if ctx.aliases else 0, ctx.usings,
-                        ctx.chain[0], ctx.file if self.returns and "(" in callee else "")
+                        ctx.chain[0], ctx.file if self.typed and "(" in callee else "")
             got = self._nameless.get(nameless)
             if got is None:
                 got = self._nameless[nameless] = self._resolve(ctx, callee, callee_name, argc, receiver_type)
@@ -1519,7 +1520,7 @@ class Resolver:
         """The type of a receiver expression: a variable (root: its declared type, or `decltype(<init>)` for
         an `auto` one), then the calls chained on it (`self.options()`, `at::device(kCPU)`), each typed by
         the return type of the one definition it resolves to. None as soon as a step is not known."""
-        if not self.returns:
+        if not self.typed:
             return None
         key = (ctx.file, ctx.chain[0], receiver, root)
         got = self._typed.get(key, "")

@@ -22,8 +22,8 @@ from . import template_args
 from .nodes import Nodes, make_nodes
 from .resolve import Context, Resolver, ScopeEntry, scope_entries
 from ..cxx.scopes import split_scope
-from .symbols import (ANONYMOUS, Symbol, Symbols, is_header, normalise_scope, parameter_names, return_types,
-                      scope_chain, untemplated)
+from .symbols import (ANONYMOUS, Symbol, Symbols, has_return_types, is_header, normalise_scope, parameter_names,
+                      return_types, scope_chain, untemplated)
 
 __all__ = ["GRAPH_TABLES", "link_hash", "EdgeKind", "How", "NodeKind", "LinkSummary", "link"]
 
@@ -164,8 +164,10 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     if guards is None:
         guards = definition_guards(conn, def_columns, includes)
     resolver.guards = guards  # one definition per build configuration (resolve.py)
-    returns, op_returns, tensor_methods = return_types(conn)  # what call chains are typed by (resolve.py)
+    # what call chains are typed by (resolve.py): the return types of the symbols' definitions
+    returns, op_returns, tensor_methods = return_types(conn, SOME_DEFINITIONS if some else "")
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
+    resolver.typed = has_return_types(conn) if some else bool(returns)
     resolver.fields = class_fields(conn, tables, inline)
     resolver.constants, resolver.enums = constants(conn, tables, inline)
     resolver.class_namespaces = class_namespaces(conn, tables, inline)

@@ -216,12 +216,14 @@ def _schema_type(written: str) -> str | None:
     return _SCHEMA_TYPES.get(bare)
 
 
-def return_types(conn) -> tuple[dict[int, str], dict[str, str], frozenset[str]]:
+def return_types(conn, where: str = "") -> tuple[dict[int, str], dict[str, str], frozenset[str]]:
     """What the resolver types call chains by (Resolver.returns, .op_returns, .tensor_methods): every
-    definition's declared return type by definitions.id, each op's C++ return type by op name, and the
-    names of the Tensor methods torchgen generates (ops with a method variant, not manual_cpp_binding)."""
+    definition's declared return type by definitions.id (where: of the definitions so chosen, `WHERE ...`:
+    those the symbols hold), each op's C++ return type by op name, and the names of the Tensor methods
+    torchgen generates (ops with a method variant, not manual_cpp_binding)."""
     columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
-    returns = dict(conn.execute("SELECT id, returns FROM definitions WHERE returns IS NOT NULL")) \
+    chosen = f" AND ({where.removeprefix(' WHERE ')})" if where else ""
+    returns = dict(conn.execute("SELECT id, returns FROM definitions WHERE returns IS NOT NULL" + chosen)) \
         if "returns" in columns else {}
     ops, methods = {}, set()
     for name, base, func, variants, manual in conn.execute(
@@ -231,6 +233,13 @@ def return_types(conn) -> tuple[dict[int, str], dict[str, str], frozenset[str]]:
         if "method" in json.loads(variants) and not manual:
             methods.add(base)
     return returns, ops, frozenset(methods)
+
+
+def has_return_types(conn) -> bool:
+    """Whether a definition has a declared return type (an index of an older schema has the column for none)."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
+    return "returns" in columns and conn.execute(
+        "SELECT 1 FROM definitions WHERE returns IS NOT NULL LIMIT 1").fetchone() is not None
 
 
 _ALL_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
