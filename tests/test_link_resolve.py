@@ -144,7 +144,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def typed(db: Path) -> Path:
-    """The build's index: its link gives the resolver the return types (symbols.return_types, in stage.prepare)."""
+    """The build's index: its link gives the resolver the return types (read with the symbols in stage.prepare)."""
     return db
 
 

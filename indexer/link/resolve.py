@@ -44,8 +44,8 @@ the caller finds as a namespace or class (`vec::` from at::native is at::vec). A
 (whose class body the codegen templates complete with a method per op) that torchgen generates (an op with
 a method variant, not manual_cpp_binding: `tensor_methods`) is the op's.
 
-Receiver types (`returns`, `op_returns`: definitions.returns and each op's schema; symbols.return_types
-gives them and `tensor_methods`):
+Receiver types (`returns`, `op_returns`: definitions.returns, which stage.prepare reads with the symbols, and
+each op's schema, which symbols.op_typing gives with `tensor_methods`):
 the extractor gives the declared type of the variable a receiver starts with, or `decltype(<initializer>)`
 for an `auto` one; then each step is typed in turn: a call `f(...)` or `x.g(...)` by the return type of the
 one definition (or the overloads that agree) or the ops it resolves to, a class made in place by its name,

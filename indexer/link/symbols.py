@@ -216,15 +216,10 @@ def _schema_type(written: str) -> str | None:
     return _SCHEMA_TYPES.get(bare)
 
 
-def return_types(conn, where: str = "") -> tuple[dict[int, str], dict[str, str], frozenset[str]]:
-    """What the resolver types call chains by (Resolver.returns, .op_returns, .tensor_methods): every
-    definition's declared return type by definitions.id (where: of the definitions so chosen, `WHERE ...`:
-    those the symbols hold), each op's C++ return type by op name, and the names of the Tensor methods
-    torchgen generates (ops with a method variant, not manual_cpp_binding)."""
-    columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
-    chosen = f" AND ({where.removeprefix(' WHERE ')})" if where else ""
-    returns = dict(conn.execute("SELECT id, returns FROM definitions WHERE returns IS NOT NULL" + chosen)) \
-        if "returns" in columns else {}
+def op_typing(conn) -> tuple[dict[str, str], frozenset[str]]:
+    """What the resolver types call chains by beside the definitions' return types (stage.prepare reads those with
+    the symbols): each op's C++ return type by op name (Resolver.op_returns), and the names of the Tensor methods
+    torchgen generates (Resolver.tensor_methods: ops with a method variant, not manual_cpp_binding)."""
     ops, methods = {}, set()
     for name, base, func, variants, manual in conn.execute(
             "SELECT name, base, func, variants, manual_cpp_binding FROM ops"):
@@ -232,7 +227,7 @@ def return_types(conn, where: str = "") -> tuple[dict[int, str], dict[str, str],
             ops[name] = t
         if "method" in json.loads(variants) and not manual:
             methods.add(base)
-    return returns, ops, frozenset(methods)
+    return ops, frozenset(methods)
 
 
 def has_return_types(conn) -> bool:
