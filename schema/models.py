@@ -706,6 +706,11 @@ class Edge(Base):
     detail: Mapped[str | None] = mapped_column(Text, comment="registers: device and CPU capability (CPU AVX2); launches: the <<<config>>>; dtypes: the macro and its dtypes; ambiguous: the number of candidates")
 
 
+# The bindings of template parameters (how = template-argument) by their detail, which names the call site a
+# parameter was deduced at: an update asks which were deduced in the files it resolves again (template_args.py)
+Index("ix_edges_bindings", Edge.detail, sqlite_where=Edge.how == "template-argument")
+
+
 class Chain(Base):
     """A chain kernels-for shows, walked at build time from one node (queries/chain_store.py): a fresh Index reads it instead of walking the edges below the node."""
 

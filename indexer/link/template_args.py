@@ -347,8 +347,9 @@ def _deductions_changed(conn: sqlite3.Connection, new_rows: list, files_table: s
     was deduced at one of their call sites, or one of their calls deduces one (_deduced: a class, or its
     caller's own parameter) that the template uses (calls through it, or hands it on)."""
     changed = {path for (path,) in conn.execute(f"SELECT path FROM {files_table}")}
-    for (detail,) in conn.execute("SELECT detail FROM edges WHERE how = ? AND instr(detail, ?) > 0",
-                                  (How.TEMPLATE_ARGUMENT, DEDUCED + " at ")):
+    # (the value written out, so that SQLite reads ix_edges_bindings, an index of those edges alone)
+    for (detail,) in conn.execute(f"SELECT detail FROM edges WHERE how = '{How.TEMPLATE_ARGUMENT.value}' AND "
+                                  "instr(detail, ?) > 0", (DEDUCED + " at ",)):
         if detail.rpartition(" at ")[2].rpartition(":")[0] in changed:
             return True
     by_node = {s.node: s for syms in symbols.by_file.values() for s in syms}
