@@ -7,7 +7,8 @@ What a call's resolution reads is of two sorts:
   stage.inputs_fingerprint hashes them, and the build keeps the hash in meta (link_inputs). When it
   differs, the whole graph is linked again. What a file no other includes includes is its own input
   (meta link_file_includes: a hash per file); where it changed, the file is resolved again;
-- the definitions of the name called. A definition of a changed file that is the same but for its
+- the definitions of the name called, and every operator-> (what a receiver reached through `->` is;
+  a changed one links the graph whole). A definition of a changed file that is the same but for its
   lines keeps its node (its lines updated); the others are removed or added, and their names are the
   changed names;
 - the scopes of every definition: whether a name is a namespace or class of the checkout, and which files
@@ -104,7 +105,7 @@ def relink(conn: sqlite3.Connection, jobs: int, previous_db: Path, previous_inpu
             marks = ", ".join("?" * len(changed))
             matched.library_named = set(old.execute(
                 f"SELECT DISTINCT family, callee FROM library_calls WHERE file IN ({marks})", sorted(changed)))
-    if matched is None:
+    if matched is None or "operator->" in matched.changed_names:  # (what `x->` reaches, anywhere: rare)
         return None
     for table in ("_relink_files", "_reregister_files", "_handed_files"):
         conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (path TEXT PRIMARY KEY)")
@@ -363,7 +364,8 @@ def _select(conn: sqlite3.Connection, files: set[str], registering: set[str], ta
     _fill(conn, "_relink_files", files)
     _fill(conn, "_reregister_files", registering)
     calls = call_rows(conn, _FILES)
-    names = {"operator()"} | kernels
+    # (every operator->: a receiver reached through `->` is typed by what its class's returns, Resolver._pointee)
+    names = {"operator()", "operator->"} | kernels
     for name in {r[3] for r in calls}:
         names.add(name)
         if name.endswith("}") and "{" in name:

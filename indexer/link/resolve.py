@@ -147,6 +147,7 @@ def scope_maps(entries: Iterable[ScopeEntry]) -> tuple[dict[str, set[str]], set[
                 files.add(file)
     return scopes, templated
 
+
 _CONSTRUCTED = re.compile(r"(?:[\w:]+::)?([A-Z]\w*)(?:<[^()]*>)?\(")  # `TensorOptions().dtype(...)`: a T made in place
 _STD_TYPES = re.compile(r"(?:std::)?(?:vector|string|string_view|array|tuple|pair|optional|unordered_map|map|set|"
                         r"unordered_set|deque|list|unique_ptr|shared_ptr|function|atomic|mutex|thread|ostream|"
