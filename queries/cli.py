@@ -233,11 +233,29 @@ def export_cmd(
 def info_cmd(as_json: JsonOption = False, fmt: FormatOption = None) -> None:
     """Which checkout and PyTorch version the index holds, when and by which tool and schema version."""
     ix = _index()
-    meta = ix.meta()
+    meta = {key: _shown_meta(key, value) for key, value in ix.meta().items()}
     meta["db"] = str(ix.path)
     width = max(len(k) for k in meta)
     _emit(meta, render.pick(fmt, as_json), lambda m: "".join(f"{k.ljust(width)}  {v}\n" for k, v in m.items()),
           data=lambda m: m, items=lambda m: [m])
+
+
+LONG_META = 256  # characters of a meta value beyond which info shows a JSON list or object as its size
+
+
+def _shown_meta(key: str, value: str) -> str:
+    """A meta value as info shows it: whole, but for a long JSON list or object (the build's own records of
+    each file's stats, includes and scopes, hundreds of KB), shown as its number of entries and the query that
+    reads it."""
+    if value is None or len(value) <= LONG_META or value[:1] not in "[{":
+        return value
+    import json
+
+    try:
+        entries = len(json.loads(value))
+    except ValueError:
+        return value
+    return f"{entries:,} entries ({len(value):,} bytes): tg-query sql \"SELECT value FROM meta WHERE key = '{key}'\""
 
 
 @query_app.command("mcp")

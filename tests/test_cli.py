@@ -146,6 +146,25 @@ def test_db_from_environment(mini_db: Path):
     assert json.loads(result.stdout)["pytorch_version"] == "2.6.0a0"
 
 
+def test_info_shows_the_build_s_long_records_as_their_size(mini_db: Path):
+    # file_stats, link_file_includes and link_scopes run to hundreds of KB on PyTorch: a JSON list or object longer
+    # than LONG_META characters is shown as its number of entries and the query that reads it; the rest whole
+    with sqlite3.connect(mini_db) as conn:
+        raw = dict(conn.execute("SELECT key, value FROM meta"))
+    shown = json.loads(run("tg-query", "--db", str(mini_db), "info", "--json").stdout)
+    long = {k for k, v in raw.items() if v and len(v) > 256 and v[0] in "[{"}
+    assert {"file_stats", "link_scopes"} <= long
+    for key, value in raw.items():
+        if key in long:
+            assert shown[key] == (f"{len(json.loads(value)):,} entries ({len(value):,} bytes): "
+                                  f"tg-query sql \"SELECT value FROM meta WHERE key = '{key}'\"")
+        else:
+            assert shown[key] == value
+    text = run("tg-query", "--db", str(mini_db), "info").stdout
+    for key in long:
+        assert raw[key] not in text and f"{key} " in text
+
+
 def test_truncated_yaml_is_one_line(mini: Path, tmp_path: Path):
     native = mini / "aten/src/ATen/native/native_functions.yaml"
     text = native.read_text()
