@@ -103,7 +103,6 @@ class IncludeGraph:
     def _find(self, file: str, folder: str, target: str, known: set[str]) -> str | None:
         """The file an #include of `target` in `file` (in `folder`) names, or None; kept in _found where only
         the folder decides."""
-        got = None
         if target.rpartition("/")[2] in self._by_name:  # else no checkout file, beside it or not, has the name
             local = posixpath.normpath(posixpath.join(folder, target))
             if local in known:

@@ -47,7 +47,7 @@ from .includes import IncludeGraph
 from .resolve import ScopeEntry, scope_entries, scope_maps
 from .symbols import Symbols
 from .stage import (DEVICE_WORK, EDGE_INSERT, NODE_INSERT, DeviceWork, GraphChanges, LinkSummary, callable_classes,
-                    count_device_candidates, definition_guards, fact_edges, include_graph, prepare)
+                    _columns, count_device_candidates, definition_guards, fact_edges, include_graph, prepare)
 
 OP_EDGES = (EdgeKind.HAS_KERNEL, EdgeKind.IMPLEMENTS, EdgeKind.META, EdgeKind.BACKWARD)  # made from the yaml rows
 # ... and so is the redispatch of a kernel torchgen writes for an autogen'd op (edges.op_edges): an op edge is one of
@@ -184,7 +184,7 @@ def _mentioning(conn: sqlite3.Connection, scopes: set[str], tables: set[str]) ->
     written with a leading `::`. (A receiver whose type is worked out from a function's return type calls a
     member of that class: a changed definition's name, whose callers are resolved again anyway.)"""
     words = sorted({k.rsplit("::", 1)[-1] for k in scopes} - {""})
-    columns = [c for c in ("callee", "receiver_type", "arg_types") if c in _call_columns(conn)]
+    columns = [c for c in ("callee", "receiver_type", "arg_types") if c in _columns(conn, "calls")]
     tests = [f"instr({c}, ?) > 0" for c in columns for _ in words]
     args = [w for _ in columns for w in words]
     if "" in scopes:
@@ -197,10 +197,6 @@ def _mentioning(conn: sqlite3.Connection, scopes: set[str], tables: set[str]) ->
             found = " OR ".join(f"instr({column}, ?) > 0" for _ in words)
             files |= {r[0] for r in conn.execute(f"SELECT DISTINCT file FROM {table} WHERE {found}", words)}
     return files
-
-
-def _call_columns(conn: sqlite3.Connection) -> set[str]:
-    return {r[1] for r in conn.execute("PRAGMA table_info(calls)")}
 
 
 def _handing_files(conn: sqlite3.Connection, tables: set[str]) -> set[str]:

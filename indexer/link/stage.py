@@ -170,7 +170,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     # what call chains are typed by (resolve.py): the return types of the symbols' definitions
     op_returns, tensor_methods = op_typing(conn)
     resolver.returns, resolver.op_returns, resolver.tensor_methods = returns, op_returns, tensor_methods
-    resolver.typed = has_return_types(conn) if some else bool(returns)
+    resolver.typed = has_return_types(conn, def_columns) if some else bool(returns)
     resolver.fields = class_fields(conn, tables, inline)
     resolver.constants, resolver.enums = constants(conn, tables, inline)
     resolver.class_namespaces = class_namespaces(conn, tables, inline)

@@ -230,9 +230,9 @@ def op_typing(conn) -> tuple[dict[str, str], frozenset[str]]:
     return ops, frozenset(methods)
 
 
-def has_return_types(conn) -> bool:
-    """Whether a definition has a declared return type (an index of an older schema has the column for none)."""
-    columns = {r[1] for r in conn.execute("PRAGMA table_info(definitions)")}
+def has_return_types(conn, columns: set[str]) -> bool:
+    """Whether a definition has a declared return type (columns: the definitions table's; an index of an older
+    schema has none)."""
     return "returns" in columns and conn.execute(
         "SELECT 1 FROM definitions WHERE returns IS NOT NULL LIMIT 1").fetchone() is not None
 
