@@ -708,7 +708,12 @@ class Linker:
         shown = FUNCTOR_ONLY if in_functor else COMPOSITE_OR_FUNCTOR if walk.composite or body else ALWAYS
         device = walk.branch or ""  # no device: only what no build compiles is left out
         other_builds = _other_builds(edges, walk.build)
+        dtypes_at = -2  # the index of the dtypes edge last shown
         for i, (kind, _dst, file, line, how, target, detail, loc, dn, need) in enumerate(edges):
+            if kind == EdgeKind.DEFINED_AT:  # the #define of the wrapper macro of the dtypes edge right before it
+                if dtypes_at == i - 1:
+                    yield _step(StepKind.DEFINED, target, loc, level, detail=detail, how=how), None, False
+                continue
             if i in other_builds:
                 walk.other_build.setdefault(other_builds[i], {})[
                     f"{target} -> {dn.name} {dn.loc} ({_build_detail(how, detail)})"] = None
@@ -737,6 +742,7 @@ class Linker:
                             False
                 # else: nothing device-bound below it (a composite follows redispatches); a __global__: its launch
             elif kind == EdgeKind.DTYPES:
+                dtypes_at = i
                 yield _step(StepKind.DTYPES, target, loc, level, detail=detail), None, False
             elif kind == EdgeKind.USES_STUB and dn is not None:
                 yield from self._stub_steps(dn, loc, level, walk)

@@ -55,25 +55,32 @@ class MacroTable:
 
     def at(self, file: str, line: int) -> Callable[[str], Define | None]:
         """The lookup a use at file:line sees."""
-        seen = None
+        seen: list[frozenset[str]] = []
 
         def lookup(name: str) -> Define | None:
-            nonlocal seen
-            defs = self.by_name.get(name)
-            if not defs:
-                return None
-            own = [d for d in defs if d.file == file and d.line < line]
-            if own:
-                return own[-1].define
-            if seen is None:
-                seen = self.includes.closure(file)
-            included = [d for d in defs if d.file in seen]
-            if included:
-                return included[0].define
-            others = [d for d in defs if d.file != file]
-            return others[0].define if others else None
+            found = self.where(file, line, name, seen)
+            return found.define if found is not None else None
 
         return lookup
+
+    def where(self, file: str, line: int, name: str, seen: list[frozenset[str]] | None = None) -> MacroDef | None:
+        """The #define of `name` a use at file:line sees, with its place (seen: the use file's include closure,
+        kept there once made)."""
+        defs = self.by_name.get(name)
+        if not defs:
+            return None
+        own = [d for d in defs if d.file == file and d.line < line]
+        if own:
+            return own[-1]
+        if seen is None:
+            seen = []
+        if not seen:
+            seen.append(self.includes.closure(file))
+        included = [d for d in defs if d.file in seen[0]]
+        if included:
+            return included[0]
+        others = [d for d in defs if d.file != file]
+        return others[0] if others else None
 
 
 def load(conn: sqlite3.Connection) -> MacroTable:

@@ -14,6 +14,7 @@ from .. import index_file
 from ..vocab import Origin, StubKind
 from .kernels import CLONE, autogen_detail, autogen_target, implementation, view_copy_detail, view_copy_target
 from .classify import RUN_METHOD, compute_family, is_service_call
+from .dtype_macros import DtypeMacros
 from .kinds import VIEW_COPY, EdgeKind, How, NodeKind
 from .nodes import Nodes
 from .parallel import map_parts
@@ -452,13 +453,25 @@ class _HandedKernels:
                     yield from self.kernels(ctx, position, on, depth + 1, seen)
 
 
-def dtype_edges(conn: sqlite3.Connection, callers: Callers, files: str | None = None) -> Iterator[Edge]:
-    for macro, dtypes, name, caller, file, line in conn.execute(
-            f"SELECT macro, dtypes, name, caller, file, line FROM type_dispatch {_in(files, True)}ORDER BY id"):
+WRAPPER_DEFINED = "the #define of the macro that writes the dtype set"  # a defined-at edge's detail after a dtypes edge
+
+
+def dtype_edges(conn: sqlite3.Connection, callers: Callers, macros: DtypeMacros | None = None,
+                files: str | None = None) -> Iterator[Edge]:
+    """A dtypes edge per AT_DISPATCH use; one written through a wrapper macro is followed by a defined-at edge
+    to the wrapper's #define (dtype_macros.py; macros: None, as in an index without a macros table: none)."""
+    for macro, dtypes, name, caller, file, line, wrapped in conn.execute(
+            f"SELECT macro, dtypes, name, caller, file, line, via FROM type_dispatch {_in(files, True)}ORDER BY id"):
         src = callers.at(file, caller, line)
-        if src is not None:
-            yield (EdgeKind.DTYPES, src.node, None, file, line, How.EXACT, name or macro,
-                   f"{macro}({', '.join(json.loads(dtypes))})")
+        if src is None:
+            continue
+        defined = macros.defined(file, line, macro, wrapped) if macros is not None else None
+        types = defined[1] if defined is not None and defined[1] is not None else json.loads(dtypes)
+        yield (EdgeKind.DTYPES, src.node, None, file, line, How.EXACT, name or macro, f"{macro}({', '.join(types)})")
+        if defined is not None:
+            d = defined[0]
+            yield (EdgeKind.DEFINED_AT, src.node, None, d.file, d.line, How.MACRO, macro, WRAPPER_DEFINED)
+
 
 
 def op_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols,

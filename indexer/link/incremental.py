@@ -399,7 +399,8 @@ def _handed_names(conn: sqlite3.Connection, handing: set[str], includes: Include
 
 def _dangling(conn: sqlite3.Connection, m: _Matched) -> bool:
     """Whether an edge that stays names a node that is gone (it should have been resolved again): every edge
-    but those of the files resolved again, which go, the registrations made again, and the op edges. Fills
+    but those of the files resolved again, which go (with their functions' defined-at edges to a dtype wrapper's
+    #define, written where the #define is), the registrations made again, and the op edges. Fills
     temp._relinked with the nodes of the files resolved again (a fact's edges start at the definition around
     it)."""
     temp_nodes(conn, "_removed", m.removed)
@@ -409,8 +410,9 @@ def _dangling(conn: sqlite3.Connection, m: _Matched) -> bool:
     return conn.execute(
         "SELECT 1 FROM edges WHERE (src IN (SELECT id FROM temp._removed) OR dst IN (SELECT id FROM temp._removed)) "
         f"AND (file IS NULL OR file NOT IN (SELECT path FROM {_FILES})) AND NOT {_OP_EDGE} "
-        f"AND NOT (kind = ? AND file IN (SELECT path FROM {_REGISTERING})) LIMIT 1",
-        (EdgeKind.REGISTERS,)).fetchone() is not None
+        f"AND NOT (kind = ? AND file IN (SELECT path FROM {_REGISTERING})) "
+        "AND NOT (kind = ? AND how = ? AND src IN (SELECT id FROM temp._relinked)) LIMIT 1",
+        (EdgeKind.REGISTERS, EdgeKind.DEFINED_AT, How.MACRO)).fetchone() is not None
 
 
 # The nodes that call one of temp._changed_nodes, transitively, through the edges of the graph in the index.
@@ -519,11 +521,14 @@ def _write(conn: sqlite3.Connection, m: _Matched, device: dict[int, int], moved:
     same edges made again in the same order are no change; a walk reads a node's edges in id order)."""
     # The edges of the files resolved again, found through ix_edges_src: an edge starts at a node of its own
     # file (a fact's edges start at the definition around it), but for a stub's (registers, declared-at,
-    # defined-at) and the op edges.
+    # defined-at) and the op edges; a function's defined-at edge (the #define of a dtype wrapper macro,
+    # dtype_macros.py) is written where the #define is, maybe another file.
     replaced = ((f"src IN (SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES}) OR kind = ?) AND file IN "
                  f"(SELECT path FROM {_FILES}) AND NOT {_OP_EDGE}", (NodeKind.STUB,)),
                 (f"src IN (SELECT id FROM nodes WHERE kind = ?) AND kind = ? AND file IN "
-                 f"(SELECT path FROM {_REGISTERING})", (NodeKind.STUB, EdgeKind.REGISTERS)))
+                 f"(SELECT path FROM {_REGISTERING})", (NodeKind.STUB, EdgeKind.REGISTERS)),
+                (f"src IN (SELECT id FROM nodes WHERE file IN (SELECT path FROM {_FILES})) AND kind = ? AND how = ?",
+                 (EdgeKind.DEFINED_AT, How.MACRO)))
     rewritten: set[int] = {row[1] for row in new if not _op_edge(row[0], row[5])}
     # The library nodes that may be left with neither an edge to them nor a library call naming them: those the
     # edges replaced lead to, and those the changed files' library calls named (the op edges lead to none)

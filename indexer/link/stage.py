@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from .. import code_hash, naming
 from .classify import OpForms, SchemaParameters, schema_arity
 from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, optional_call_columns, stub_edges
+from . import dtype_macros
+from .dtype_macros import DtypeMacros
 from .includes import IncludeGraph
 from .kinds import SEVERAL, EdgeKind, How, NodeKind
 from . import template_args
@@ -127,6 +129,7 @@ class Prepared:
     callers: Callers
     functors: object
     call_columns: str  # the optional columns of calls this index has
+    dtype_macros: DtypeMacros  # the #defines of the wrappers dtype dispatches are written with
     inputs: str  # fingerprint of the checkout-wide inputs (see inputs_fingerprint)
     file_includes: dict[str, str]  # a hash of what each file no other includes includes (its own input)
 
@@ -184,6 +187,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     contexts = Contexts(symbols, includes, usings, global_aliases, local_aliases, declarations)
     extra = optional_call_columns(_columns(conn, "calls"))
     functors = _functors(conn, tables, symbols, resolver)
+    dtype_shared = dtype_macros.shared_rows(conn, tables)
     included = {t for found in includes.direct.values() for t in found}
     shared = {f: found for f, found in includes.direct.items() if f in included}
     own = {f: hashlib.sha256(repr(found).encode()).hexdigest()[:16] for f, found in includes.direct.items()
@@ -197,9 +201,9 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
                                 repr(sorted(resolver.fields.items())),
                                 sorted((s.qualified_name, s.file, s.signature) for found in resolver.constants.values() for s in found),
                                 resolver.enums, resolver.op_references, repr(sorted(resolver.class_namespaces.items())),
-                                includes.inclusion_guards())
-    return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra, inputs,
-                    own)
+                                includes.inclusion_guards(), sorted(map(repr, dtype_shared)))
+    return Prepared(nodes, tables, symbols, resolver, includes, contexts, Callers(symbols), functors, extra,
+                    DtypeMacros(conn, tables, dtype_shared, includes), inputs, own)
 
 
 def include_graph(conn: sqlite3.Connection, tables: set[str]) -> IncludeGraph:
@@ -237,7 +241,8 @@ def inputs_fingerprint(nodes: Nodes, *inputs) -> str:
     defined in, the op forms, the includes of the files others include, the using-directives of headers' namespaces, the type
     aliases at namespace or class level, the callable classes, the ops' C++ return types, the Tensor methods
     torchgen generates, the using-declarations written in headers, the classes' data members and the type
-    aliases by qualified name. The same facts give the same hash,
+    aliases by qualified name, the #defines of the macros dtype dispatches are written with (dtype_macros.py).
+    The same facts give the same hash,
     whatever the order of their rows' ids."""
     h = hashlib.sha256()
     for row in nodes.rows:
@@ -323,7 +328,7 @@ def fact_edges(conn: sqlite3.Connection, p: Prepared, jobs: int, files: str | No
                    call_rows),
         stub_edges(conn, nodes, symbols, callers, contexts, resolver, files),
         launch_edges(conn, nodes, symbols, callers, contexts, resolver, p.tables, files),
-        dtype_edges(conn, callers, files))
+        dtype_edges(conn, callers, p.dtype_macros, files))
 
 
 def _write(conn: sqlite3.Connection, node_rows: list, edge_rows: list) -> None:

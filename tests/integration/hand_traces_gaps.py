@@ -46,9 +46,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/cpu/moments_utils.h:189', 'RowwiseMomentsImpl'): LOOP_ONLY,
         ('aten/src/ATen/native/cpu/moments_utils.h:110', 'RowwiseMomentsImpl'): LOOP_ONLY,
     },
-    'Y1:nll_loss_forward.output-CUDA': {
-        ('aten/src/ATen/native/cuda/Loss.cu:159', 'AT_DISPATCH_NLL_LOSS_INDEX_TYPES'): UNDIAGNOSED,
-    },
     'Y1:scatter.src_out-CPU': {
         ('aten/src/ATen/native/cpu/ScatterGatherKernel.cpp:93', 'TensorAssign::operator()'): CALLED_THROUGH_PARAMETER,
     },
