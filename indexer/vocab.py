@@ -18,7 +18,8 @@ NEVER_COMPILED = "never compiled"  # device_branches.not_on of such a stretch wh
 # ROCm build; and neither is an Android or iOS build, the only ones that define C10_MOBILE (c10/macros/Macros.h
 # defines it for __ANDROID__ and for iOS targets; PyTorch builds no GPU backend there). The config header's
 # function-like macros follow the same build (2.6.0 aten/src/ATen/cuda/CUDAConfig.h.in:9-11 writes CMake's values):
-# AT_ROCM_ENABLED() is 1 exactly when USE_ROCM is set (cmake/Dependencies.cmake:1449-1456), and AT_CUDNN_ENABLED()
+# AT_ROCM_ENABLED() is 1 exactly when USE_ROCM is set (cmake/Dependencies.cmake:1449-1456; that build's compiler flags
+# define USE_ROCM and TORCH_HIP_VERSION together, 2.6.0 cmake/Dependencies.cmake:1037-1040), and AT_CUDNN_ENABLED()
 # is USE_CUDNN (aten/src/ATen/CMakeLists.txt:35, cmake/Dependencies.cmake:40), an option on by default where
 # USE_CUDA is (CMakeLists.txt:250), which a ROCm build turns off. link/configurations.py builds_without and
 # build_reason read them; a stretch under an #if a device's build does not compile names the device in not_on
@@ -31,9 +32,11 @@ _NOT_MOBILE = ("!defined(C10_MOBILE)", "only an Android or iOS build (C10_MOBILE
 BASE_BUILD = "CPU"
 DEVICE_BUILDS = {"CPU": (_NOT_MOBILE,),
                  "CUDA": (("!defined(USE_ROCM)", "only a ROCm build (USE_ROCM) compiles"),
+                          ("!defined(TORCH_HIP_VERSION)", "only a ROCm build (TORCH_HIP_VERSION) compiles"),
                           ("!AT_ROCM_ENABLED()", "only a ROCm build (AT_ROCM_ENABLED()) compiles"),
                           ("AT_CUDNN_ENABLED()", "only a build without cuDNN (USE_CUDNN=0) compiles"), _NOT_MOBILE),
                  "HIP": (("defined(USE_ROCM)", "a ROCm build (USE_ROCM) does not compile"),
+                         ("defined(TORCH_HIP_VERSION)", "a ROCm build (TORCH_HIP_VERSION) does not compile"),
                          ("AT_ROCM_ENABLED()", "a ROCm build (AT_ROCM_ENABLED()) does not compile"),
                          ("!AT_CUDNN_ENABLED()", "a ROCm build (no cuDNN) does not compile"), _NOT_MOBILE)}
 

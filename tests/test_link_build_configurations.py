@@ -131,6 +131,12 @@ def test_exclusive_guards(first: str | None, second: str | None, expected: bool)
     ("(!AT_CUDNN_ENABLED())", ["CUDA"], {"CUDA": "only a build without cuDNN (USE_CUDNN=0) compiles"}),
     ("AT_CUDNN_ENABLED()", ["HIP"], {"HIP": "a ROCm build (no cuDNN) does not compile"}),
     ("defined(USE_ROCM) || !AT_CUDNN_ENABLED() || !defined(CUDNN_VERSION)", [], {}),  # CUDNN_VERSION: undecided
+    # a ROCm build's flags define TORCH_HIP_VERSION with USE_ROCM (2.6.0 cmake/Dependencies.cmake:1037-1040):
+    # c10/cuda/CUDAFunctions.h:92's hipMemcpyWithStream, the #else's cudaMemcpyAsync
+    ("defined(TORCH_HIP_VERSION) && (TORCH_HIP_VERSION >= 301)", ["CUDA"],
+     {"CUDA": "only a ROCm build (TORCH_HIP_VERSION) compiles"}),
+    ("!(defined(TORCH_HIP_VERSION) && (TORCH_HIP_VERSION >= 301))", [],
+     {}),  # a ROCm build older than 3.1 compiles it too
 ])
 def test_the_devices_whose_build_does_not_compile_a_guard(guard: str, without: list[str], reasons: dict[str, str]):
     assert builds_without(guard) == without

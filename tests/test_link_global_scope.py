@@ -176,7 +176,10 @@ def test_a_kernel_launched_through_the_driver_api_is_a_library_call_that_ends_th
     ("nvrtc.cuLaunchKernel", "cuda driver"), ("nvrtc().cuLaunchCooperativeKernel", "cuda driver"),
     ("cudaLaunchKernel", "cuda runtime"), ("cudaLaunchKernelExC", "cuda runtime"),
     ("hipLaunchKernelGGL", "hip"), ("hipModuleLaunchKernel", "hip"), ("cublasSgemm", "cublas"),
-    ("cudaMemcpyAsync", None), ("cuLaunchHostFunc", None), ("cudaGetDevice", None),
+    ("cuLaunchHostFunc", None), ("cudaGetDevice", None), ("cudaStreamSynchronize", None),
+    # memory copied or set by the runtime or driver: the work a copy_ between devices does (2.6.0 native/cuda/Copy.cu:381)
+    ("cudaMemcpyAsync", "cuda runtime"), ("cudaMemcpy2DAsync", "cuda runtime"), ("cudaMemsetAsync", "cuda runtime"),
+    ("cuMemcpyHtoD", "cuda driver"), ("hipMemcpyWithStream", "hip"),
     # CPU libraries called through a C API or a namespace the checkout does not define: 2.6.0 mkl/SpectralOps.cpp:318
     # pocketfft::c2c, native/NNPACK.cpp's nnp_convolution_output, quantized/cpu's pytorch_qnnp_run_operator and
     # xnnpack/'s xnn_run_operator are the work done

@@ -85,7 +85,8 @@ _FAMILY = re.compile(r"(?:^|::)(cublasLt|cublas|cudnn|cusparse|cufft|curand|cuso
 
 # Families whose calls do the work (a vendor call that ends a chain; pocketfft::c2c is PyTorch's CPU FFT where MKL is
 # not built, mkl/SpectralOps.cpp; lapack and blas the Fortran routines above); the CUDA runtime's and generic
-# ones (cudaGetDevice, cudaMemcpyAsync, thrust::device) stay calls to a vendor library, not chain ends.
+# ones (cudaGetDevice, thrust::device) stay calls to a vendor library, not chain ends, but for its launches and
+# memory copies and sets (_LAUNCH_API, _MEMORY_API).
 COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft", "curand", "cusolver", "nccl", "magma",
                               "mkl", "cub", "thrust", "onednn", "cutlass", "cute", "fbgemm", "xnnpack", "qnnpack",
                               "sleef", "rocblas", "miopen", "mps", "nnpack", "pocketfft", "ducc", "lapack", "blas"))
@@ -140,12 +141,18 @@ def is_service_call(callee: str) -> bool:
 _LAUNCH_API = re.compile(r"(?:^|::|\.|->)(?:(cu)Launch(?:Cooperative)?Kernel(?:Ex)?|(cuda)Launch(?:Cooperative)?Kernel"
                          r"(?:ExC)?|(hip)(?:Module|Ext)?Launch(?:Cooperative)?Kernel(?:GGL|Ex)?)(?:<.*>)?$")
 _LAUNCH_FAMILY = {"cu": "cuda driver", "cuda": "cuda runtime", "hip": "hip"}
+# ... and their calls that copy or set device memory (the copy engines', or the runtime's memset kernel): a copy_
+# between devices, or of one dtype and layout on one, is `cudaMemcpyAsync` (2.6.0 native/cuda/Copy.cu:381,
+# copy_kernel_cuda), `.item()` a `cudaMemcpyAsync` in c10/cuda/CUDAFunctions.h's memcpy_and_sync. Also the work done.
+_MEMORY_API = re.compile(r"(?:^|::|\.|->)(?:(cu)Mem(?:cpy|set)\w*|(cuda)Mem(?:cpy|set)\w*|(hip)Mem(?:cpy|set)\w*)"
+                         r"(?:<.*>)?$")
 
 
 def compute_family(callee: str) -> str | None:
-    """The library family of a vendor call that does the work (a compute library's, or a kernel launched through a
-    driver or runtime API: "cuda driver" for `nvrtc.cuLaunchKernel`), else None (a service or runtime call)."""
-    launch = _LAUNCH_API.search(callee)
+    """The library family of a vendor call that does the work (a compute library's, or a kernel launched or memory
+    copied or set through a driver or runtime API: "cuda driver" for `nvrtc.cuLaunchKernel`, "cuda runtime" for
+    `cudaMemcpyAsync`), else None (a service or runtime call)."""
+    launch = _LAUNCH_API.search(callee) or _MEMORY_API.search(callee)
     if launch is not None:
         return _LAUNCH_FAMILY[next(g for g in launch.groups() if g)]
     family = vendor_family(callee)

@@ -78,9 +78,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
     'Y2:native_dropout-CPU': {
         ('aten/src/ATen/native/cpu/Loops.h:367', 'basic_loop'): HANDED_ON,
     },
-    'Y2:copy_-CompositeExplicitAutograd': {
-        ('aten/src/ATen/native/cuda/Copy.cu:381', 'cudaMemcpyAsync'): UNDIAGNOSED,
-    },
     'Y2:bernoulli_.float-CUDA-1.13.1': {
         ('aten/src/ATen/native/cpu/DistributionKernels.cpp:152', 'bernoulli_scalar_kernel'): OTHER_DEVICE,
     },
