@@ -273,9 +273,10 @@ _EDGES = ("SELECT e.src, e.kind, e.dst, e.file, e.line, e.how, e.target, "
 # Outside a functor, also the calls of a function template of native/ with a loop in its body that name the
 # dispatch's `scalar_t` in their template arguments (_instantiated: the per-dtype loop an AT_DISPATCH lambda runs,
 # when it does no device work).
-_SHOWN = _EDGES.format("(n.device_path IN (1, 2, 3) OR (n.device_path = 0 AND instr(e.target, 'scalar_t') AND "
-                       f"substr(n.file, 1, {len(NATIVE)}) = '{NATIVE}' AND "
+_SHOWN = _EDGES.format("(n.device_path IN (1, 2, 3) OR (n.device_path = 0 AND (instr(e.target, 'scalar_t') OR "
+                       f"e.how = '{How.OVERLOAD_SET}') AND substr(n.file, 1, {len(NATIVE)}) = '{NATIVE}' AND "
                        "EXISTS (SELECT 1 FROM definitions d WHERE d.id = n.ref AND d.loops)))")  # outside a functor
+# ... and the members of an overload set of native/ with a loop in their body (_loop_overload).
 _FUNCTOR = _EDGES.format("1")  # a functor's body: every call of a function
 _BATCH = 500  # nodes whose edges one statement reads
 # An op node's (op, key) kernels (has-kernel, whose detail is the key) and the definition implementing each,
@@ -305,6 +306,17 @@ def _instantiated(edges: list, target: str | None, dn: _Node) -> bool:
     only those with a loop in their body: a per-dtype check such as checkQuantizedTensor<scalar_t> is no loop)."""
     return dn.loc is not None and dn.loc.file.startswith(NATIVE) and target is not None and \
         _SCALAR_ARGUMENT.match(target) is not None and any(e[0] == EdgeKind.DTYPES for e in edges)
+
+
+def _loop_overload(edges: list, i: int, shown: int) -> bool:
+    """Whether the overload-set call edges[i], to a loop function of native/ that leads to no device work (_SHOWN
+    read only those), is a member of an overload set another member of which the walk shows at the same call: each
+    overload is a per-dtype loop the call may run, and a C++ reader names every one (2.6.0 cpu/BlasKernel.cpp:450's
+    gemm_notrans_ is :104's plain loop for float and double, chosen by enable_if, beside :140's for Half and
+    BFloat16, which calls sum)."""
+    _kind, _dst, file, line, _how, target = edges[i][:6]
+    return any(e[2] == file and e[3] == line and e[5] == target and e[4] == How.OVERLOAD_SET and e[8] is not None
+               and e[9] <= shown for e in edges)
 
 
 def _other_builds(edges: list, device: str) -> dict[int, str]:
@@ -734,6 +746,8 @@ class Linker:
                     else:
                         yield _step(StepKind.CALL, dn.name, dn.loc, level, detail=_build_detail(how, detail), how=how,
                                     site=loc), dn, False
+                elif need == FUNCTOR_ONLY and how == How.OVERLOAD_SET and _loop_overload(edges, i, shown):
+                    ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
                 elif need == FUNCTOR_ONLY and how not in SEVERAL and _instantiated(edges, target, dn):
                     if (why := self.branches.ruled_out(file, line, device, walk.dense, walk.build)) is not None:  # as above
                         walk.left_out(why, target, self.branches.never)

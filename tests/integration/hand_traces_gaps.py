@@ -55,9 +55,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
     'Y1:sum.IntList_out-CUDA-1.13.1': {
         ('tools/autograd/derivatives.yaml:1544', 'sum.dim_IntList'): DISPATCH_LINE,
     },
-    'Y2:addmm.out-CPU': {
-        ('aten/src/ATen/native/cpu/BlasKernel.cpp:104', 'gemm_notrans_'): UNDIAGNOSED,
-    },
     'Y2:mkldnn_linear-MkldnnCPU': {
         ('aten/src/ATen/native/mkldnn/Linear.cpp:85', 'itensor_from_mkldnn'): UNDIAGNOSED,
         ('aten/src/ATen/native/mkldnn/MKLDNNCommon.cpp:105', 'itensor_from_mkldnn'): UNDIAGNOSED,
