@@ -23,6 +23,19 @@ CALLED_THROUGH_PARAMETER = ("_cpu_scatter_gather_dim_loop::operator() calls its 
                             "TensorAssign tensor_assign;` at :98). A plain call of a parameter is a call through a "
                             "parameter (how virtual): the link binds a template parameter's calls written on its name "
                             "(K<RNG>()(...), Op::apply) and member calls on a variable of its type, not `f(...)`")
+NO_DEVICE_WORK = ("the call is resolved (a same-namespace calls edge to this definition), but the function does no "
+                  "device work: it picks or unwraps what the library call below uses (itensor_from_mkldnn returns the "
+                  "ideep tensor a MKL-DNN tensor holds, MKLDNNCommon.cpp:105; getCudnnBatchNormMode the cuDNN mode by "
+                  "rank and memory format, cudnn/BatchNorm.cpp:87), and calls that lead to no device work are not steps")
+THROUGH_A_FUNCTOR_PARAMETER = (
+    "a call of a function parameter whose type is a template parameter (`f(...)`, func_t& f: "
+    "cuda/ScatterGatherKernel.cu:147 in _cuda_scatter_gather_internal_kernel::operator(); `callable(...)`, U callable: "
+    "MultiTensorApply.cuh:107 in the __global__ multi_tensor_apply_kernel) stays a call through a parameter "
+    "(resolve._THROUGH_PARAMETER, how virtual): binding it would need the argument's class at each call site "
+    "(gather passes the file's `static TensorAssign tensor_assign;`, ScatterGatherKernel.cu:77, at :472, a "
+    "variable's type that calls.arg_types writes as decltype(tensor_assign)) and, for the fused optimizers, the "
+    "arguments of the launch `multi_tensor_apply_kernel<<<...>>>(tensorListMeta, callable, args...)` "
+    "(MultiTensorApply.cuh:344), which the launches table does not record")
 VML_LOOP = "called in the loop lambda iter.for_each runs (IMPLEMENT_ITERATOR_LAMBDA, cpu/UnaryOpsKernel.cpp:725): TensorIteratorBase::for_each is not a launch helper, and vml::vsin itself does no device work, so the walk shows no step for it"
 
 GAPS: dict[str, dict[tuple[str, str], str]] = {
@@ -38,7 +51,7 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/cuda/TensorTopK.cu:821', 'mbtopk::launch'): AT_USE,
     },
     'Y1:gather.out-CUDA': {
-        ('aten/src/ATen/native/cuda/ScatterGatherKernel.cu:72', 'TensorAssign::operator()'): UNDIAGNOSED,
+        ('aten/src/ATen/native/cuda/ScatterGatherKernel.cu:72', 'TensorAssign::operator()'): THROUGH_A_FUNCTOR_PARAMETER,
     },
     'Y1:native_group_norm-CPU': {
         ('aten/src/ATen/native/cpu/group_norm_kernel.cpp:61', 'RowwiseMoments'): LOOP_ONLY,
@@ -56,18 +69,18 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('tools/autograd/derivatives.yaml:1544', 'sum.dim_IntList'): DISPATCH_LINE,
     },
     'Y2:mkldnn_linear-MkldnnCPU': {
-        ('aten/src/ATen/native/mkldnn/Linear.cpp:85', 'itensor_from_mkldnn'): UNDIAGNOSED,
-        ('aten/src/ATen/native/mkldnn/MKLDNNCommon.cpp:105', 'itensor_from_mkldnn'): UNDIAGNOSED,
+        ('aten/src/ATen/native/mkldnn/Linear.cpp:85', 'itensor_from_mkldnn'): NO_DEVICE_WORK,
+        ('aten/src/ATen/native/mkldnn/MKLDNNCommon.cpp:105', 'itensor_from_mkldnn'): NO_DEVICE_WORK,
     },
     'Y2:cudnn_batch_norm-CUDA': {
-        ('aten/src/ATen/native/cudnn/BatchNorm.cpp:168', 'getCudnnBatchNormMode'): UNDIAGNOSED,
-        ('aten/src/ATen/native/cudnn/BatchNorm.cpp:87', 'getCudnnBatchNormMode'): UNDIAGNOSED,
+        ('aten/src/ATen/native/cudnn/BatchNorm.cpp:168', 'getCudnnBatchNormMode'): NO_DEVICE_WORK,
+        ('aten/src/ATen/native/cudnn/BatchNorm.cpp:87', 'getCudnnBatchNormMode'): NO_DEVICE_WORK,
     },
     'Y2:_fused_adam_-CUDA': {
-        ('aten/src/ATen/native/cuda/fused_adam_utils.cuh:110', 'FusedAdamMathFunctor'): UNDIAGNOSED,
+        ('aten/src/ATen/native/cuda/fused_adam_utils.cuh:110', 'FusedAdamMathFunctor'): THROUGH_A_FUNCTOR_PARAMETER,
     },
     'Y2:_fused_adamw_-CUDA': {
-        ('aten/src/ATen/native/cuda/fused_adam_utils.cuh:110', 'FusedAdamMathFunctor'): UNDIAGNOSED,
+        ('aten/src/ATen/native/cuda/fused_adam_utils.cuh:110', 'FusedAdamMathFunctor'): THROUGH_A_FUNCTOR_PARAMETER,
     },
     'Y2:bernoulli_.float-CUDA': {
         ('aten/src/ATen/native/cpu/DistributionKernels.cpp:239', 'bernoulli_scalar_kernel'): OTHER_DEVICE,
