@@ -33,7 +33,8 @@ _SHORT = {"ALL_TYPES": "all", "ALL_TYPES_AND_COMPLEX": "all+complex", "AllAndCom
           "Half": "half", "BFloat16": "bf16", "ComplexHalf": "chalf", "Float": "float32", "Double": "float64"}
 _WORD_ORDER = ("all", "float", "int", "complex", "bool", "half", "bf16", "chalf")  # then the others, as met
 _COVERED = {"all": ("float", "int", "float32", "float64"), "float": ("float32", "float64")}
-_NOT_DTYPES = re.compile(r"LAYOUTS|INDEX_TYPES")  # AT_DISPATCH over layouts or index types (by its set or macro): no data dtype set
+# AT_DISPATCH over layouts or index types (by its set, or its macro's name): no data dtype set
+_NOT_DTYPES = re.compile(r"LAYOUTS|INDEX_TYPES")
 
 
 def _loc(file: str | None, line: int | None) -> dict[str, Any] | None:
@@ -61,7 +62,7 @@ def dtype_union(steps: list[Any]) -> str:
     words: dict[str, None] = {}
     for step in steps:
         types = _dtype_types(step) if step.kind == StepKind.DTYPES else []
-        macro = (step.detail or "").partition("(")[0]  # a wrapper named so (AT_DISPATCH_NLL_LOSS_INDEX_TYPES: Byte, Long)
+        macro = (step.detail or "").partition("(")[0]  # AT_DISPATCH_NLL_LOSS_INDEX_TYPES(Byte, Long): index types
         if types and not _NOT_DTYPES.search(types[0]) and not _NOT_DTYPES.search(macro):
             for t in types:
                 words.update(dict.fromkeys(_SHORT.get(t, t.lower()).split("+")))

@@ -357,3 +357,21 @@ def test_a_blas_or_lapack_call_ends_a_cpu_line_before_a_launch_helper():
     key = SimpleNamespace(**{**vars(key), "chain": onednn})
     assert brief.key_brief_text(brief.key_brief(key), ["CPU"], {}) == \
         "  CPU: linalg_lu_factor_ex_out [] -> lu_factor_stub -> lu_factor_kernel -> parallel_for"
+
+
+def test_a_dispatch_over_index_types_is_no_data_dtype_set_by_its_set_or_its_macro_s_name():
+    # 2.6.0 cuda/Loss.cu:308 AT_DISPATCH_NLL_LOSS_INDEX_TYPES, a file-local wrapper whose set is Byte and Long (the
+    # target's index dtypes), beside :302's AT_DISPATCH_FLOATING_TYPES_AND2 of the data
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+
+    def dtypes(detail: str):
+        return SimpleNamespace(kind="dtypes", name="kernel", detail=detail)
+
+    steps = [dtypes("AT_DISPATCH_FLOATING_TYPES_AND2(FLOATING_TYPES, at::ScalarType::Half, at::ScalarType::BFloat16)"),
+             dtypes("AT_DISPATCH_NLL_LOSS_INDEX_TYPES(at::ScalarType::Byte, at::ScalarType::Long)"),
+             dtypes("AT_DISPATCH_INDEX_TYPES(INDEX_TYPES)"),
+             dtypes("AT_DISPATCH_MY_LAYOUTS(MY_LAYOUTS)")]
+    assert brief.dtype_union(steps) == "float+half+bf16"
+    assert brief.dtype_union(steps[1:2]) == ""

@@ -473,7 +473,6 @@ def dtype_edges(conn: sqlite3.Connection, callers: Callers, macros: DtypeMacros 
             yield (EdgeKind.DEFINED_AT, src.node, None, d.file, d.line, How.MACRO, macro, WRAPPER_DEFINED)
 
 
-
 def op_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols,
              guards: dict[int, str] | None = None, only: list[int] | None = None) -> Iterator[Edge]:
     """has-kernel and implements for every dispatch row, meta for structured ops, backward for the ops
