@@ -308,6 +308,19 @@ def _instantiated(edges: list, target: str | None, dn: _Node) -> bool:
         _SCALAR_ARGUMENT.match(target) is not None and any(e[0] == EdgeKind.DTYPES for e in edges)
 
 
+def _device_build(fields: tuple) -> str | None:
+    """The build a composite walk goes on in below a step: a definition for a device's key (a redispatched op's
+    kernel, a stub's registered kernel for CUDA) is that device's build (vocab.key_build), so that what only another
+    build compiles is left out there as in the device's own chain (c10/cuda/CUDAFunctions.h:92's hipMemcpyWithStream,
+    a ROCm build's, below copy_'s CUDA kernel); None for any other step (the walk's own). Its device's branches are
+    not the walk's: a composite kernel's tensors may be on several devices (copy_ from CPU to CUDA runs CUDA's
+    kernel, through the branch for a CPU side)."""
+    kind, _name, _loc, key = fields[:4]
+    if kind != StepKind.DEFINITION or not key or key in COMPOSITE:
+        return None
+    return key_build(key)
+
+
 def _loop_overload(edges: list, i: int, shown: int) -> bool:
     """Whether the overload-set call edges[i], to a loop function of native/ that leads to no device work (_SHOWN
     read only those), is a member of an overload set another member of which the walk shows at the same call: each
@@ -681,20 +694,24 @@ class Linker:
         walk = _Walk(key, device, composite, branch_device(device, key), dense(key),
                      thin=kernel and not composite and self._device_path(node) == 3, build=key_build(key))
         walk.visited.add(node)
-        # (node, level, run as a functor, the step that entered it, part of a thin kernel's body)
-        queue: list[tuple[int, int, bool, int | None, bool]] = [(node, 0, False, None, walk.thin)]
-        for i, (current, level, in_functor, entered, body) in enumerate(queue):  # the loop sees what it appends
+        # (node, level, run as a functor, the step that entered it, part of a thin kernel's body, the build below
+        # it: a composite walk goes on in a redispatched op's or a stub's kernel for a device as that device's build
+        # compiles it, _device_build)
+        queue: list[tuple[int, int, bool, int | None, bool, str]] = [(node, 0, False, None, walk.thin, walk.build)]
+        for i, (current, level, in_functor, entered, body, build) in enumerate(queue):  # the loop sees what it appends
             walk.reads.add(current)
             if not self._read(current, in_functor):  # every node queued is expanded: their edges in one read
                 self.prefetch((q[0] for q in queue[i:] if not q[2]), False)
                 self.prefetch((q[0] for q in queue[i:] if q[2]), True)
+            walk.build = build
             for fields, target, functor in self._expand(current, level, in_functor, walk, body):
                 at = walk.add(fields, entered)
                 if target is None or target.id in walk.visited:
                     continue
                 if level < depth:
                     walk.visited.add(target.id)
-                    queue.append((target.id, level + 1, functor, at, _body(fields, target, body)))
+                    below = _device_build(fields) if walk.composite else None
+                    queue.append((target.id, level + 1, functor, at, _body(fields, target, body), below or build))
                 else:
                     walk.too_deep[target.name] = None
         return walk.steps, walk.truncations(depth), walk
