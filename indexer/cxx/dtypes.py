@@ -81,14 +81,21 @@ def switch_cases(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _dispatch_call(text: str) -> tuple[str, tuple[str, ...], str | None] | None:
+    """The first AT_DISPATCH macro a text calls (a wrapper's expansion or body): (the macro, its dtype set, its name
+    string); None when it calls none."""
+    m = _DISPATCH.search(text)
+    if m is None:
+        return None
+    inner = balanced_args(text.encode(), len(text[: m.end() - 1].encode()))
+    return (m.group(1), *_dtype_set(m.group(1), inner[0] if inner else []))
+
+
 def dispatched_set(text: str) -> tuple[str, ...] | None:
     """The dtype set of the first AT_DISPATCH macro a macro's body calls (a header's wrapper: link/dtype_macros.py);
     None when it calls none, or only a case."""
-    m = _DISPATCH.search(text)
-    if m is None or is_case(m.group(1)):
-        return None
-    inner = balanced_args(text.encode(), len(text[: m.end() - 1].encode()))
-    return _dtype_set(m.group(1), inner[0] if inner else [])[0]
+    called = _dispatch_call(text)
+    return None if called is None or is_case(called[0]) else called[1]
 
 
 _DISPATCH = re.compile(r"\b(AT_DISPATCH_\w+)\s*\(")
@@ -106,15 +113,13 @@ def dtype_dispatch(f: SourceFile, node, last: str, caller, line, wrappers: dict[
         return None
     args = parsed[0]
     if last in wrappers:
-        expanded = expand_text(f"{last}({', '.join(args)})", f.local)
-        m = _DISPATCH.search(expanded)
-        if not m:
+        called = _dispatch_call(expand_text(f"{last}({', '.join(args)})", f.local))
+        if called is None:
             return DtypeDispatchFact(last, (), None, caller, line)
-        if is_case(m.group(1)):  # one case of the switch the use is written in
+        inner, types, name = called
+        if is_case(inner):  # one case of the switch the use is written in
             return None
-        inner = balanced_args(expanded.encode(), len(expanded[: m.end() - 1].encode()))
-        types, name = _dtype_set(m.group(1), inner[0] if inner else [])
-        return DtypeDispatchFact(last, types, name, caller, line, via=m.group(1))
+        return DtypeDispatchFact(last, types, name, caller, line, via=inner)
     if last == "AT_DISPATCH_SWITCH" and len(args) > 2 and f.local:  # cases written through the file's macros
         cases = strip_comments(", ".join(args[2:]))
         if any(name in cases for name in f.local):

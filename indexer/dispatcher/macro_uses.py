@@ -55,28 +55,23 @@ class MacroTable:
 
     def at(self, file: str, line: int) -> Callable[[str], Define | None]:
         """The lookup a use at file:line sees."""
-        seen: list[frozenset[str]] = []
 
         def lookup(name: str) -> Define | None:
-            found = self.where(file, line, name, seen)
+            found = self.where(file, line, name)
             return found.define if found is not None else None
 
         return lookup
 
-    def where(self, file: str, line: int, name: str, seen: list[frozenset[str]] | None = None) -> MacroDef | None:
-        """The #define of `name` a use at file:line sees, with its place (seen: the use file's include closure,
-        kept there once made)."""
+    def where(self, file: str, line: int, name: str) -> MacroDef | None:
+        """The #define of `name` a use at file:line sees, with its place (the include closure is IncludeGraph's,
+        made once per file)."""
         defs = self.by_name.get(name)
         if not defs:
             return None
         own = [d for d in defs if d.file == file and d.line < line]
         if own:
             return own[-1]
-        if seen is None:
-            seen = []
-        if not seen:
-            seen.append(self.includes.closure(file))
-        included = [d for d in defs if d.file in seen[0]]
+        included = [d for d in defs if d.file in self.includes.closure(file)]
         if included:
             return included[0]
         others = [d for d in defs if d.file != file]

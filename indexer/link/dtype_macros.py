@@ -49,20 +49,18 @@ class DtypeMacros:
                              "type_dispatch WHERE via IS NOT NULL) ORDER BY id").fetchall() \
             if "type_dispatch" in tables and "macros" in tables else []
         self.table = MacroTable(sorted(set(shared) | set(local), key=lambda r: (r[3], r[4])), includes)
-        self._seen: dict[str, list] = {}  # a file's include closure, made once
 
     def defined(self, file: str, line: int, macro: str, via: str | None):
         """(the MacroDef of the wrapper a dtype dispatch at file:line is written with, the set its body says
         where the edge must say it: a header's wrapper's, else None), or None for a dispatch macro itself."""
         if macro in BY_ARGUMENTS:
             return None
-        seen = self._seen.setdefault(file, [])
-        found = self.table.where(file, line, macro, seen)
+        found = self.table.where(file, line, macro)
         if found is None:
             return None
         if via is not None:  # a file-local wrapper: extraction expanded it
             return found, None
-        anchor = self.table.where(file, line, ANCHOR, seen)
+        anchor = self.table.where(file, line, ANCHOR)
         if anchor is not None and anchor.file == found.file:
             return None
         return found, self.dispatched_set(found.define.body)

@@ -456,16 +456,16 @@ class _HandedKernels:
 WRAPPER_DEFINED = "the #define of the macro that writes the dtype set"  # a defined-at edge's detail after a dtypes edge
 
 
-def dtype_edges(conn: sqlite3.Connection, callers: Callers, macros: DtypeMacros | None = None,
+def dtype_edges(conn: sqlite3.Connection, callers: Callers, macros: DtypeMacros,
                 files: str | None = None) -> Iterator[Edge]:
     """A dtypes edge per AT_DISPATCH use; one written through a wrapper macro is followed by a defined-at edge
-    to the wrapper's #define (dtype_macros.py; macros: None, as in an index without a macros table: none)."""
+    to the wrapper's #define (dtype_macros.py)."""
     for macro, dtypes, name, caller, file, line, wrapped in conn.execute(
             f"SELECT macro, dtypes, name, caller, file, line, via FROM type_dispatch {_in(files, True)}ORDER BY id"):
         src = callers.at(file, caller, line)
         if src is None:
             continue
-        defined = macros.defined(file, line, macro, wrapped) if macros is not None else None
+        defined = macros.defined(file, line, macro, wrapped)
         types = defined[1] if defined is not None and defined[1] is not None else json.loads(dtypes)
         yield (EdgeKind.DTYPES, src.node, None, file, line, How.EXACT, name or macro, f"{macro}({', '.join(types)})")
         if defined is not None:

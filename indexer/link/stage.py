@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from .. import code_hash, naming
 from .classify import OpForms, SchemaParameters, schema_arity
 from .edges import Callers, call_edges, dtype_edges, launch_edges, op_edges, optional_call_columns, stub_edges
-from . import dtype_macros
-from .dtype_macros import DtypeMacros
+from .dtype_macros import DtypeMacros, shared_rows
 from .includes import IncludeGraph
 from .kinds import SEVERAL, EdgeKind, How, NodeKind
 from . import template_args
@@ -187,7 +186,7 @@ def prepare(conn: sqlite3.Connection, nodes: Nodes, tables: set[str], def_column
     contexts = Contexts(symbols, includes, usings, global_aliases, local_aliases, declarations)
     extra = optional_call_columns(_columns(conn, "calls"))
     functors = _functors(conn, tables, symbols, resolver)
-    dtype_shared = dtype_macros.shared_rows(conn, tables)
+    dtype_shared = shared_rows(conn, tables)
     included = {t for found in includes.direct.values() for t in found}
     shared = {f: found for f, found in includes.direct.items() if f in included}
     own = {f: hashlib.sha256(repr(found).encode()).hexdigest()[:16] for f, found in includes.direct.items()
