@@ -67,6 +67,7 @@ import re
 from typing import NamedTuple
 
 from ..cxx.argument_types import arithmetic_result
+from ..cxx.scopes import split_scope
 from .classify import (BUILTIN_TYPES, STANDARD_NAMES, OpForms, argument_class, named_class, op_called,
                        template_args, vendor_namespace, written_parts)
 from . import overloads
@@ -1282,7 +1283,7 @@ class Resolver:
                 return None
         inline = self.symbols.inline
         if qualifier:
-            q = normalise_scope(qualifier.split("::"), inline)
+            q = normalise_scope(split_scope(qualifier), inline)  # (`F<T, MODE::A>::g`: F's g)
             head, _, rest = q.partition("::")
             declared = ctx.declared
             for level, scope in enumerate(([ctx.caller] if ctx.caller else []) + ctx.chain):

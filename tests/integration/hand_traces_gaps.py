@@ -29,13 +29,12 @@ NO_DEVICE_WORK = ("the call is resolved (a same-namespace calls edge to this def
                   "rank and memory format, cudnn/BatchNorm.cpp:87), and calls that lead to no device work are not steps")
 THROUGH_A_FUNCTOR_PARAMETER = (
     "a call of a function parameter whose type is a template parameter (`f(...)`, func_t& f: "
-    "cuda/ScatterGatherKernel.cu:147 in _cuda_scatter_gather_internal_kernel::operator(); `callable(...)`, U callable: "
-    "MultiTensorApply.cuh:107 in the __global__ multi_tensor_apply_kernel) stays a call through a parameter "
-    "(resolve._THROUGH_PARAMETER, how virtual): binding it would need the argument's class at each call site "
-    "(gather passes the file's `static TensorAssign tensor_assign;`, ScatterGatherKernel.cu:77, at :472, a "
-    "variable's type that calls.arg_types writes as decltype(tensor_assign)) and, for the fused optimizers, the "
-    "arguments of the launch `multi_tensor_apply_kernel<<<...>>>(tensorListMeta, callable, args...)` "
-    "(MultiTensorApply.cuh:344), which the launches table does not record")
+    "cuda/ScatterGatherKernel.cu:147 in _cuda_scatter_gather_internal_kernel::operator()) stays a call through a "
+    "parameter (resolve._THROUGH_PARAMETER, how virtual): binding it would need the argument's class at each call "
+    "site (gather passes the file's `static TensorAssign tensor_assign;`, ScatterGatherKernel.cu:77, at :472, a "
+    "variable's type that calls.arg_types writes as decltype(tensor_assign)). A functor object made at the call "
+    "site is reached (its runs-functor edge, `constructed`): the fused optimizers' FusedAdamMathFunctor<..., "
+    "ADAM_MODE::ORIGINAL, ...>() at fused_adam_impl.cu:43")
 VML_LOOP = "called in the loop lambda iter.for_each runs (IMPLEMENT_ITERATOR_LAMBDA, cpu/UnaryOpsKernel.cpp:725): TensorIteratorBase::for_each is not a launch helper, and vml::vsin itself does no device work, so the walk shows no step for it"
 
 GAPS: dict[str, dict[tuple[str, str], str]] = {
@@ -75,12 +74,6 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
     'Y2:cudnn_batch_norm-CUDA': {
         ('aten/src/ATen/native/cudnn/BatchNorm.cpp:168', 'getCudnnBatchNormMode'): NO_DEVICE_WORK,
         ('aten/src/ATen/native/cudnn/BatchNorm.cpp:87', 'getCudnnBatchNormMode'): NO_DEVICE_WORK,
-    },
-    'Y2:_fused_adam_-CUDA': {
-        ('aten/src/ATen/native/cuda/fused_adam_utils.cuh:110', 'FusedAdamMathFunctor'): THROUGH_A_FUNCTOR_PARAMETER,
-    },
-    'Y2:_fused_adamw_-CUDA': {
-        ('aten/src/ATen/native/cuda/fused_adam_utils.cuh:110', 'FusedAdamMathFunctor'): THROUGH_A_FUNCTOR_PARAMETER,
     },
     'Y2:bernoulli_.float-CUDA': {
         ('aten/src/ATen/native/cpu/DistributionKernels.cpp:239', 'bernoulli_scalar_kernel'): OTHER_DEVICE,
