@@ -45,6 +45,7 @@ from .kinds import EdgeKind, How
 from .nodes import temp_nodes
 from .resolve import Resolver
 from .symbols import Symbol, Symbols, split_top_level
+from ..cxx.scopes import split_scope
 
 FORWARDED = 3  # levels of templates that pass their own parameter on
 _BOUND_AT = "{param} = {arg} at {file}:{line}"
@@ -268,11 +269,22 @@ def _bound(row: tuple, by_node: dict[int, Symbol], sites: dict, resolver: Resolv
         else:
             edges = _rewritten(kind, src, file, line, arg + callee[len(param):], callee, detail, ctx, resolver,
                                functors, (typed or {}).get((file, line, callee)), by_node)
+            if site.deduced:  # a type: what constructs or runs it, or is its member, never a function of its name
+                edges = [e for e in edges if e[2] is None or _of_class(by_node.get(e[2]), arg)]
             if not site.deduced or any(e[2] is not None for e in edges):  # a deduced `T(0)` says nothing more
                 out.extend(edges)
     if not out:
         return _unbound(row, caller)
     return list(dict.fromkeys(out))
+
+
+def _of_class(sym: Symbol | None, arg: str) -> bool:
+    """Whether a definition is a member of the class a type argument names (`c10::complex<float>` ->
+    c10::complex::complex, its constructor), by the last component of its scope."""
+    if sym is None:
+        return False
+    name = split_scope(arg.split("<", 1)[0])[-1]
+    return bool(sym.scope) and split_scope(sym.scope)[-1].split("<", 1)[0] == name
 
 
 def _unbound(row: tuple, caller: Symbol) -> list[tuple]:
