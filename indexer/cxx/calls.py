@@ -9,6 +9,7 @@ stub uses are recorded only inside function bodies.
 from __future__ import annotations
 
 import json
+import re
 
 from ..vocab import StubUseHow
 from .argument_types import literal_type
@@ -98,6 +99,12 @@ def _argument_types(args, index: int, typed: list) -> None:
     _operand_types(uncommented(args), index, typed)
 
 
+# An argument that names a template with its arguments, `cummax_cummin_helper<scalar_t, int64_t, Op>` (a function
+# handed on by name: link/edges.py FUNCTION_ARGUMENT); up to 300 characters.
+_TEMPLATE_NAMES = ("template_function", "qualified_identifier")
+_TEMPLATE_NAME = re.compile(r"(?:::)?\w+(?:::\w+)*<[^;{}()]{0,300}>")
+
+
 def _operand_types(nodes: list, index: int, typed: list) -> None:
     """_argument_types of a list of argument nodes (a call's arguments, an operator expression's operands)."""
     types, names, expressions = [], [], []
@@ -111,6 +118,8 @@ def _operand_types(nodes: list, index: int, typed: list) -> None:
             types.append(None)
         elif kind == "qualified_identifier" and QUALIFIED_NAME.fullmatch(text := nospace(dec(a.text))):
             types.append(f"decltype({text})")  # `at::kLong`, `ScalarType::Long`: the link stage looks it up
+        elif kind in _TEMPLATE_NAMES and _TEMPLATE_NAME.fullmatch(text := nospace(dec(a.text))):
+            types.append(f"decltype({text})")  # `helper<scalar_t, Op>`: a function template's specialisation named
         else:
             types.append(literal_type(a))
     if names or expressions or any(t is not None for t in types):

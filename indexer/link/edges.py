@@ -18,6 +18,7 @@ from .dtype_macros import DtypeMacros
 from .kinds import VIEW_COPY, EdgeKind, How, NodeKind
 from .nodes import Nodes
 from .parallel import map_parts
+from ..cxx.scopes import split_scope
 from . import overloads
 from .resolve import Resolver, Target
 from .stubs import hiding_functions
@@ -72,8 +73,15 @@ class Callers:
         return got
 
 
-# An argument that names a function, as calls.arg_types writes it: `decltype(at::abs_out)`, `decltype(&f)`.
-FUNCTION_ARGUMENT = re.compile(r"decltype\(&?((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\)&?")
+# An argument that names a function, as calls.arg_types writes it: `decltype(at::abs_out)`, `decltype(&f)`,
+# `decltype(helper<scalar_t,Op>)` (a function template's specialisation).
+FUNCTION_ARGUMENT = re.compile(r"decltype\(&?((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:<.*>)?)\)&?")
+
+
+def function_name(written: str) -> str:
+    """The last component of a function named with its qualifier and template arguments, without them:
+    `at::native::helper<scalar_t,std::less<scalar_t>>` -> helper (how calls.callee_name writes a callee)."""
+    return split_scope(written.split("<", 1)[0])[-1]
 # How a function handed on by name is found for it to count: by C++ lookup from the caller, or an op.
 _HANDED_HOW = frozenset((How.EXACT, How.SAME_FILE, How.INCLUDE, How.SAME_NAMESPACE, How.USING, How.OP))
 
@@ -280,7 +288,7 @@ class _Calls:
                 continue
             handed = m.group(1)
             detail = f"handed to {name} as {param}, which calls it"
-            for t in self.resolver.resolve(ctx, handed, handed.rsplit("::", 1)[-1], -1, None):
+            for t in self.resolver.resolve(ctx, handed, function_name(handed), -1, None):
                 if t.how not in _HANDED_HOW:
                     continue
                 if t.how is How.OP:
@@ -443,7 +451,7 @@ class _HandedKernels:
                 m = FUNCTION_ARGUMENT.fullmatch(written[position] or "") if position < len(written) else None
                 if m is not None:
                     function = m.group(1)
-                    for t in self.resolver.resolve(ctx, function, function.rsplit("::", 1)[-1], -1, None):
+                    for t in self.resolver.resolve(ctx, function, function_name(function), -1, None):
                         if t.node is not None:
                             yield t, function, sym, line
             elif handed_on and depth < _HAND_ON:

@@ -42,7 +42,7 @@ from ..vocab import Origin
 from . import template_args
 from .kinds import SEVERAL, EdgeKind, How, NodeKind, stub_edge_order
 from .nodes import Nodes, definition_nodes, make_nodes, temp_nodes
-from .edges import FUNCTION_ARGUMENT, call_rows, stub_site_edges
+from .edges import FUNCTION_ARGUMENT, call_rows, function_name, stub_site_edges
 from .includes import IncludeGraph
 from .resolve import ScopeEntry, scope_entries, scope_maps
 from .symbols import Symbols
@@ -392,7 +392,7 @@ def _handed_names(conn: sqlite3.Connection, handing: set[str], includes: Include
             "SELECT callee_name, arg_types FROM calls WHERE file IN (SELECT path FROM temp._handed_files)"):
         names.add(name)
         if arg_types and "decltype(" in arg_types:
-            names |= {m.group(1).rsplit("::", 1)[-1] for w in json.loads(arg_types)
+            names |= {function_name(m.group(1)) for w in json.loads(arg_types)
                       if w and (m := FUNCTION_ARGUMENT.fullmatch(w)) is not None}
     return names
 

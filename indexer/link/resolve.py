@@ -76,6 +76,7 @@ from .kinds import OPERATOR_CALLS, How
 from .symbols import (Symbol, Symbols, _params, is_header, normalise_scope, normalise_type, split_top_level,
                       untemplated)
 
+_TEMPLATE_NAMED = re.compile(r"(?:::)?\w+(?:::\w+)*<.*>")  # a name with template arguments
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
 OVERLOADS_FOLLOWED = 12  # and of one overload set (the argument types pick among them)
 _TENSOR_TYPES = frozenset(("Tensor", "TensorBase", "const Tensor", "Tensor&"))
@@ -950,6 +951,9 @@ class Resolver:
             rvalue = False
             if _NAME.fullmatch(inner):  # a name the caller does not declare (cxx/receivers.py argument_types)
                 t = self._name_type(ctx, inner)
+            elif "(" not in inner and _TEMPLATE_NAMED.fullmatch(inner):  # a function template's specialisation
+                # named (`helper<scalar_t,Op>`, handed on by name): no type known
+                t = None
             elif variable or written.endswith(")"):
                 self._category = None
                 t = self._expression_type(ctx, inner, None, last_raw=True)
