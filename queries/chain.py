@@ -299,7 +299,8 @@ _SCALAR_ARGUMENT = re.compile(r"[\w:]+<[^()]*\bscalar_t\b")
 
 
 def _instantiated(edges: list, target: str | None, dn: _Node) -> bool:
-    """Whether a call of a function that leads to no device work is the loop an AT_DISPATCH lambda runs per dtype,
+    """Whether a call of a function that leads to no device work (or to some only through the dispatcher, with a loop:
+    _loops) is the loop an AT_DISPATCH lambda runs per dtype,
     which a C++ reader follows as the kernel's body (multi_margin_loss_out_cpu_template's `multi_margin_loss_cpu_kernel
     <scalar_t>(...)` in its AT_DISPATCH_FLOATING_TYPES, 2.6.0 LossMultiMargin.cpp:138, the innermost loop): a function
     template of native/ called with the dispatch's `scalar_t` by a function that dispatches on dtypes (_SHOWN read
@@ -429,6 +430,7 @@ class Linker:
         self._edges: dict[int, list[tuple]] = {}
         self._functor_edges: dict[int, list[tuple]] = {}
         self._templates: set[int] = set()  # nodes with calls through a template parameter (for _bound_here)
+        self._has_loops: dict[int, bool] = {}  # _loops
         self._targets: dict[int, _Node] = {}  # the edges' target nodes, by id
         self._places: dict[tuple[str, int], Location] = {}
         # The database does not change: a chain walked once from a node, for a key and a depth, is the same
@@ -716,6 +718,18 @@ class Linker:
                     walk.too_deep[target.name] = None
         return walk.steps, walk.truncations(depth), walk
 
+    def _loops(self, node: int) -> bool:
+        """Whether a function node's definition has a loop in its body (definitions.loops), read once per node:
+        a per-dtype function that reaches device work only through the dispatcher is shown when it is the loop
+        (_instantiated: `_bincount_cpu_template<scalar_t, float>(...)`, 2.6.0 SummaryOps.cpp:92, whose loop at :68
+        is bincount's work on CPU; its at::zeros and self.min() are redispatches)."""
+        got = self._has_loops.get(node)
+        if got is None:
+            row = self.conn.execute("SELECT d.loops FROM nodes n JOIN definitions d ON d.id = n.ref WHERE n.id = ?",
+                                    (node,)).fetchone()
+            got = self._has_loops[node] = bool(row and row[0])
+        return got
+
     def _device_path(self, node: int) -> int:
         row = self.conn.execute("SELECT device_path FROM nodes WHERE id = ?", (node,)).fetchone()
         return row[0] if row and row[0] is not None else 0
@@ -765,7 +779,8 @@ class Linker:
                                     site=loc), dn, False
                 elif need == FUNCTOR_ONLY and how == How.OVERLOAD_SET and _loop_overload(edges, i, shown):
                     ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
-                elif need == FUNCTOR_ONLY and how not in SEVERAL and _instantiated(edges, target, dn):
+                elif need in (COMPOSITE_OR_FUNCTOR, FUNCTOR_ONLY) and how not in SEVERAL and \
+                        _instantiated(edges, target, dn) and (need == FUNCTOR_ONLY or self._loops(dn.id)):
                     if (why := self.branches.ruled_out(file, line, device, walk.dense, walk.build)) is not None:  # as above
                         walk.left_out(why, target, self.branches.never)
                     else:
