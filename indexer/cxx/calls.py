@@ -67,6 +67,8 @@ def calls(f: SourceFile) -> None:
         args = call_arguments(f, fn, lists)
         argc = call_argc(f, args)
         out.append(CallFact(caller, info[0], info[1], line, argc))
+        if (after := fn.next_sibling) is not None and after.type == "ERROR":
+            f.damaged_calls.add(len(out) - 1)
         if argc and caller is not None:
             _argument_types(args, len(out) - 1, typed)
         if caller is not None and (obj := member_object(info[0])) is not None:
@@ -84,6 +86,7 @@ def calls(f: SourceFile) -> None:
     declarations = parenthesized_receivers(f, parenthesized, declarations) if parenthesized else declarations
     declarations = local_lambdas(f, plain, declarations)
     argument_types(f, typed, declarations)
+    f.call_names = {index: [(i, name) for i, name, _offset in names] for index, _types, names, _ex in typed if names}
     if operators:
         _keep_class_operands(f, operators)
 

@@ -259,24 +259,65 @@ def parameter_names(fd) -> tuple[str | None, ...]:
 
 
 def called_parameters(f: SourceFile) -> None:
-    """definitions.called_params: the parameters each definition's own body calls by name (`out_impl(result, self)`
-    in UnaryOps.cpp's unary_op_impl), from the file's calls. A caller that hands such a parameter a function by name
-    reaches that function through it (indexer/link/edges.py)."""
+    """definitions.called_params: the parameters each definition's body calls by name (`out_impl(result, self)` in
+    UnaryOps.cpp's unary_op_impl), and those it hands on by name to a function of the same file that calls its own
+    parameter at that position: a call, a `<<<...>>>` launch, or the call of an object of the file's class made there
+    (cuda/ScatterGatherKernel.cu:212 `_cuda_scatter_gather_internal_kernel<...>()(iter, ..., f)`, whose operator()
+    runs `f(...)`). The function handed to is each of the file's definitions of the name (an object's: its class's
+    operator()s) that can take the call's argument count, and each must call its parameter there; the file's own
+    functions only, so that extraction stays one file's. A call tree-sitter cut at an ERROR is none. A caller that
+    hands such a parameter a function or a functor object reaches it through it (indexer/link/edges.py)."""
     if not f.parameters:
         return
-    by_caller: dict[str, list[tuple[int, str]]] = {}
-    for c in f.calls:
-        if c.caller is not None and c.callee == c.callee_name:
-            by_caller.setdefault(c.caller, []).append((c.line, c.callee))
+    by_caller: dict[str, list[tuple[int, int]]] = {}
+    for k, c in enumerate(f.calls):
+        if c.caller is not None:
+            by_caller.setdefault(c.caller, []).append((c.line, k))
+    found: list[tuple[int, tuple, set[str], list[tuple[str, int, int, str]]]] = []
     for i, d in enumerate(f.definitions):
         names = f.parameters.get((d.qualified_name, d.line))
         calls = by_caller.get(d.qualified_name) if names else None
         if not calls:
             continue
-        called = {callee for line, callee in calls if d.line <= line <= d.end_line}
-        found = [f"{name}:{k}" for k, name in enumerate(names) if name in called]
-        if found:
-            f.definitions[i] = replace(d, called_params=json.dumps(found))
+        own = set(names) - {None}
+        called: set[str] = set()
+        handed: list[tuple[str, int, int, str]] = []  # (what is called, its argument count, position, the parameter)
+        for line, k in calls:
+            if not d.line <= line <= d.end_line:
+                continue
+            c = f.calls[k]
+            if c.callee == c.callee_name and c.callee in own and k not in f.damaged_calls:
+                called.add(c.callee)
+            handed.extend((c.callee_name, c.argc, at, name) for at, name in f.call_names.get(k, ()) if name in own)
+        if called or handed:
+            found.append((i, names, called, handed))
+    by_name: dict[str, list[tuple[int, tuple, set[str]]]] = {}
+    for i, names, called, _handed in found:
+        d = f.definitions[i]
+        by_name.setdefault(d.name, []).append((i, names, called))
+        if d.name == "operator()" and len(parts := split_scope(d.qualified_name)) > 1:  # what `Class<...>()(...)`
+            by_name.setdefault(parts[-2].split("<", 1)[0] + "()", []).append((i, names, called))  # calls: `Class()`
+    while True:  # each round adds a parameter, or ends
+        grew = False
+        for _i, _names, called, handed in found:
+            for callee, argc, at, name in handed:
+                if name not in called and _calls_at(f, by_name.get(callee, ()), argc, at):
+                    called.add(name)
+                    grew = True
+        if not grew:
+            break
+    for i, names, called, _handed in found:
+        if called:
+            f.definitions[i] = replace(f.definitions[i], called_params=json.dumps(
+                [f"{name}:{k}" for k, name in enumerate(names) if name in called]))
+
+
+def _calls_at(f: SourceFile, defined: list[tuple[int, tuple, set[str]]], argc: int, at: int) -> bool:
+    """Whether the file's definitions of a name that can take argc arguments are some, and each calls its
+    parameter at position `at` (called_parameters)."""
+    fit = [(names, called) for i, names, called in defined
+           if f.definitions[i].min_args <= argc and (f.definitions[i].max_args < 0 or argc <= f.definitions[i].max_args)]
+    return bool(fit) and all(at < len(names) and names[at] in called for names, called in fit)
 
 
 _LOOP_WORD = re.compile(rb"\b(?:for|while|do)\b")

@@ -48,6 +48,10 @@ class SourceFile:
         self.stubs: list = []
         self.stub_uses: list = []
         self.calls: list = []
+        self.call_names: dict[int, list[tuple[int, str]]] = {}  # index in calls -> (position, name) of its arguments
+        # that are a name alone (definitions.called_parameters: a parameter handed on)
+        self.damaged_calls: set[int] = set()  # indexes in calls of those whose callee tree-sitter cut at an ERROR
+        # (`x.operator const char*()` read as a call of x)
         self.launches: list = []
         self.dtypes: list = []
         self.libcalls: list = []

@@ -23,6 +23,7 @@ from . import overloads
 from .resolve import Resolver, Target
 from .stubs import hiding_functions
 from .symbols import Symbol, Symbols, ordered_parameter_names
+from .template_args import MADE_OBJECT
 
 Edge = tuple  # (kind, src, dst, file, line, how, target, detail)
 
@@ -82,6 +83,7 @@ def function_name(written: str) -> str:
     """The last component of a function named with its qualifier and template arguments, without them:
     `at::native::helper<scalar_t,std::less<scalar_t>>` -> helper (how calls.callee_name writes a callee)."""
     return split_scope(written.split("<", 1)[0])[-1]
+_CLASS = re.compile(r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:<.*>)?")  # a class named (template arguments and all)
 # How a function handed on by name is found for it to count: by C++ lookup from the caller, or an op.
 _HANDED_HOW = frozenset((How.EXACT, How.SAME_FILE, How.INCLUDE, How.SAME_NAMESPACE, How.USING, How.OP))
 
@@ -244,7 +246,7 @@ class _Calls:
         targets = resolver.resolve(ctx, callee, name, argc if argc is not None else -1, receiver_type, arg_types,
                                    receiver_const)
         if arg_types is not None and self.called:
-            yield from self._handed(targets, arg_types, src, ctx, file, line, name)
+            yield from self._handed(targets, arg_types, src, ctx, file, line, name, callee)
         param = resolver.through_parameter(ctx, callee, receiver_type)
         if param is not None:  # bound to what the call sites give the parameter; else the rows below stand
             yield (EdgeKind.CALLS, src.node, None, file, line, How.TEMPLATE_PARAMETER, callee, param)
@@ -273,29 +275,63 @@ class _Calls:
                 yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, callee, t.detail)
 
     def _handed(self, targets: list, arg_types: str, src: Symbol, ctx, file: str, line: int,
-                name: str) -> Iterator[Edge]:
+                name: str, callee: str) -> Iterator[Edge]:
         """A function handed by name to a callee whose body calls that parameter (`unary_op_impl_(self,
         at::abs_out)`, UnaryOps.cpp:551, whose unary_op_impl_ calls `out_impl(self, self)`): the caller reaches
         it through the callee, at this call: a redispatch to the op, or a call of the function, found by lookup
-        from the caller (the callee's definition may see none of it)."""
-        positions = [p for t in targets if t.node is not None for p in self.called.get(t.node, ())]
+        from the caller (the callee's definition may see none of it). A functor object handed so runs its class's
+        operator() there (_handed_object). The callee of `Class<...>()(...)`, an object made and called, is the
+        class's operator()."""
+        called = [t.node for t in targets if t.node is not None]
+        if callee.endswith("()") and self.functors is not None:
+            made = callee[:-2]
+            called += self.functors(ctx, made, function_name(made))
+        positions = [p for node in called for p in self.called.get(node, ())]
         if not positions:
             return
         written = json.loads(arg_types)
         for position, param in dict.fromkeys(positions):
-            m = FUNCTION_ARGUMENT.fullmatch(written[position] or "") if position < len(written) else None
-            if m is None:
-                continue
-            handed = m.group(1)
+            w = (written[position] or "") if position < len(written) else ""
+            m = FUNCTION_ARGUMENT.fullmatch(w)
+            reached = False
+            handed = m.group(1) if m is not None else ""
             detail = f"handed to {name} as {param}, which calls it"
-            for t in self.resolver.resolve(ctx, handed, function_name(handed), -1, None):
+            for t in self.resolver.resolve(ctx, handed, function_name(handed), -1, None) if m is not None else ():
                 if t.how not in _HANDED_HOW:
                     continue
                 if t.how is How.OP:
                     for op_node in (self.nodes.op[o] for o in t.op):
+                        reached = True
                         yield (EdgeKind.REDISPATCHES_TO_OP, src.node, op_node, file, line, How.OP, handed, detail)
                 elif t.node is not None:
+                    reached = True
                     yield (EdgeKind.CALLS, src.node, t.node, file, line, t.how, handed, detail)
+            if not reached and w:
+                yield from self._handed_object(w, src, ctx, file, line, callee, param)
+
+    def _handed_object(self, written: str, src: Symbol, ctx, file: str, line: int, callee: str,
+                       param: str) -> Iterator[Edge]:
+        """A functor object handed to a callee that calls that parameter (cuda/ScatterGatherKernel.cu:472 hands the
+        file's `static TensorAssign tensor_assign;` to `cuda_scatter_gather_base_kernel<false>()(...)`, whose
+        operator() hands it on to the internal kernel that calls it): a runs-functor edge at the handing call to the
+        operator() of the argument's class, a class of the checkout with one: a variable's declared type, or the
+        type the link gives a name the caller does not declare (a namespace-scope variable: the constants table).
+        Not an object the argument makes (`Op<T>()`): the call that makes it runs its operator() already
+        (`constructed`)."""
+        if self.functors is None:
+            return
+        if written.startswith("decltype("):
+            if MADE_OBJECT.fullmatch(written.rstrip("&")[9:-1]) is not None:
+                return
+            typed = self.resolver.argument_type(ctx, written)
+            if typed is None:
+                return
+            written = typed
+        cls = overloads.plain_type(written)
+        if not cls or not _CLASS.fullmatch(cls):
+            return
+        for op_node in self.functors(ctx, cls, function_name(cls)):
+            yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, cls, f"{callee}, which calls its {param}")
 
 
 def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,

@@ -939,6 +939,11 @@ class Resolver:
                 for a in json.loads(arg_types)]
         return json.dumps(args, separators=(",", ":")) if any(a is not None for a in args) else None
 
+    def argument_type(self, ctx: Context, written: str) -> str | None:
+        """The type of an argument calls.arg_types writes `decltype(e)` (_argument_type), for the edges that read
+        what a call hands on (edges._Calls._handed_object)."""
+        return self._argument_type(ctx, written)
+
     def _argument_type(self, ctx: Context, written: str) -> str | None:
         """The type of an argument written `decltype(e)`: e typed step by step as a receiver chain is, its last
         step's return type kept when it is a built-in arithmetic one (`self.dim()` -> int64_t); None for a

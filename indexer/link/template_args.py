@@ -50,7 +50,8 @@ from ..cxx.scopes import split_scope
 FORWARDED = 3  # levels of templates that pass their own parameter on
 _BOUND_AT = "{param} = {arg} at {file}:{line}"
 DEDUCED = " (deduced)"  # after the argument, in a binding's detail, when the call site does not write it
-_MADE = re.compile(r"((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:<.*>)?)(?:\(.*\)|\{.*\})")  # `T(...)`, `T<A>{...}`
+# An object an argument makes, as calls.arg_types writes it inside decltype(...): `T(...)`, `T<A>{...}`.
+MADE_OBJECT = re.compile(r"((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:<.*>)?)(?:\(.*\)|\{.*\})")
 
 
 class _Site:
@@ -170,7 +171,7 @@ def _deduced(written: str | None, caller: Symbol, types: set[str]) -> str | None
         return None
     t = written.rstrip("&")
     if t.startswith("decltype(") and t.endswith(")"):
-        made = _MADE.fullmatch(t[9:-1])
+        made = MADE_OBJECT.fullmatch(t[9:-1])
         if made is None:
             return None
         t = made.group(1)

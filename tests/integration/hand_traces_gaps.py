@@ -17,24 +17,10 @@ LOOP_ONLY = ("RowwiseMoments (cpu/moments_utils.h:182, called at group_norm_kern
              "(nodes.device_path 0); only a loop function an AT_DISPATCH lambda calls itself is shown (chain.PER_DTYPE)")
 DISPATCH_LINE = ("an entry with a `dispatch:` block has a derivative per key, each at its key's line (`Default:`, two "
                  "lines below the `- name:` line the trace names); the entry's name line is not a location of either")
-CALLED_THROUGH_PARAMETER = ("_cpu_scatter_gather_dim_loop::operator() calls its parameter `f(...)` "
-                            "(ScatterGatherKernel.cpp:122), a func_t& the scatter kernel's caller passes as "
-                            "`tensor_assign` (:883, the file's `static "
-                            "TensorAssign tensor_assign;` at :98). A plain call of a parameter is a call through a "
-                            "parameter (how virtual): the link binds a template parameter's calls written on its name "
-                            "(K<RNG>()(...), Op::apply) and member calls on a variable of its type, not `f(...)`")
 NO_DEVICE_WORK = ("the call is resolved (a same-namespace calls edge to this definition), but the function does no "
                   "device work: it picks or unwraps what the library call below uses (itensor_from_mkldnn returns the "
                   "ideep tensor a MKL-DNN tensor holds, MKLDNNCommon.cpp:105; getCudnnBatchNormMode the cuDNN mode by "
                   "rank and memory format, cudnn/BatchNorm.cpp:87), and calls that lead to no device work are not steps")
-THROUGH_A_FUNCTOR_PARAMETER = (
-    "a call of a function parameter whose type is a template parameter (`f(...)`, func_t& f: "
-    "cuda/ScatterGatherKernel.cu:147 in _cuda_scatter_gather_internal_kernel::operator()) stays a call through a "
-    "parameter (resolve._THROUGH_PARAMETER, how virtual): binding it would need the argument's class at each call "
-    "site (gather passes the file's `static TensorAssign tensor_assign;`, ScatterGatherKernel.cu:77, at :472, a "
-    "variable's type that calls.arg_types writes as decltype(tensor_assign)). A functor object made at the call "
-    "site is reached (its runs-functor edge, `constructed`): the fused optimizers' FusedAdamMathFunctor<..., "
-    "ADAM_MODE::ORIGINAL, ...>() at fused_adam_impl.cu:43")
 VML_LOOP = "called in the loop lambda iter.for_each runs (IMPLEMENT_ITERATOR_LAMBDA, cpu/UnaryOpsKernel.cpp:725): TensorIteratorBase::for_each is not a launch helper, and vml::vsin itself does no device work, so the walk shows no step for it"
 
 GAPS: dict[str, dict[tuple[str, str], str]] = {
@@ -49,17 +35,11 @@ GAPS: dict[str, dict[tuple[str, str], str]] = {
         ('aten/src/ATen/native/cuda/TensorTopK.cu:823', 'sbtopk::launch'): AT_USE,
         ('aten/src/ATen/native/cuda/TensorTopK.cu:821', 'mbtopk::launch'): AT_USE,
     },
-    'Y1:gather.out-CUDA': {
-        ('aten/src/ATen/native/cuda/ScatterGatherKernel.cu:72', 'TensorAssign::operator()'): THROUGH_A_FUNCTOR_PARAMETER,
-    },
     'Y1:native_group_norm-CPU': {
         ('aten/src/ATen/native/cpu/group_norm_kernel.cpp:61', 'RowwiseMoments'): LOOP_ONLY,
         ('aten/src/ATen/native/cpu/moments_utils.h:182', 'RowwiseMoments'): LOOP_ONLY,
         ('aten/src/ATen/native/cpu/moments_utils.h:189', 'RowwiseMomentsImpl'): LOOP_ONLY,
         ('aten/src/ATen/native/cpu/moments_utils.h:110', 'RowwiseMomentsImpl'): LOOP_ONLY,
-    },
-    'Y1:scatter.src_out-CPU': {
-        ('aten/src/ATen/native/cpu/ScatterGatherKernel.cpp:93', 'TensorAssign::operator()'): CALLED_THROUGH_PARAMETER,
     },
     'Y1:sin.out-CPU': {
         ('aten/src/ATen/cpu/vml.h:89', 'sin'): VML_LOOP,
