@@ -45,6 +45,14 @@ void f(const Tensor& self) {
     ("a.is_cpu() && n > 1", ALL - {"CPU"}, set()),  # else: CPU with n <= 1, or any other device
     # every tensor tested is on the key's device: on CUDA, y is not on Meta either
     ("(x.is_cuda() || x.is_hip()) && !y.is_meta()", ALL - {"CUDA", "HIP"}, {"CUDA", "HIP"}),
+    # two tensors required on one device that is not the CPU: the key's device is that of one of them only (2.6.0
+    # cuda/Copy.cu:357 `dst_device.is_cuda() && src_device.is_cuda()`: a copy between CPU and CUDA runs CUDA's
+    # kernel, and the code after the `if` is its cudaMemcpyAsync); a CPU key's tensors are all on the CPU
+    ("dst_device.is_cuda() && src_device.is_cuda()", ALL - {"CUDA"}, set()),
+    ("iter.device_type(0) == kCUDA && iter.device_type(1) == kCUDA", ALL - {"CUDA"}, set()),
+    ("a.is_mps() && (b.is_mps() || b.is_cpu())", ALL - {"MPS"}, set()),
+    ("x.is_cuda() && x.device().is_cuda()", ALL - {"CUDA"}, {"CUDA"}),
+    ("a.is_cpu() && b.is_cpu()", ALL - {"CPU"}, {"CPU"}),
 ])
 def test_conditions_are_read_three_valued(cond, then_not_on, else_not_on):
     src = f"void f() {{\n  if ({cond}) {{\n    a();\n  }} else {{\n    b();\n  }}\n}}\n"

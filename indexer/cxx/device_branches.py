@@ -16,7 +16,9 @@ unknown, so `is_mps() && n > 0` rules out the then-branch on every device but MP
 nothing out for its else-branch. A device-ish side is a call whose text names a device or ends
 in `.type()` (`self.device().type()`, `iter.device_type(1)`), or a variable named like one.
 A CPU scalar tensor in a CUDA kernel's `if (other.is_cpu())` is the assumption's known miss:
-the walk says which calls it did not follow, and why.
+the walk says which calls it did not follow, and why. Where a condition holds only if two tensors are both
+on a device other than the CPU (`dst_device.is_cuda() && src_device.is_cuda()`), it is unknown there: the
+dispatcher picks the key of one argument's device, and a copy between CPU and CUDA runs CUDA's kernel.
 
 A layout test (`x.is_quantized()`, `is_sparse()`, `is_sparse_csr()`, `is_nested()`, `is_mkldnn()`)
 is false for the tensors of a dense key (CPU, CUDA, MPS: the dispatcher sends a quantized or sparse
@@ -63,9 +65,9 @@ def device_branches(f: SourceFile) -> None:
         expr = cond.named_children[-1] if cond is not None and cond.named_children else None
         if expr is None:
             continue
-        truth = {d: _truth(expr, d, False) for d in DEVICES}
+        truth = {d: _one_device(expr, d, _truth(expr, d, False)) for d in DEVICES}
         for d in DEVICES:  # where layout tests decide what the device tests alone leave open
-            if truth[d] is None and (dense := _truth(expr, d, True)) is not None:
+            if truth[d] is None and (dense := _one_device(expr, d, _truth(expr, d, True))) is not None:
                 truth[DENSE + d] = dense
         if all(t is None for t in truth.values()):
             continue
@@ -122,6 +124,53 @@ def _truth(node, device: str, dense: bool) -> Truth:
             value = _compared(right, left, device)
         return None if value is None else (value if op.type == "==" else not value)
     return None
+
+
+def _one_device(expr, device: str, value: Truth) -> Truth:
+    """The condition's value on `device`, unknown where it holds only if two tensors (or device values) are both on
+    that device and it is not the CPU: the dispatcher picks a key of one argument's device, so the others may be on
+    the CPU (a copy between CPU and CUDA runs CUDA's kernel: 2.6.0 cuda/Copy.cu:357 `dst_device.is_cuda() &&
+    src_device.is_cuda()` is false for it). A CPU key's tensors are all on the CPU."""
+    if value is not True or device == "CPU":
+        return value
+    return None if len(_required(expr, device)) > 1 else value
+
+
+def _required(node, device: str) -> frozenset[str]:
+    """The objects (as written: `self`, `iter.device_type(1)`) the condition requires on `device` to be true there:
+    the tested object of a device test of that device; both sides' for `&&`, those every true side requires for
+    `||`; none under `!` (a test negated holds off the device too)."""
+    kind = node.type
+    if kind in ("parenthesized_expression", "condition_clause"):
+        return _required(node.named_children[-1], device) if node.named_children else frozenset()
+    if kind == "call_expression":
+        if _device_test(node, device, False) is not True:
+            return frozenset()
+        return frozenset((_object(node.child_by_field_name("function").child_by_field_name("argument")),))
+    if kind != "binary_expression":
+        return frozenset()
+    op = node.child_by_field_name("operator")
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if op is None or left is None or right is None:
+        return frozenset()
+    if op.type == "&&":
+        return _required(left, device) | _required(right, device)
+    if op.type == "||":
+        sides = [_required(n, device) for n in (left, right) if _truth(n, device, False) is True]
+        return frozenset.intersection(*sides) if sides else frozenset()
+    if op.type == "==":
+        for constant, other in ((left, right), (right, left)):
+            if _compared(constant, other, device) is True:
+                return frozenset((_object(other),))
+    return frozenset()
+
+
+def _object(node) -> str:
+    """What a device test tests, as written: `self.device().type()` and `self.device()` are `self`."""
+    text = "".join(dec(node.text).split()) if node is not None else ""
+    for suffix in (".type()", "->type()", ".device()", "->device()"):
+        text = text.removesuffix(suffix)
+    return text
 
 
 def _device_test(call, device: str, dense: bool) -> Truth:
