@@ -440,6 +440,9 @@ class OpForms:
         self.unambiguous = unambiguous  # add_Tensor -> add.Tensor (the at::_ops:: struct names)
         self.by_base = overloads  # base -> [(op name, kind, fewest args, most args)] in yaml order
         self.methods = method_bases
+        # the ops at::Tensor has a method of (a method variant, not manual_cpp_binding): `t.size(0)` is no size.int,
+        # a function-only op, but TensorBase::size (TensorBody.h's `using TensorBase::size;`); set by stage._op_forms
+        self.method_ops: frozenset[str] = frozenset()
         self.parameters = parameters  # op name -> its schema's arguments (schema_parameters)
         self._memo: dict[str, str | None] = {}
         self._kept: dict[tuple, tuple[str, ...]] = {}  # by_argument_types's answers

@@ -42,7 +42,9 @@ two architectures), are one definition per build configuration (per-build-config
 Type aliases: the caller's own first, then the checkout-wide ones, except for a name that lookup from
 the caller finds as a namespace or class (`vec::` from at::native is at::vec). A method of at::Tensor
 (whose class body the codegen templates complete with a method per op) that torchgen generates (an op with
-a method variant, not manual_cpp_binding: `tensor_methods`) is the op's.
+a method variant, not manual_cpp_binding: `tensor_methods`) is the op's; of the ops of its name only those
+(OpForms.method_ops) are methods, and where the count and the argument types leave another one, a member of
+TensorBase of the name is the call's (`t.size(0)`: TensorBase::size, not size.int; Resolver._tensor_method).
 
 Receiver types (`returns`, `op_returns`: definitions.returns, which stage.prepare reads with the symbols, and
 each op's schema, which symbols.op_typing gives with `tensor_methods`):
@@ -77,6 +79,8 @@ from .symbols import (Symbol, Symbols, _params, is_header, normalise_scope, norm
                       untemplated)
 
 _TEMPLATE_NAMED = re.compile(r"(?:::)?\w+(?:::\w+)*<.*>")  # a name with template arguments
+_METHOD_DETAILS = ("Tensor method", "method of an op's name")  # the details of an op target a method call gives
+_TENSOR_BASE = "TensorBase"  # at::Tensor's base class, in the checkout (core/TensorBase.h)
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
 OVERLOADS_FOLLOWED = 12  # and of one overload set (the argument types pick among them)
 _TENSOR_TYPES = frozenset(("Tensor", "TensorBase", "const Tensor", "Tensor&"))
@@ -650,8 +654,13 @@ class Resolver:
         if got and got[0].how in (How.AMBIGUOUS, How.NOT_IN_CHECKOUT) and arg_types is not None and \
                 callee == callee_name and self.class_namespaces:
             got = self._argument_dependent(ctx, callee_name, argc, arg_types) or got
-        if len(got) == 1 and got[0].how is How.OP and len(got[0].op) > 1 and arg_types is not None:
-            return [self._ops_by_argument_types(ctx, callee, got[0], arg_types)]
+        if len(got) == 1 and got[0].how is How.OP and got[0].op:
+            target = got[0]
+            if len(target.op) > 1 and arg_types is not None:
+                target = self._ops_by_argument_types(ctx, callee, target, arg_types)
+            if target.detail is not None and target.detail.startswith(_METHOD_DETAILS):
+                return self._tensor_method(ctx, callee, callee_name, argc, target)
+            return [target]
         if not got or got[0].how is not How.OVERLOAD_SET:
             return got
         _qualifier, last, receiver = written_parts(callee)
@@ -674,6 +683,26 @@ class Resolver:
                                                          self._one_function(got, picked[0].node)):
                 return picked
         return got
+
+    def _tensor_method(self, ctx: Context, callee: str, callee_name: str, argc: int, target: Target) -> list[Target]:
+        """A method call the ops of its name may mean (`t.size(0)`, `t.pow(2)`), as at::Tensor's methods are: only an
+        op with a method variant that torchgen writes (not manual_cpp_binding: OpForms.method_ops) is a method. Where
+        the count and the argument types leave another op too, or only such ones, and the receiver is a Tensor whose
+        base class TensorBase (in the checkout) has a member of the name, the call is that member: at::Tensor brings
+        TensorBase::size and ::stride in beside its Dimname methods (templates/TensorBody.h's `using
+        TensorBase::size;`), so `t.size(0)` is TensorBase::size, not size.int (function-only) through the dispatcher."""
+        methods = tuple(o for o in target.op if o in self.ops.method_ops)
+        if len(methods) == len(target.op):
+            return [target]
+        tensor = target.detail.startswith(_METHOD_DETAILS[0])  # the receiver is typed a Tensor (not unknown)
+        if tensor:
+            plain = f"self.{written_parts(callee)[1]}"  # (on a plain receiver of the type given: not typed again)
+            members = [t for t in self._resolve_memo(ctx, plain, callee_name, argc, _TENSOR_BASE) if t.node is not None]
+            if members:
+                return members
+        if methods:
+            return [target._replace(op=methods)]
+        return [Target(None, How.TENSOR_METHOD)] if tensor else [target]
 
     def _ops_by_argument_types(self, ctx: Context, callee: str, target: Target, arg_types: str) -> Target:
         """A call through the dispatcher that several overloads fit by count (`at::sort_outf`, `t.gather(dim, i)`),

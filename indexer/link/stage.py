@@ -417,16 +417,21 @@ def count_device_candidates(device: dict[int, int], edge_rows: list) -> None:
 
 
 def _op_forms(conn: sqlite3.Connection) -> OpForms:
-    bases, methods, unambiguous, overloads, funcs = set(), set(), {}, {}, {}
-    rows = conn.execute("SELECT name, base, overload, variants, kind, func FROM ops ORDER BY id").fetchall()
-    for name, base, overload, variants, kind, func in rows:
+    bases, methods, unambiguous, overloads, funcs, method_ops = set(), set(), {}, {}, {}, set()
+    manual = "manual_cpp_binding" if "manual_cpp_binding" in {r[1] for r in conn.execute("PRAGMA table_info(ops)")} \
+        else "0"
+    rows = conn.execute(f"SELECT name, base, overload, variants, kind, func, {manual} FROM ops ORDER BY id").fetchall()
+    for name, base, overload, variants, kind, func, manual_binding in rows:
         bases.add(base)
         if "method" in json.loads(variants):
             methods.add(base)
+            if not manual_binding:
+                method_ops.add(name)
         unambiguous[naming.unambiguous_name(base, overload)] = name
         overloads.setdefault(base, []).append((name, kind, *schema_arity(func)))
         funcs[name] = func
     forms = OpForms(bases, methods, unambiguous, overloads, SchemaParameters(funcs))
+    forms.method_ops = frozenset(method_ops)
     forms.source = hashlib.sha256(repr(rows).encode()).hexdigest()
     return forms
 
