@@ -14,7 +14,6 @@ edge to the operator() of the class of the argument, a variable's declared type 
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -181,11 +180,7 @@ def test_an_edit_that_stops_the_call_relinks_the_handing_call(tmp_path: Path, mo
 
     monkeypatch.setattr(build_module, "SETTLED_NS", 0)
     tree = tmp_path / "tree"
-    for rel, text in FILES.items():
-        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(text)
-    db = tmp_path / "ix.db"
-    build(tree, db, jobs=1)
+    db = built_tree(tree, FILES)
     assert _functors(db, "at::native::gather_it_cuda")
     (tree / N / "cuda/Scatter.cuh").write_text(SCATTER_CUH.replace(
         "      f((scalar_t*)nullptr + i, (const scalar_t*)nullptr + i);", "      g((scalar_t*)nullptr + i);"))
@@ -193,7 +188,5 @@ def test_an_edit_that_stops_the_call_relinks_the_handing_call(tmp_path: Path, mo
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key = 'linked'").fetchone()[0] == "incremental"
     assert _functors(db, "at::native::gather_it_cuda") == set()
-    cold = tmp_path / "cold"
-    shutil.copytree(tree, cold)
-    build(cold, cold / "ix.db", jobs=1)
-    assert _functors(cold / "ix.db", "at::native::gather_it_cuda") == set()
+    cold = built_tree(tmp_path / "cold", {rel: (tree / rel).read_text() for rel in FILES})
+    assert _functors(cold, "at::native::gather_it_cuda") == set()
