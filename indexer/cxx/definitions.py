@@ -316,7 +316,7 @@ def _calls_at(f: SourceFile, defined: list[tuple[int, tuple, set[str]]], argc: i
     """Whether the file's definitions of a name that can take argc arguments are some, and each calls its
     parameter at position `at` (called_parameters)."""
     fit = [(names, called) for i, names, called in defined
-           if f.definitions[i].min_args <= argc and (f.definitions[i].max_args < 0 or argc <= f.definitions[i].max_args)]
+           if (d := f.definitions[i]).min_args <= argc and (d.max_args < 0 or argc <= d.max_args)]
     return bool(fit) and all(at < len(names) and names[at] in called for names, called in fit)
 
 

@@ -83,6 +83,8 @@ def function_name(written: str) -> str:
     """The last component of a function named with its qualifier and template arguments, without them:
     `at::native::helper<scalar_t,std::less<scalar_t>>` -> helper (how calls.callee_name writes a callee)."""
     return split_scope(written.split("<", 1)[0])[-1]
+
+
 _CLASS = re.compile(r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:<.*>)?")  # a class named (template arguments and all)
 # How a function handed on by name is found for it to count: by C++ lookup from the caller, or an op.
 _HANDED_HOW = frozenset((How.EXACT, How.SAME_FILE, How.INCLUDE, How.SAME_NAMESPACE, How.USING, How.OP))
@@ -330,8 +332,9 @@ class _Calls:
         cls = overloads.plain_type(written)
         if not cls or not _CLASS.fullmatch(cls):
             return
+        detail = f"{callee}, which calls its {param}"
         for op_node in self.functors(ctx, cls, function_name(cls)):
-            yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, cls, f"{callee}, which calls its {param}")
+            yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, cls, detail)
 
 
 def stub_edges(conn: sqlite3.Connection, nodes: Nodes, symbols: Symbols, callers: Callers,
