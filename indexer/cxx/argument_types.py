@@ -32,6 +32,10 @@ _INTEGER_SUFFIX = {"": "int", "u": "unsigned", "l": "long", "ul": "unsigned long
 _FLOATING_SUFFIX = {"": "double", "f": "float", "l": "long double"}
 _CONSTANTS = {"true": "bool", "false": "bool", "nullptr": "std::nullptr_t"}
 _STRINGS = ("string_literal", "concatenated_string", "raw_string_literal")
+# An argument that names a template with its arguments, `cummax_cummin_helper<scalar_t,int64_t,Op>` (a function
+# handed on by name), up to 300 characters: calls.arg_types writes it `decltype(...)` (cxx/calls.py), and the link
+# stage gives it no type (link/resolve.py) and looks it up as a function handed on (link/edges.py FUNCTION_ARGUMENT).
+TEMPLATE_NAME = re.compile(r"(?:::)?\w+(?:::\w+)*<[^;{}()]{0,300}>")
 
 
 def number_type(text: str) -> str | None:

@@ -9,10 +9,9 @@ stub uses are recorded only inside function bodies.
 from __future__ import annotations
 
 import json
-import re
 
 from ..vocab import StubUseHow
-from .argument_types import literal_type
+from .argument_types import TEMPLATE_NAME, literal_type
 from .arity import argument_lists, call_argc, call_arguments
 from .callees import DEVICE_ARG, MEMBER_FIELDS, WRITTEN_CALLEES, callee_info, last_component
 from .definitions import in_block
@@ -102,10 +101,7 @@ def _argument_types(args, index: int, typed: list) -> None:
     _operand_types(uncommented(args), index, typed)
 
 
-# An argument that names a template with its arguments, `cummax_cummin_helper<scalar_t, int64_t, Op>` (a function
-# handed on by name: link/edges.py FUNCTION_ARGUMENT); up to 300 characters.
-_TEMPLATE_NAMES = ("template_function", "qualified_identifier")
-_TEMPLATE_NAME = re.compile(r"(?:::)?\w+(?:::\w+)*<[^;{}()]{0,300}>")
+_TEMPLATE_NAMES = ("template_function", "qualified_identifier")  # tree-sitter's nodes of a name with template arguments
 
 
 def _operand_types(nodes: list, index: int, typed: list) -> None:
@@ -121,7 +117,7 @@ def _operand_types(nodes: list, index: int, typed: list) -> None:
             types.append(None)
         elif kind == "qualified_identifier" and QUALIFIED_NAME.fullmatch(text := nospace(dec(a.text))):
             types.append(f"decltype({text})")  # `at::kLong`, `ScalarType::Long`: the link stage looks it up
-        elif kind in _TEMPLATE_NAMES and _TEMPLATE_NAME.fullmatch(text := nospace(dec(a.text))):
+        elif kind in _TEMPLATE_NAMES and TEMPLATE_NAME.fullmatch(text := nospace(dec(a.text))):
             types.append(f"decltype({text})")  # `helper<scalar_t, Op>`: a function template's specialisation named
         else:
             types.append(literal_type(a))

@@ -23,7 +23,7 @@ from . import overloads
 from .resolve import Resolver, Target
 from .stubs import hiding_functions
 from .symbols import Symbol, Symbols, ordered_parameter_names
-from .template_args import MADE_OBJECT
+from .template_args import made_class
 
 Edge = tuple  # (kind, src, dst, file, line, how, target, detail)
 
@@ -323,7 +323,7 @@ class _Calls:
         if self.functors is None:
             return
         if written.startswith("decltype("):
-            if MADE_OBJECT.fullmatch(written.rstrip("&")[9:-1]) is not None:
+            if made_class(written) is not None:
                 return
             typed = self.resolver.argument_type(ctx, written)
             if typed is None:

@@ -68,7 +68,7 @@ import json
 import re
 from typing import NamedTuple
 
-from ..cxx.argument_types import arithmetic_result
+from ..cxx.argument_types import TEMPLATE_NAME, arithmetic_result
 from ..cxx.scopes import split_scope
 from .classify import (BUILTIN_TYPES, STANDARD_NAMES, OpForms, argument_class, named_class, op_called,
                        template_args, vendor_namespace, written_parts)
@@ -78,7 +78,6 @@ from .kinds import OPERATOR_CALLS, How
 from .symbols import (Symbol, Symbols, _params, is_header, normalise_scope, normalise_type, split_top_level,
                       untemplated)
 
-_TEMPLATE_NAMED = re.compile(r"(?:::)?\w+(?:::\w+)*<.*>")  # a name with template arguments
 _METHOD_DETAILS = ("Tensor method", "method of an op's name")  # the details of an op target a method call gives
 _TENSOR_BASE = "TensorBase"  # at::Tensor's base class, in the checkout (core/TensorBase.h)
 AMBIGUOUS_FOLLOWED = 4  # up to this many candidates of an ambiguous call get an edge each
@@ -985,7 +984,7 @@ class Resolver:
             rvalue = False
             if _NAME.fullmatch(inner):  # a name the caller does not declare (cxx/receivers.py argument_types)
                 t = self._name_type(ctx, inner)
-            elif "(" not in inner and _TEMPLATE_NAMED.fullmatch(inner):  # a function template's specialisation
+            elif TEMPLATE_NAME.fullmatch(inner):  # a function template's specialisation
                 # named (`helper<scalar_t,Op>`, handed on by name): no type known
                 t = None
             elif variable or written.endswith(")"):

@@ -50,8 +50,15 @@ from ..cxx.scopes import split_scope
 FORWARDED = 3  # levels of templates that pass their own parameter on
 _BOUND_AT = "{param} = {arg} at {file}:{line}"
 DEDUCED = " (deduced)"  # after the argument, in a binding's detail, when the call site does not write it
-# An object an argument makes, as calls.arg_types writes it inside decltype(...): `T(...)`, `T<A>{...}`.
-MADE_OBJECT = re.compile(r"((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:<.*>)?)(?:\(.*\)|\{.*\})")
+_MADE = re.compile(r"((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*(?:<.*>)?)(?:\(.*\)|\{.*\})")  # `T(...)`, `T<A>{...}`
+
+
+def made_class(written: str) -> str | None:
+    """The class of the object an argument makes, as calls.arg_types writes it (`decltype(ArgMaxOps<scalar_t>{})`,
+    `decltype(KthValueLauncher(k))&`): `ArgMaxOps<scalar_t>`; None for any other argument."""
+    t = written.rstrip("&")
+    made = _MADE.fullmatch(t[9:-1]) if t.startswith("decltype(") and t.endswith(")") else None
+    return made.group(1) if made is not None else None
 
 
 class _Site:
@@ -171,10 +178,9 @@ def _deduced(written: str | None, caller: Symbol, types: set[str]) -> str | None
         return None
     t = written.rstrip("&")
     if t.startswith("decltype(") and t.endswith(")"):
-        made = MADE_OBJECT.fullmatch(t[9:-1])
-        if made is None:
+        t = made_class(t)
+        if t is None:
             return None
-        t = made.group(1)
     else:
         t = overloads.plain_type(t)
     if not t or "*" in t or "(" in t or " " in t:
