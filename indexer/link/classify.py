@@ -234,8 +234,11 @@ def template_args(last: str) -> str | None:
     return last[last.index("<") + 1:-1] if "<" in last and last.endswith(">") else None
 
 
-# Namespaces whose functions are ops through the dispatcher (generated Functions.h and friends).
+# Namespaces whose functions are ops through the dispatcher (generated Functions.h and friends; at::symint's
+# templates are written there for every op with a SymInt argument, torchgen/gen.py ComputeFunction, beside the few
+# TensorBase.h defines by hand, which a lookup finds first).
 _OP_QUALIFIERS = frozenset(("at", "::at", "torch", "at::cpu", "at::cuda", "at::meta", "at::mps", "at::redispatch",
+                            "at::symint",
                             "at::compositeexplicitautograd", "at::compositeimplicitautograd",
                             "at::compositeexplicitautogradnonfunctional"))
 
