@@ -29,7 +29,7 @@ from ..indexer.vocab import OP_KINDS, DefinitionKind, Origin, StepKind, StubKind
 from ..schema.version import SCHEMA_VERSION
 from . import guard
 from .backward import BackwardUse, backward_of
-from .chain import COMPOSITE, GENERATED, Linker, loop_names, ufunc_helpers
+from .chain import COMPOSITE, GENERATED, RUNS_ON, Linker, loop_names, ufunc_helpers
 from .match import at_boundary, prefix_glob, shown, suffix_args, suffix_clause, user_glob
 from .results import (META_STEP, Backward, Formula, Health, HopKind, KeyHealth, KernelInfo, KernelsFor, KeyKernel,
                       OpInfo, OpsFor, OpSummary, PartialFile, Reach, Step, StubInfo, StubSite, Symbol, Trace, TraceOp,
@@ -241,7 +241,7 @@ class Index:
                         runs_on: str | None = None) -> KernelsFor:
         """`runs_on`: the runtime key a composite kernel is asked for by (`CPU <- CompositeExplicitAutograd`): its
         chain is walked for that key's device, as the dispatcher runs it there (its stubs and redispatches reach
-        that device's kernels)."""
+        that device's kernels; the redispatches of every helper it calls are followed, chain._body)."""
         linker = self.linker()
         func, file, line, structured, delegate = self.conn.execute(
             "SELECT func, file, line, structured, structured_delegate FROM ops WHERE name = ?", (op_name,)).fetchone()
@@ -259,7 +259,7 @@ class Index:
                 continue
             rows.append(self._key_chain(linker, func, k, kern, origin, ns, via, Location(f, ln),
                                         bool(is_structured), depth, op_name,
-                                        runs_on if runs_on is not None and k in COMPOSITE else k))
+                                        f"{runs_on}{RUNS_ON}{k}" if runs_on is not None and k in COMPOSITE else k))
         if keys:  # a runtime key the yaml does not name: the computed dispatch table's entry (queries/dispatch.py)
             from . import dispatch as dispatch_walk
 
@@ -293,8 +293,8 @@ class Index:
     def _key_chain(self, linker: Linker, func: str, key: str, kernel: str, origin: str,
                    ns: str, via: str | None, where: Location, structured: bool, depth: int,
                    op_name: str, walk_key: str) -> KeyKernel:
-        """The (op, key) row's kernel and its chain, walked for `walk_key` (the key, or the runtime key that runs a
-        composite kernel)."""
+        """The (op, key) row's kernel and its chain, walked for `walk_key` (the key, or `CPU <- CompositeExplicitAutograd`:
+        the runtime key that runs a composite kernel and that kernel's key)."""
         found, reason, candidates = linker.definition(key, kernel, ns, origin, structured, func)
         if found is None:
             cuts: tuple[Truncation, ...] = ()

@@ -42,6 +42,7 @@ OVERLOAD_FANOUT = 12  # and the overloads of one overload set
 _AUTOGRAD = "torch/csrc/autograd/"  # where the helpers of backward formulas live
 _FUNCTION_NODES = (NodeKind.FUNCTION, NodeKind.GLOBAL_KERNEL, NodeKind.STRUCTURED)
 COMPOSITE = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
+RUNS_ON = " <- "  # a walk's key `CPU <- CompositeExplicitAutograd`: the composite kernel the runtime key CPU runs
 _RUNTIME_OF_COMPOSITE = ("CPU", "CUDA")
 _NESTED = "NestedTensor"  # the nested keys (NestedTensorCPU, NestedTensorCUDA, ...): _kernels_of
 _CALLS = str(EdgeKind.CALLS)
@@ -222,7 +223,12 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def _body(fields: tuple, target: _Node, body: bool) -> bool:
+# What a node the walk goes on in is to the kernel's body (_body): none of it, a helper or kernel that works only
+# through the dispatcher (a thin kernel's body), or a helper of a composite kernel walked for a runtime key.
+NOT_BODY, THIN, COMPOSITE_BODY = 0, 1, 2
+
+
+def _body(fields: tuple, target: _Node, body: int) -> int:
     """Whether a node the walk goes on in is walked as part of a thin kernel's body (its redispatches followed, its
     calls of functions that reach device work only through the dispatcher shown): a helper the body calls that is
     thin too (device_path 3), and a kernel that is thin, reached by a redispatch from the body: a composite one
@@ -232,15 +238,21 @@ def _body(fields: tuple, target: _Node, body: bool) -> bool:
     kernel reached by a redispatch from the body: its work is mostly the ops it redispatches to (1.13.1's div.Scalar
     kernel fills a 0-dim tensor and redispatches to div.Tensor, BinaryOps.cpp:754-755), which are followed. A stub's
     registered function that is thin is a kernel's body wherever the walk meets it: it is the device's kernel
-    (2.6.0 cuda/TensorCompare.cpp:11, isin_default_kernel_gpu, computes isin with ne, all, eq and any)."""
+    (2.6.0 cuda/TensorCompare.cpp:11, isin_default_kernel_gpu, computes isin with ne, all, eq and any). A composite
+    kernel walked for a runtime key (`CUDA <- CompositeImplicitAutograd`) works through the dispatcher whatever its
+    device_path says: every helper it calls is its body (matmul's _matmul_impl, whose at::mm and at::bmm are the
+    work on CUDA, has device_path 1 through resize_output), down to the kernels its redispatches reach, which keep
+    their own rules."""
     if fields[0] == StepKind.DEFINITION and fields[7] == How.REGISTERED and target.device_path == 3:
-        return True
+        return THIN
     if not body:
-        return False
+        return NOT_BODY
     redispatched = fields[0] == StepKind.DEFINITION and fields[7] == How.YAML  # an op's kernel a redispatch runs
     if redispatched and fields[3] in COMPOSITE:
-        return True
-    return target.device_path == 3 and (fields[0] == StepKind.CALL or redispatched)
+        return body
+    if body == COMPOSITE_BODY and fields[0] == StepKind.CALL:
+        return COMPOSITE_BODY
+    return THIN if target.device_path == 3 and (fields[0] == StepKind.CALL or redispatched) else NOT_BODY
 
 
 def _step(kind: str, name: str, loc: Location | None, depth: int, device: str | None = None,
@@ -691,15 +703,17 @@ class Linker:
               kernel: bool) -> tuple[list[Step], tuple[Truncation, ...], _Walk]:
         """One breadth-first walk from a node (chain() keeps its answer), with the walk (what it read). An op's
         kernel that reaches device work only through the dispatcher (device_path 3) is thin: see _body."""
-        device = device_of(key)
-        composite = key in COMPOSITE
-        walk = _Walk(key, device, composite, branch_device(device, key), dense(key),
-                     thin=kernel and not composite and self._device_path(node) == 3, build=key_build(key))
+        runtime, _, via = key.partition(RUNS_ON)  # `CUDA <- CompositeImplicitAutograd`: a composite kernel for CUDA
+        device = device_of(runtime)
+        composite = runtime in COMPOSITE
+        walk = _Walk(runtime, device, composite, branch_device(device, runtime), dense(runtime),
+                     thin=kernel and not composite and self._device_path(node) == 3, build=key_build(runtime))
+        body = COMPOSITE_BODY if kernel and via in COMPOSITE else THIN if walk.thin else NOT_BODY
         walk.visited.add(node)
         # (node, level, run as a functor, the step that entered it, part of a thin kernel's body, the build below
         # it: a composite walk goes on in a redispatched op's or a stub's kernel for a device as that device's build
         # compiles it, _device_build)
-        queue: list[tuple[int, int, bool, int | None, bool, str]] = [(node, 0, False, None, walk.thin, walk.build)]
+        queue: list[tuple[int, int, bool, int | None, int, str]] = [(node, 0, False, None, body, walk.build)]
         for i, (current, level, in_functor, entered, body, build) in enumerate(queue):  # the loop sees what it appends
             walk.reads.add(current)
             if not self._read(current, in_functor):  # every node queued is expanded: their edges in one read
@@ -734,7 +748,7 @@ class Linker:
         row = self.conn.execute("SELECT device_path FROM nodes WHERE id = ?", (node,)).fetchone()
         return row[0] if row and row[0] is not None else 0
 
-    def _expand(self, node: int, level: int, in_functor: bool, walk: _Walk, body: bool = False):
+    def _expand(self, node: int, level: int, in_functor: bool, walk: _Walk, body: int = NOT_BODY):
         """(step fields, node to go on with, whether that node is run as a functor) for each edge out of a node;
         `body`: the node is a thin kernel or a helper of its body (_walk), whose calls of functions that reach
         device work only through the dispatcher are steps, and whose redispatches are followed."""
@@ -903,7 +917,7 @@ class Linker:
         return got
 
     def _redispatch(self, op: _Node, loc: Location | None, level: int, detail: str | None, walk: _Walk,
-                    body: bool = False):
+                    body: int = NOT_BODY):
         """The op, and its kernel for the walk's key (a composite walk: for CPU and CUDA) to go on in."""
         yield _step(StepKind.REDISPATCH, op.name, loc, level, how=How.OP, detail=detail), None, False
         if level > 0 and not walk.composite and not body:
