@@ -60,7 +60,10 @@ def test_conditions_are_read_three_valued(cond, then_not_on, else_not_on):
     assert _branches(src) == want
 
 
-@pytest.mark.parametrize("cond", ["n > 1", "x.is_cpu_scalar(2)", "dtype == kFloat", "options == kCPU", "x.is_cuda(1)"])
+@pytest.mark.parametrize("cond", ["n > 1", "x.is_cpu_scalar(2)", "dtype == kFloat", "options == kCPU", "x.is_cuda(1)",
+                                  # a layout held in a variable may be a conversion's target (to_sparse's layout_to)
+                                  "layout_to == kSparse", "is_sparse_compressed(layout_to)",
+                                  "at::sparse_csr::is_sparse_compressed(a, b)"])
 def test_a_condition_that_tests_no_device_is_no_branch(cond):
     assert _branches(f"void f() {{\n  if ({cond}) {{\n    a();\n  }}\n  b();\n}}\n") == []
 
@@ -168,6 +171,14 @@ DENSE_ALL = {"Dense" + d for d in DEVICES}
     # the device test decides where it can; the layout test only for the devices it leaves open
     ("self.is_cpu() && self.is_mkldnn()", (ALL - {"CPU"}) | {"DenseCPU"}, set()),
     ("self.is_nested() || self.is_cuda()", DENSE_ALL - {"DenseCUDA"}, {"CUDA"}),
+    # a layout compared with a constant (2.6.0 TensorConversions.cpp:255 `self.layout() == kSparse`, _to_copy's COO
+    # branch, and :290 `at::sparse_csr::is_sparse_compressed(self)`): a dense key's tensors are strided
+    ("self.layout() == kSparse", DENSE_ALL, set()),
+    ("at::sparse_csr::is_sparse_compressed(self)", DENSE_ALL, set()),
+    ("is_sparse_compressed(options.layout())", DENSE_ALL, set()),
+    ("self.layout() == c10::Layout::Strided", set(), DENSE_ALL),
+    ("kStrided != grad->layout()", DENSE_ALL, set()),
+    ("self.layout() == kSparseCsr || self.is_cuda()", DENSE_ALL - {"DenseCUDA"}, {"CUDA"}),
 ])
 def test_a_layout_test_rules_a_branch_out_for_dense_tensors_only(cond, then_not_on, else_not_on):
     src = f"void f() {{\n  if ({cond}) {{\n    a();\n  }} else {{\n    b();\n  }}\n}}\n"

@@ -20,8 +20,9 @@ the walk says which calls it did not follow, and why. Where a condition holds on
 on a device other than the CPU (`dst_device.is_cuda() && src_device.is_cuda()`), it is unknown there: the
 dispatcher picks the key of one argument's device, and a copy between CPU and CUDA runs CUDA's kernel.
 
-A layout test (`x.is_quantized()`, `is_sparse()`, `is_sparse_csr()`, `is_nested()`, `is_mkldnn()`)
-is false for the tensors of a dense key (CPU, CUDA, MPS: the dispatcher sends a quantized or sparse
+A layout test (`x.is_quantized()`, `is_sparse()`, `is_sparse_csr()`, `is_nested()`, `is_mkldnn()`,
+`at::sparse_csr::is_sparse_compressed(x)`, and a comparison of `x.layout()` with a layout constant: `== kStrided` is
+true, `== kSparseCsr` false) is false for the tensors of a dense key (CPU, CUDA, MPS: the dispatcher sends a quantized or sparse
 argument to its own key), and unknown under any other key, whose tensors mix layouts
 (`self.is_quantized() && !src.is_quantized()` is copy_'s float-to-quantized branch). So a branch is
 evaluated twice per device: as above, giving the label D; and with layout tests false, giving
@@ -42,8 +43,15 @@ DEVICES = BRANCH_DEVICES
 _BY_METHOD = {f"is_{d.lower()}": d for d in DEVICES}
 LAYOUT_TESTS = frozenset(("is_quantized", "is_sparse", "is_sparse_csr", "is_nested", "is_mkldnn"))
 _CONSTANT = re.compile(r"(?:(?:at|c10)::)*(?:k(\w+)|(?:DeviceType::)(\w+))$")
+# A layout constant (c10/core/Layout.h), and the tests of a layout: `x.layout()` (a tensor's or its options'; a
+# variable holding a layout may be a conversion's target, `layout_to == kSparse`), is_sparse_compressed(x) of a tensor.
+_LAYOUT = re.compile(r"(?:(?:at|c10)::)*(?:k|Layout::)(Strided|Sparse|SparseCsr|SparseCsc|SparseBsr|SparseBsc|Mkldnn|"
+                     r"Jagged)$")
+_LAYOUT_OF = re.compile(r"(?:\.|->)layout\(\)$")
+LAYOUT_FUNCTIONS = frozenset(("is_sparse_compressed",))
 _SEARCH = re.compile(rb"\bis_(?:" + b"|".join(d.lower().encode() for d in DEVICES) + rb"|quantized|sparse|sparse_csr|nested|mkldnn)\s*\(\s*\)|\b(?:k|DeviceType::)(?:"
-                     + b"|".join(d.encode() for d in DEVICES) + rb")\b")
+                     + b"|".join(d.encode() for d in DEVICES) + rb")\b|\b(?:k|Layout::)(?:Strided|Sparse\w*|Mkldnn|Jagged)\b|"
+                     rb"\bis_sparse_compressed\s*\(")
 _DEVICEISH = re.compile(r"device|\.type\(\)$|->type\(\)$", re.IGNORECASE)
 _STOP = frozenset(("compound_statement", "expression_statement", "declaration", "return_statement",
                    "function_definition", "translation_unit", "lambda_expression", "field_declaration_list"))
@@ -122,6 +130,10 @@ def _truth(node, device: str, dense: bool) -> Truth:
         value = _compared(left, right, device)
         if value is None:
             value = _compared(right, left, device)
+        if value is None and dense:
+            value = _layout_compared(left, right)
+            if value is None:
+                value = _layout_compared(right, left)
         return None if value is None else (value if op.type == "==" else not value)
     return None
 
@@ -178,6 +190,10 @@ def _device_test(call, device: str, dense: bool) -> Truth:
     (`x.is_quantized()`): False for dense tensors, else unknown; None: no such test."""
     fn = call.child_by_field_name("function")
     args = call.child_by_field_name("arguments")
+    if fn is not None and fn.type in ("identifier", "qualified_identifier") and args is not None and \
+            args.named_child_count == 1 and dec(fn.text).rsplit("::", 1)[-1] in LAYOUT_FUNCTIONS:
+        tested = "".join(dec(args.named_children[0].text).split())
+        return False if dense and (_LAYOUT_OF.search(tested) or "layout" not in tested.lower()) else None
     if fn is None or fn.type != "field_expression" or args is None or args.named_child_count:
         return None
     field = fn.child_by_field_name("field")
@@ -197,6 +213,16 @@ def _compared(constant, other, device: str) -> Truth:
     if tested not in DEVICES or not _DEVICEISH.search(dec(other.text).replace(" ", "")):
         return None
     return tested == device
+
+
+def _layout_compared(constant, other) -> Truth:
+    """`x.layout() == kStrided` for a dense key's tensors: True for kStrided, False for another layout; None when the
+    sides are not that (the dispatcher sends a sparse, mkldnn or jagged tensor to its own key, and a factory's
+    options' layout picks the key too)."""
+    m = _LAYOUT.match(dec(constant.text).replace(" ", ""))
+    if m is None or not _LAYOUT_OF.search("".join(dec(other.text).split())):
+        return None
+    return m.group(1) == "Strided"
 
 
 def _exits(stmt) -> bool:
