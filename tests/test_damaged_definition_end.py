@@ -135,3 +135,34 @@ def test_a_branch_hint_written_as_the_condition_is_an_if():
     assert _ends(facts) == {"at::native::solve_out": (2, 14), "at::native::solve": (16, 19)}
     callers = {c.callee: c.caller for c in facts.calls}
     assert callers["out.is_same"] == callers["solve_kernel"] == "at::native::solve_out"
+
+
+# As 2.6.0 ForeachUtils.h:219-229 and :271-277: a parameter whose default is a braced list; tree-sitter-cpp reads
+# no such parameter, and both functions were lost (a declaration with an ERROR, the body a stray block), so
+# FusedSgdKernel.cu:159's at::native::check_fast_path_restrictions was "not in the checkout".
+BRACED_DEFAULTS = b"""namespace at::native {
+inline bool check_fast_path_restrictions(
+    ArrayRef<TensorList> tensorLists,
+    ArrayRef<Scalar> scalarList = {},
+    bool does_op_promote_integer_inputs_to_float = false) {
+  return share_device(tensorLists);
+}
+
+inline bool can_use_fast_route(ArrayRef<TensorList> lists, std::array<int, 2> pad = {0, 0}) {
+  auto message = fmt::format("pad = {}, lists = {}", pad[0], lists.size());
+  return check_fast_path_restrictions(lists);
+}
+}  // namespace at::native
+"""
+
+
+def test_a_braced_default_argument_keeps_its_function():
+    facts = cxx.extract(BRACED_DEFAULTS, "aten/src/ATen/native/ForeachUtils.h")
+    assert _ends(facts) == {"at::native::check_fast_path_restrictions": (2, 7),
+                            "at::native::can_use_fast_route": (9, 12)}
+    callers = {c.callee: c.caller for c in facts.calls}
+    assert callers["share_device"] == "at::native::check_fast_path_restrictions"
+    assert callers["check_fast_path_restrictions"] == "at::native::can_use_fast_route"
+    # the parameters with a default stay optional: 1 to 3 arguments, 1 to 2
+    arity = {d.qualified_name: (d.min_args, d.max_args) for d in facts.definitions}
+    assert arity == {"at::native::check_fast_path_restrictions": (1, 3), "at::native::can_use_fast_route": (1, 2)}

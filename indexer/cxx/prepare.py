@@ -21,6 +21,7 @@ offset and line are the same in the file as written:
 - a use of the file's own statement macro (its body ends with `}` or `else`) alone on its line gets the `;` its
   writer left out, on the next line's indent;
 - a branch hint written as the condition's parentheses (`if C10_LIKELY (x)`) is blanked to `if (x)`;
+- a parameter's default written as a braced list (`ArrayRef<Scalar> scalarList = {}`) becomes `0` and blanks;
 
 Every pass is linear in the source.
 """
@@ -72,7 +73,49 @@ def prepare(source: bytes, path: str = "") -> tuple[bytes, list[tuple[int, int, 
         source = _end_statement_macro_uses(source)
     if b"LIKELY" in source:
         source = _CONDITION_MACRO.sub(lambda m: m.group(1) + m.group(2).translate(_BLANK), source)
+    if _BRACED_DEFAULT.search(source):
+        source = _braced_defaults(source)
     return source, spans
+
+
+# A parameter's default written as a braced list, `= {}` or `= {0, 0}`, before the next parameter or the list's end:
+# tree-sitter-cpp reads no such parameter, and the function it heads is lost (2.6.0 ForeachUtils.h:219
+# check_fast_path_restrictions(..., ArrayRef<Scalar> scalarList = {}, ...) parsed as a declaration with an ERROR,
+# its body a stray block). The list becomes `0` and blanks: a default still, so the parameter stays optional.
+_BRACED_DEFAULT = re.compile(rb"=[ \t]*(\{[^{}();\"'/#\n]*\})(?=\s*[,)])")
+_PARAMETERS_BACK = 4096  # the bytes looked back through for the parameter list's `(`
+
+
+def _braced_defaults(source: bytes) -> bytes:
+    out = None
+    for m in _BRACED_DEFAULT.finditer(source):
+        if not _in_parameters(source, m.start()):
+            continue
+        if out is None:
+            out = bytearray(source)
+        start, end = m.span(1)
+        out[start:end] = b"0" + source[start + 1:end].translate(_BLANK)
+    return source if out is None else bytes(out)
+
+
+def _in_parameters(source: bytes, i: int) -> bool:
+    """Whether offset i is inside parentheses opened since the last `;`, `{` or `}` (a parameter list, or a call's
+    arguments, where `x = 0` reads as well), with no literal on the way and not on a preprocessor line."""
+    line = source.rfind(b"\n", 0, i) + 1
+    if source[line:i].lstrip().startswith(b"#"):
+        return False
+    depth = 0
+    for k in range(i - 1, max(-1, i - _PARAMETERS_BACK), -1):
+        c = source[k]
+        if c == 0x29:  # )
+            depth += 1
+        elif c == 0x28:  # (
+            if depth == 0:
+                return True
+            depth -= 1
+        elif c in b";{}\"'":
+            return False
+    return False
 
 
 # `if C10_LIKELY (cond)`: the hint macro's parentheses are the `if`'s (2.6.0 BatchLinearAlgebra.cpp:3949); read as a
