@@ -20,7 +20,8 @@ from .results import block_parents
 from .chain import COMPOSITE, PER_DTYPE
 
 LIST_CAP = 1  # stubs and registered kernels shown per key line; "+N" says how many more there are
-BRIEF_DTYPE_DEPTH = 1  # the dtype sets of the kernel and of the function one level below it (a registered kernel)
+BRIEF_DTYPE_DEPTH = 1  # the dtype sets of the kernel and of the function one level below it (a registered kernel),
+# besides those of the functions on the brief's path (_path_first)
 END_CAP = 1  # device functions, launches and library calls shown per key line (the end of the chain)
 OPS_CAP = 3  # ops a kernel redispatches to, shown after `=>` (those whose kernels do device work)
 NATIVE = "aten/src/ATen/native/"  # the folder most locations are in: trace's text form states it once
@@ -142,13 +143,15 @@ def _secondary(step: Any) -> bool:
 
 
 def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, kernel: str = ""
-                ) -> tuple[list[Any], list[str], set[int], list[str]]:
+                ) -> tuple[list[Any], list[str], set[int], list[str], set[int]]:
     """The chain's steps (one path's first, then the op's own others, then its redispatches', each shallowest
     first), the brief lists (_SLOTS) whose first name is then on that path, each below the one before, the
     ids of the op's own steps (those not below a redispatched op), and, for a composite kernel, the ops its own
     steps redispatch to whose kernels do device work (a stub, launch, __global__ or library call below them), in
     the chain's order (the kernel's own redispatches as its source writes them, then its helpers'); for a backend
-    kernel whose path ends at a stub or registered function of its own, those below that end.
+    kernel whose path ends at a stub or registered function of its own, those below that end; and the ids of the
+    dtype steps written in the functions on that path (sort's CUDA AT_DISPATCH in launch_stable_sort_kernel, two
+    levels below the kernel, is the set of the sort it launches).
 
     The path ends at the shallowest __global__ kernel (of several at one depth, one named for the kernel's work:
     _names_the_work) or GPU library host call (_HOST_LIBRARIES) of the op's own
@@ -208,7 +211,8 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
     mine = set(own)
     order = sorted(everything, key=lambda i: (i not in path, i not in mine, chain[i].depth))
     slots = list(dict.fromkeys(_SLOTS[chain[i].kind] for i in order if i in path and chain[i].kind in _SLOTS))
-    return [chain[i] for i in order], slots, {id(chain[i]) for i in own}, ops
+    on_path = {id(chain[i]) for i in everything if chain[i].kind == StepKind.DTYPES and up[i] in path}
+    return [chain[i] for i in order], slots, {id(chain[i]) for i in own}, ops, on_path
 
 
 _NOT_WORK_WORDS = frozenset(("out", "cpu", "cuda", "mps", "xpu", "kernel", "impl", "native", "structured", "symint",
@@ -234,7 +238,7 @@ def key_brief(k: Any) -> dict[str, Any]:
     starts with its step on one path from the kernel to its end (`path`: those lists), then the others
     shallowest first."""
     composite = k.key.rsplit(" <- ", 1)[-1] in COMPOSITE  # `CPU <- CompositeImplicitAutograd`: the key asked for
-    steps, path, own, ops = _path_first(k.chain, composite, k.kernel)
+    steps, path, own, ops, path_dtypes = _path_first(k.chain, composite, k.kernel)
     if ops:  # the work is the redispatched ops', named in `redispatches`: the lists keep its own steps
         steps = [s for s in steps if id(s) in own]
     item: dict[str, Any] = {"key": k.key, "kernel": k.kernel, "origin": k.origin,
@@ -257,7 +261,7 @@ def key_brief(k: Any) -> dict[str, Any]:
     item["launches"] = _launches(steps)
     item["library"] = _names(steps, StepKind.LIBRARY, _library)
     item["dtypes"] = _names(steps, StepKind.DTYPES, _dtype_set)
-    item["dtype_union"] = dtype_union([s for s in steps if s.depth <= BRIEF_DTYPE_DEPTH])
+    item["dtype_union"] = dtype_union([s for s in steps if s.depth <= BRIEF_DTYPE_DEPTH or id(s) in path_dtypes])
     if path:
         item["path"] = path
     if ops:

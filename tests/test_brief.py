@@ -142,6 +142,34 @@ def test_a_key_line_follows_one_path_of_the_ops_own_work():
         "  CUDA: topk_out_cuda [] -> sort_stub +1 -> sort_cuda_kernel +1 -> fill_reverse_indices_kernel <<<>>> +1")
 
 
+def test_the_dtypes_are_those_of_the_functions_on_the_line_s_path():
+    """2.6.0 sort's CUDA line: its AT_DISPATCH is in launch_stable_sort_kernel (cuda/SortStable.cu:236), two levels
+    below the kernel, which launches the line's __global__; a helper beside the path dispatches over other dtypes.
+    The line's set is the kernel's and its registered function's, and those written on the path."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    chain = [
+        _step("stub", "sort_stub", 0, None),  # 0
+        _step("registered", "sort_cuda_kernel", 0, None, "CUDA"),  # 1
+        _step("definition", "sort_cuda_kernel", 0, None),  # 2
+        _step("call", "launch_stable_sort_kernel", 1, 2),  # 3
+        _step("call", "fill_slices", 1, 2),  # 4
+        _step("dtypes", "launch_stable_sort_kernel", 2, 3,
+              "AT_DISPATCH_ALL_TYPES_AND3(ALL_TYPES, kBool, kHalf, kBFloat16)"),  # 5
+        _step("launch", "sort_postprocess_kernel", 2, 3, "<<<"),  # 6
+        _step("global_kernel", "sort_postprocess_kernel", 2, 3),  # 7
+        _step("dtypes", "fill_slices", 2, 4, "AT_DISPATCH_COMPLEX_TYPES(COMPLEX_TYPES)"),  # 8: beside the path
+    ]
+    key = SimpleNamespace(key="CUDA", kernel="sort_stable_out", origin="yaml", via=None, note=None, definition=None,
+                          chain=chain)
+    item = brief.key_brief(key)
+    assert item["dtype_union"] == "all+bool+half+bf16"
+    assert brief.key_brief_text(item, ["CUDA"], {}) == (
+        "  CUDA: sort_stable_out [] -> sort_stub -> sort_cuda_kernel -> sort_postprocess_kernel <<<>>> "
+        "| dtypes all+bool+half+bf16")
+
+
 def test_a_float_format_conversion_ends_the_line_only_where_nothing_else_does():
     """mean's CPU kernel (2.6.0 ReduceOps.cpp:1348) works through redispatches only: `.to(sum_out_dtype)` reaches
     copy_, whose CPU body converts a float buffer to half with fbgemm::FloatToFloat16_simd (Copy.cpp:164), a
