@@ -1,6 +1,6 @@
 """Long chains of member calls (indexer/cxx/receivers.py `chain_steps`): a chain longer than 200 characters is
 recorded with each argument written `_`, so the link stage types it step by step as it does a short one;
-one that does not fit stays `(...).name`. Small checkout in tmp_path; the expected lines are the comments' `:N`."""
+one that does not fit in 400 characters so written stays `(...).name`. Small checkout in tmp_path; the expected lines are the comments' `:N`."""
 
 from __future__ import annotations
 
@@ -95,10 +95,21 @@ def test_a_long_chain_resolves_by_the_return_types_of_its_steps(db: Path):
 
 
 def test_a_chain_that_does_not_fit_stays_cut():
-    steps = "".join(f".add_const_input(input_number_{i})" for i in range(12))
+    steps = "".join(f".add_const_input(input_number_{i})" for i in range(24))
     source = f"void f() {{ auto it = TensorIteratorConfig(){steps}.build(); }}\n"
     f = cxx.extract(source.encode(), N + "Long.cpp")
     assert [c.callee for c in f.calls if c.callee_name == "build"] == ["(...).build"]
+
+
+def test_a_chain_of_more_than_200_characters_written_by_its_steps_is_kept():
+    # as 2.6.0 TensorShape.cpp:664-672 (cat's TensorIteratorConfig() and seven steps before .build(): 221 characters
+    # written by its steps) was cut, and its .build() was ambiguous between TensorIteratorConfig's and
+    # TensorIteratorBase's
+    steps = "".join(f".add_const_input(input_number_{i})" for i in range(12))
+    source = f"void f() {{ auto it = TensorIteratorConfig(){steps}.build(); }}\n"
+    f = cxx.extract(source.encode(), N + "Long.cpp")
+    assert [c.callee for c in f.calls if c.callee_name == "build"] == [
+        "TensorIteratorConfig()" + ".add_const_input(_)" * 12 + ".build"]
 
 
 def test_an_auto_variable_made_by_a_long_chain_is_typed_by_its_steps(db: Path):

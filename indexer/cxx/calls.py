@@ -28,6 +28,9 @@ from .trees import uncommented
 # A callee written as a name: kept whole up to 2,000 characters (2.6.0 sparse/cuda/SparseSemiStructuredOps.cu:638
 # `spgemm_cutlass_dispatch_layouts_tensor_c<ElementInputA, ... 11 arguments>(...)`, cut at 200, named nothing).
 _NAMES = frozenset(("identifier", "qualified_identifier", "template_function"))
+# A long chain of member calls is written by its steps up to this many characters (2.6.0 TensorShape.cpp:664, cat's
+# TensorIteratorConfig() with seven steps before .build(), is 221); a longer one (pybind11's `.def(...)` lists) is cut.
+CHAIN_BUDGET = 400
 
 
 def calls(f: SourceFile) -> None:
@@ -52,7 +55,7 @@ def calls(f: SourceFile) -> None:
             # ...`, `py::class_<...>(...).def(...)...`), not a name with long template arguments (its name would be cut)
             fld = fn.child_by_field_name("field") if fn.type == "field_expression" else None
             callee = nospace(dec(orig[fs:fe]))[:200] if fld is None else \
-                chain_steps(fn) or f"(...).{dec(fld.text)}"
+                chain_steps(fn, CHAIN_BUDGET) or f"(...).{dec(fld.text)}"
             info = callee_info(callee, language, wrappers, declared_stubs)
         else:
             raw = orig[fs:fe]
