@@ -1588,7 +1588,10 @@ class Resolver:
         if not parts or len(parts) > _CHAIN_STEPS:
             return None
         _sep, name, args = parts[0]
-        if args is None:  # a variable: the type the extractor read, or a field of the caller's class or a
+        this = name == "this" and args is None and len(parts) > 1  # `this->f()`: the caller's class, a pointer to it
+        if this:
+            t = self._caller_class(ctx)
+        elif args is None:  # a variable: the type the extractor read, or a field of the caller's class or a
             t = root if len(parts) > 1 or root is None or not root.startswith("decltype(") else None  # namespace's
             if t is None and root is None and not name.startswith("("):  # variable (the constants table)
                 t = self._name_type(ctx, name) if _NAME.fullmatch(name) else \
@@ -1607,7 +1610,7 @@ class Resolver:
                 continue
             if t is None:
                 return None
-            if sep == "->":
+            if sep == "->" and not (this and at == 2):  # `this->` is the pointer's, no class's operator->
                 t = self._pointee(t)
             if args is None:  # a field of the class t: its declared type
                 t = self._member(t, name)
@@ -1673,6 +1676,12 @@ class Resolver:
             if target is not None:
                 return target.removeprefix("typename ") + type_name[len(written):]
         return type_name
+
+    def _caller_class(self, ctx: Context) -> str | None:
+        """The class a method belongs to (its scope, ctx.chain[0]: `this` points to one); None for a free
+        function."""
+        scope = ctx.chain[0]
+        return scope if scope and scope.rsplit("::", 1)[-1].split("<", 1)[0] in self.classes else None
 
     def _member_of_caller(self, ctx: Context, name: str) -> str | None:
         """The type of the data member `name` of the class a method belongs to (its scope, ctx.chain[0]), or of
