@@ -293,8 +293,8 @@ class Index:
     def _key_chain(self, linker: Linker, func: str, key: str, kernel: str, origin: str,
                    ns: str, via: str | None, where: Location, structured: bool, depth: int,
                    op_name: str, walk_key: str) -> KeyKernel:
-        """The (op, key) row's kernel and its chain, walked for `walk_key` (the key, or `CPU <- CompositeExplicitAutograd`:
-        the runtime key that runs a composite kernel and that kernel's key)."""
+        """The (op, key) row's kernel and its chain, walked for `walk_key` (the key, or
+        `CPU <- CompositeExplicitAutograd`: the runtime key that runs a composite kernel and that kernel's key)."""
         found, reason, candidates = linker.definition(key, kernel, ns, origin, structured, func)
         if found is None:
             cuts: tuple[Truncation, ...] = ()

@@ -1,6 +1,7 @@
 """Long chains of member calls (indexer/cxx/receivers.py `chain_steps`): a chain longer than 200 characters is
 recorded with each argument written `_`, so the link stage types it step by step as it does a short one;
-one that does not fit in 400 characters so written stays `(...).name`. Small checkout in tmp_path; the expected lines are the comments' `:N`."""
+one that does not fit in 400 characters so written stays `(...).name`. Small checkout in tmp_path; the expected
+lines are the comments' `:N`."""
 
 from __future__ import annotations
 

@@ -22,8 +22,8 @@ dispatcher picks the key of one argument's device, and a copy between CPU and CU
 
 A layout test (`x.is_quantized()`, `is_sparse()`, `is_sparse_csr()`, `is_nested()`, `is_mkldnn()`,
 `at::sparse_csr::is_sparse_compressed(x)`, and a comparison of `x.layout()` with a layout constant: `== kStrided` is
-true, `== kSparseCsr` false) is false for the tensors of a dense key (CPU, CUDA, MPS: the dispatcher sends a quantized or sparse
-argument to its own key), and unknown under any other key, whose tensors mix layouts
+true, `== kSparseCsr` false) is false for the tensors of a dense key (CPU, CUDA, MPS: the dispatcher sends a
+quantized or sparse argument to its own key), and unknown under any other key, whose tensors mix layouts
 (`self.is_quantized() && !src.is_quantized()` is copy_'s float-to-quantized branch). So a branch is
 evaluated twice per device: as above, giving the label D; and with layout tests false, giving
 `Dense` + D (`DenseCUDA`) where only that evaluation rules D out. A dense key's walk honours both.
@@ -50,8 +50,8 @@ _LAYOUT = re.compile(r"(?:(?:at|c10)::)*(?:k|Layout::)(Strided|Sparse|SparseCsr|
 _LAYOUT_OF = re.compile(r"(?:\.|->)layout\(\)$")
 LAYOUT_FUNCTIONS = frozenset(("is_sparse_compressed",))
 _SEARCH = re.compile(rb"\bis_(?:" + b"|".join(d.lower().encode() for d in DEVICES) + rb"|quantized|sparse|sparse_csr|nested|mkldnn)\s*\(\s*\)|\b(?:k|DeviceType::)(?:"
-                     + b"|".join(d.encode() for d in DEVICES) + rb")\b|\b(?:k|Layout::)(?:Strided|Sparse\w*|Mkldnn|Jagged)\b|"
-                     rb"\bis_sparse_compressed\s*\(")
+                     + b"|".join(d.encode() for d in DEVICES) + rb")\b|"
+                     rb"\b(?:k|Layout::)(?:Strided|Sparse\w*|Mkldnn|Jagged)\b|\bis_sparse_compressed\s*\(")
 _DEVICEISH = re.compile(r"device|\.type\(\)$|->type\(\)$", re.IGNORECASE)
 _STOP = frozenset(("compound_statement", "expression_statement", "declaration", "return_statement",
                    "function_definition", "translation_unit", "lambda_expression", "field_declaration_list"))
