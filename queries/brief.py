@@ -17,7 +17,7 @@ from typing import Any
 from ..indexer.vocab import StepKind
 from .api import KernelsFor, Reach, Trace
 from .results import block_parents
-from .chain import COMPOSITE, PER_DTYPE
+from .chain import COMPOSITE, PER_DTYPE, RUNS_ON
 
 LIST_CAP = 1  # stubs and registered kernels shown per key line; "+N" says how many more there are
 BRIEF_DTYPE_DEPTH = 1  # the dtype sets of the kernel and of the function one level below it (a registered kernel),
@@ -237,7 +237,7 @@ def key_brief(k: Any) -> dict[str, Any]:
     """One dispatch key of a kernels-for answer, brief: kernel, definition and what lies below it. Each list
     starts with its step on one path from the kernel to its end (`path`: those lists), then the others
     shallowest first."""
-    composite = k.key.rsplit(" <- ", 1)[-1] in COMPOSITE  # `CPU <- CompositeImplicitAutograd`: the key asked for
+    composite = k.key.rsplit(RUNS_ON, 1)[-1] in COMPOSITE  # `CPU <- CompositeImplicitAutograd`: the key asked for
     steps, path, own, ops, path_dtypes = _path_first(k.chain, composite, k.kernel)
     if ops:  # the work is the redispatched ops', named in `redispatches`: the lists keep its own steps
         steps = [s for s in steps if id(s) in own]

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 
 from ..indexer.errors import TgIndexError
 from ..indexer.facts import Location
-from .chain import device_of
+from .chain import RUNS_ON, device_of
 from .results import KeyKernel
 
 DEVICES = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta", "mps": "MPS"}
@@ -201,7 +201,7 @@ def walk_text(walks: list[DispatchWalk]) -> str:
         for v in w.visits:
             what = ""
             if v.kind:
-                origin = f" <- {v.from_key}" if v.from_key and v.from_key != v.key else ""
+                origin = f"{RUNS_ON}{v.from_key}" if v.from_key and v.from_key != v.key else ""
                 where = f"  {v.file}:{v.line}" if v.line else (f"  [{v.source} {v.file}]" if v.file else "")
                 what = f"  [{v.kind}{origin}] {v.kernel or ''}{where}"
             out.append(f"  {v.key.ljust(width)}  {v.action}{what}")
@@ -272,7 +272,7 @@ def entry_kernel(index, op_name: str, key: str, row: tuple, depth: int) -> KeyKe
     """The KeyKernel of a dispatch_table entry: the kernels-for answer of its registration key when
     native_functions.yaml has that key for the op, else the registration as the table names it."""
     kind, fallthrough, from_key, kernel, source, file, line = row
-    label = key if from_key in (None, key) else f"{key} <- {from_key}"
+    label = key if from_key in (None, key) else f"{key}{RUNS_ON}{from_key}"  # the walk key api.py makes
     note = f"{kind} ({'fallthrough, ' if fallthrough else ''}computed dispatch table)"
     if from_key is not None and index.conn.execute(
             "SELECT 1 FROM dispatch d JOIN ops o ON o.id = d.op_id WHERE o.name = ? AND d.key = ?",
