@@ -30,7 +30,7 @@ from .expansions import macro_use_sites, shared_hash
 from .facts import CallFact, CxxFacts, DefinitionMacroUseFact
 from .preprocessor import Define, expand_text
 from .receivers import Declarations, member_object
-from .scan import norm
+from .scan import dec, norm, nospace
 from .sourcefile import SourceFile
 
 _USE = "__tg_macro_use_"  # the snippet's function for use k is _USE + str(k)
@@ -97,6 +97,62 @@ def _uses(f: SourceFile, names: set[str], shared: dict[str, Define], borrowed: s
         if len(uses) >= MAX_USES:
             break
     return pieces, uses
+
+
+def chain_macros(f: SourceFile) -> frozenset[str]:
+    """The file's function-like macros whose body may start a chain of member calls: a call with no `;` or `{`
+    (2.6.0 TensorIterator.cpp:1106 `#define NULLARY_OP_CONFIG() TensorIteratorConfig().set_check_mem_overlap(true)
+    ...`, used as `NULLARY_OP_CONFIG().add_output(out).build()` at :1120)."""
+    return frozenset(k for k, d in f.local.items()
+                     if d.params is not None and "(" in d.body and ";" not in d.body and "{" not in d.body)
+
+
+def _postfix(text: str) -> bool:
+    """Whether text (spaces removed) is a name followed by member accesses and calls only, as _chain_parts of
+    the link stage reads one: what stays outside every bracket is names, `::`, `.`, `->` and template brackets."""
+    depth, outside = 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return False
+        elif depth == 0:
+            outside.append(ch)
+    return depth == 0 and _OUTSIDE.fullmatch("".join(outside)) is not None
+
+
+_OUTSIDE = re.compile(r"[A-Za-z_][\w:.<>,]*(?:->[\w:.<>,]*)*")
+
+
+def expanded_chain(f: SourceFile, callee: str, call, budget: int) -> str | None:
+    """A member call's callee whose chain starts at a use of one of the file's own macros (call: the use's call
+    node), written with the use expanded as the preprocessor would, the #define in effect there
+    (`NULLARY_OP_CONFIG().add_output(out).build` -> `TensorIteratorConfig().set_check_mem_overlap(true)
+    .check_all_same_dtype(false).resize_outputs(false).add_output(out).build`): the link stage types the chain
+    from the class made in place. None when the expansion is no chain of calls, the use's arguments do not fit
+    the macro, or the callee would be longer than budget."""
+    fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    name = dec(fn.text)
+    if args is None:
+        return None
+    written = nospace(f"{name}{dec(f.orig[args.start_byte:args.end_byte])}")
+    if not callee.startswith(written):  # a long chain writes each argument `_` (receivers.chain_steps)
+        written = name + "(" + ",".join("_" * sum(c.type != "comment" for c in args.named_children)) + ")"
+        if not callee.startswith(written):
+            return None
+    defines, at = _in_effect(f, name, call.start_byte)
+    if at is None:  # defined further on: no macro at the use
+        return None
+    text = expand_text(f"{name}{dec(f.orig[args.start_byte:args.end_byte])}", defines)
+    if text.startswith(f"{name}("):
+        return None
+    text = nospace(text)
+    if not text or not _postfix(text):
+        return None
+    out = text + callee[len(written):]
+    return out if len(out) <= budget else None
 
 
 def _in_effect(f: SourceFile, name: str, offset: int) -> tuple[dict, int | None]:

@@ -13,6 +13,7 @@ import json
 from ..vocab import StubUseHow
 from .argument_types import TEMPLATE_NAME, literal_type
 from .arity import argument_lists, call_argc, call_arguments
+from .body_macros import chain_macros, expanded_chain
 from .callees import DEVICE_ARG, MEMBER_FIELDS, WRITTEN_CALLEES, callee_info, last_component
 from .definitions import in_block
 from .dtypes import dtype_dispatch
@@ -48,6 +49,7 @@ def calls(f: SourceFile) -> None:
     parenthesized: list[tuple[int, object]] = []  # member calls on a parenthesised expression: (index, callee node)
     plain: list[tuple[int, str, int]] = []  # calls of a bare name (a function, or a local holding a lambda)
     lists = argument_lists(f)
+    macro_roots = chain_macros(f) if f.local else frozenset()
     typed: list[tuple[int, list, list[tuple[int, str, int]], list]] = []  # calls with an argument's type to set
     for fn in f.get("call.fn"):
         fs, fe = fn.start_byte, fn.end_byte
@@ -64,6 +66,9 @@ def calls(f: SourceFile) -> None:
                 info = written[raw] = callee_info(nospace(dec(raw)), language)
             if own_names and info[1] in own_names:
                 info = callee_info(info[0], language, wrappers, declared_stubs)
+        if macro_roots and fn.type == "field_expression" and (use := _macro_root(fn, macro_roots)) is not None and \
+                (expanded := expanded_chain(f, info[0], use, CHAIN_BUDGET)) is not None:
+            info = callee_info(expanded, language, wrappers, declared_stubs)
         line = fn.start_point[0] + 1
         caller = caller_at(fs)
         args = call_arguments(f, fn, lists)
@@ -91,6 +96,18 @@ def calls(f: SourceFile) -> None:
     f.call_names = {index: [(i, name) for i, name, _offset in names] for index, _types, names, _ex in typed if names}
     if operators:
         _keep_class_operands(f, operators)
+
+
+def _macro_root(fn, names: frozenset[str]):
+    """The call that starts a chain of member calls (fn: a field expression) when it calls one of names (the
+    file's own macros that may start one), else None."""
+    node = fn
+    while node is not None and node.type in ("field_expression", "call_expression"):
+        inner = node.child_by_field_name("argument" if node.type == "field_expression" else "function")
+        if node.type == "call_expression" and inner is not None and inner.type == "identifier":
+            return node if dec(inner.text) in names else None
+        node = inner
+    return None
 
 
 _EXPRESSIONS = ("call_expression", "field_expression", "compound_literal_expression", "parenthesized_expression",
