@@ -134,6 +134,20 @@ _HOST_LIBRARIES = frozenset(("cublas", "cublaslt", "cusolver", "cusparse", "cuff
 _CPU_LIBRARIES = frozenset(("blas", "lapack", "mkl"))
 
 
+# A launch of one block of one thread (`<<<1, 1, 0, stream>>>`) does bookkeeping beside the work: it unpacks seeds
+# (attention.cu:810 unpack_cudnn, where cuDNN's mha_graph->execute is the work), checks a size or writes a count
+# (IndexKernel.cu:392 masked_scatter_size_check, UniqueCub.cu:271). Its __global__ ends the brief's path only
+# where the chain has no other end (amp_update_scale_cuda_kernel is all _amp_update_scale_ does).
+_ONE_THREAD = re.compile(r"<<<\s*1\s*,\s*1\s*[,>]")
+
+
+def _one_thread(chain: tuple[Any, ...] | list[Any], up: list[int | None], i: int) -> bool:
+    """Whether chain[i] is a __global__ kernel its launch (the head of its block) runs as one thread."""
+    j = up[i]
+    return chain[i].kind == StepKind.GLOBAL_KERNEL and j is not None and chain[j].kind == StepKind.LAUNCH and \
+        _ONE_THREAD.search(chain[j].detail or "") is not None
+
+
 def _host_library(step: Any, families: frozenset[str] = _HOST_LIBRARIES) -> bool:
     return step.kind == StepKind.LIBRARY and step.detail in families and not _secondary(step)
 
@@ -154,7 +168,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
     levels below the kernel, is the set of the sort it launches).
 
     The path ends at the shallowest __global__ kernel (of several at one depth, one named for the kernel's work:
-    _names_the_work) or GPU library host call (_HOST_LIBRARIES) of the op's own
+    _names_the_work; one launched as one thread only where there is nothing else: _ONE_THREAD) or GPU library host call (_HOST_LIBRARIES) of the op's own
     work, the steps not below a redispatched op (else a BLAS, LAPACK or MKL call, else library call or launch
     helper, else registered kernel, stub or ufunc device function). Where its own steps have none of these, the
     work is the redispatched ops': a backend kernel's path goes on into them (mean_out's CPU line is its sum_out's
@@ -194,14 +208,16 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
     ops = working() if composite else []  # a composite's own redispatches with device work below them
     pool = own if ops or any(chain[i].kind in _SLOTS for i in own) else everything
     path: set[int] = set()
-    ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL or _host_library(chain[i])] or [
+    ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL and not _one_thread(chain, up, i) or
+            _host_library(chain[i])] or [
         i for i in pool if _host_library(chain[i], _CPU_LIBRARIES)] or [
-        i for i in pool if chain[i].kind in _ENDS and not _secondary(chain[i])] or [
+        i for i in pool if chain[i].kind in _ENDS and not _secondary(chain[i]) and not _one_thread(chain, up, i)] or [
         i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS]
     if ends:  # the shallowest; at one depth a library call before a launch helper, a stub step last
         words = _name_words(kernel)
         end = min(ends, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK)),
-                                       not _names_the_work(chain[i], words)))
+                                       not _names_the_work(chain[i], words),
+                                       not any(chain[j].kind == StepKind.STUB for j in above(i))))
         path = set(above(end))
         if not ops and chain[end].kind not in _ENDS and not redispatched[end]:
             # a backend kernel whose own path ends at a stub's registered function (or the stub) that does its

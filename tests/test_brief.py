@@ -403,3 +403,53 @@ def test_a_dispatch_over_index_types_is_no_data_dtype_set_by_its_set_or_its_macr
              dtypes("AT_DISPATCH_MY_LAYOUTS(MY_LAYOUTS)")]
     assert brief.dtype_union(steps) == "float+half+bf16"
     assert brief.dtype_union(steps[1:2]) == ""
+
+
+def test_a_kernel_launched_as_one_thread_ends_the_line_only_where_nothing_else_does():
+    """2.6.0 transformers/cuda/attention.cu:748, _scaled_dot_product_cudnn_attention_cuda: it launches
+    unpack_cudnn<<<1, 1, 0, stream>>> (:810, __global__ at :737) to unpack the seeds, and its work is cuDNN's
+    mha_graph->execute (cudnn/MHA.cpp:713) in run_cudnn_SDP_fprop (:817), one level deeper. A launch of one thread
+    is bookkeeping: the line names the cuDNN call, and names such a kernel only when the chain has no other end."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    chain = [
+        _step("call", "at::native::run_cudnn_SDP_fprop", 0, None),  # 0
+        _step("library", "mha_graph->execute", 1, 0, "cudnn"),  # 1
+        _step("launch", "unpack_cudnn", 0, None, "<<<1, 1, 0, at::cuda::getCurrentCUDAStream()>>>"),  # 2
+        _step("global_kernel", "at::native::unpack_cudnn", 0, None),  # 3: below the launch 2
+    ]
+    key = SimpleNamespace(key="CUDA", kernel="_scaled_dot_product_cudnn_attention_cuda", origin="yaml", via=None,
+                          note=None, definition=None, chain=chain)
+    item = brief.key_brief(key)
+    assert item["path"] == ["library"]
+    assert brief.key_brief_text(item, ["CUDA"], {}) == \
+        "  CUDA: _scaled_dot_product_cudnn_attention_cuda [] -> cudnn:mha_graph->execute"
+    alone = brief.key_brief(SimpleNamespace(**{**vars(key), "chain": chain[2:]}))
+    assert alone["path"] == ["launches"]
+    assert brief.key_brief_text(alone, ["CUDA"], {}) == \
+        "  CUDA: _scaled_dot_product_cudnn_attention_cuda [] -> unpack_cudnn <<<>>>"
+
+
+def test_of_ends_at_one_depth_the_line_follows_the_one_below_the_kernel_s_stub():
+    """2.6.0 GridSampler.cpp:919, grid_sampler_2d_cpu: a quantized branch calls _grid_sampler_2d_cpu_quantized
+    (:446), whose lambda at::parallel_for runs (:493); the kernel's work is grid_sampler_2d_cpu_kernel (:953),
+    registered as grid_sampler_2d_cpu_kernel_impl (cpu/GridSamplerKernel.cpp:1315, :1141), whose own parallel_for
+    lambda (:1190) is at the same depth. The line follows the stub's path, not the branch met first."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    chain = [
+        _step("call", "at::native::_grid_sampler_2d_cpu_quantized", 0, None),  # 0
+        _step("stub", "grid_sampler_2d_cpu_kernel", 0, None),  # 1
+        _step("registered", "grid_sampler_2d_cpu_kernel_impl", 0, None, "DEFAULT"),  # 2
+        _step("definition", "at::native::grid_sampler_2d_cpu_kernel_impl", 0, None),  # 3
+        _step("launch", "lambda at line 493", 1, 0, "parallel_for"),  # 4
+        _step("launch", "lambda at line 1190", 1, 3, "parallel_for"),  # 5
+    ]
+    key = SimpleNamespace(key="CPU", kernel="grid_sampler_2d_cpu", origin="yaml", via=None, note=None,
+                          definition=None, chain=chain)
+    item = brief.key_brief(key)
+    assert item["path"] == ["stubs", "registered", "launches"]
+    assert brief.key_brief_text(item, ["CPU"], {}) == \
+        "  CPU: grid_sampler_2d_cpu [] -> grid_sampler_2d_cpu_kernel -> grid_sampler_2d_cpu_kernel_impl -> parallel_for"
