@@ -226,6 +226,9 @@ def _balanced(text: str) -> bool:
 # What a node the walk goes on in is to the kernel's body (_body): none of it, a helper or kernel that works only
 # through the dispatcher (a thin kernel's body), or a helper of a composite kernel walked for a runtime key.
 NOT_BODY, THIN, COMPOSITE_BODY = 0, 1, 2
+# The steps that are device work a kernel does itself: without one, a backend kernel is walked as thin (_walk).
+_DEVICE_WORK = frozenset((StepKind.STUB, StepKind.LAUNCH, StepKind.GLOBAL_KERNEL, StepKind.LIBRARY,
+                          StepKind.FUNCTOR, StepKind.DTYPES, StepKind.UFUNC))
 
 
 def _body(fields: tuple, target: _Node, body: int) -> int:
@@ -702,13 +705,34 @@ class Linker:
     def _walk(self, node: int, key: str, depth: int,
               kernel: bool) -> tuple[list[Step], tuple[Truncation, ...], _Walk]:
         """One breadth-first walk from a node (chain() keeps its answer), with the walk (what it read). An op's
-        kernel that reaches device work only through the dispatcher (device_path 3) is thin: see _body."""
+        kernel that reaches device work only through the dispatcher (device_path 3) is thin: see _body. So is a
+        backend kernel whose walk meets no device work (no stub, launch, __global__, library call or dtype dispatch)
+        and that has no loop of its own: device_path is read without the build, and a call that leads to device
+        work only under an #if the key's build does not compile (1.13.1 Linear.cpp:31, `xnnpack::linear` under `#if defined(C10_MOBILE)`) made
+        linear, and transformer_encoder_layer_forward above it, look like kernels with work of their own, whose
+        helpers' redispatches (at::addmm, at::matmul) were not followed. Such a kernel is walked again with every
+        helper it calls as its body, as a composite kernel walked for a runtime key is."""
         runtime, _, via = key.partition(RUNS_ON)  # `CUDA <- CompositeImplicitAutograd`: a composite kernel for CUDA
+        composite = runtime in COMPOSITE
+        thin = kernel and not composite and self._device_path(node) == 3
+        walk = self._walk_as(node, key, depth, kernel, thin)
+        if kernel and not composite and not thin and via not in COMPOSITE and \
+                not any(s.kind in _DEVICE_WORK for s in walk.steps) and not self._loops(node):
+            first = walk
+            walk = self._walk_as(node, key, depth, kernel, True, COMPOSITE_BODY)
+            walk.reads |= first.reads  # an edit of what the first walk read may give it work: walked again then
+            walk.names |= first.names
+        return walk.steps, walk.truncations(depth), walk
+
+    def _walk_as(self, node: int, key: str, depth: int, kernel: bool, thin: bool, body: int | None = None) -> _Walk:
+        """One walk (_walk); body: what the node is to the kernel's body (_body), else as the key and thin say."""
+        runtime, _, via = key.partition(RUNS_ON)
         device = device_of(runtime)
         composite = runtime in COMPOSITE
         walk = _Walk(runtime, device, composite, branch_device(device, runtime), dense(runtime),
-                     thin=kernel and not composite and self._device_path(node) == 3, build=key_build(runtime))
-        body = COMPOSITE_BODY if kernel and via in COMPOSITE else THIN if walk.thin else NOT_BODY
+                     thin=thin, build=key_build(runtime))
+        if body is None:
+            body = COMPOSITE_BODY if kernel and via in COMPOSITE else THIN if walk.thin else NOT_BODY
         walk.visited.add(node)
         # (node, level, run as a functor, the step that entered it, part of a thin kernel's body, the build below
         # it: a composite walk goes on in a redispatched op's or a stub's kernel for a device as that device's build
@@ -730,7 +754,7 @@ class Linker:
                     queue.append((target.id, level + 1, functor, at, _body(fields, target, body), below or build))
                 else:
                     walk.too_deep[target.name] = None
-        return walk.steps, walk.truncations(depth), walk
+        return walk
 
     def _loops(self, node: int) -> bool:
         """Whether a function node's definition has a loop in its body (definitions.loops), read once per node:
