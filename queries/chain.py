@@ -226,6 +226,8 @@ def _balanced(text: str) -> bool:
 # What a node the walk goes on in is to the kernel's body (_body): none of it, a helper or kernel that works only
 # through the dispatcher (a thin kernel's body), or a helper of a composite kernel walked for a runtime key.
 NOT_BODY, THIN, COMPOSITE_BODY = 0, 1, 2
+_NONE_DEFAULTED: frozenset[int] = frozenset()
+_DEFAULTS_PAST = 32  # the parameters past a call's arguments counted as left to their defaults (more than any has)
 # The steps that are device work a kernel does itself: without one, a backend kernel is walked as thin (_walk).
 _DEVICE_WORK = frozenset((StepKind.STUB, StepKind.LAUNCH, StepKind.GLOBAL_KERNEL, StepKind.LIBRARY,
                           StepKind.FUNCTOR, StepKind.DTYPES, StepKind.UFUNC))
@@ -736,25 +738,50 @@ class Linker:
         walk.visited.add(node)
         # (node, level, run as a functor, the step that entered it, part of a thin kernel's body, the build below
         # it: a composite walk goes on in a redispatched op's or a stub's kernel for a device as that device's build
-        # compiles it, _device_build)
-        queue: list[tuple[int, int, bool, int | None, int, str]] = [(node, 0, False, None, body, walk.build)]
-        for i, (current, level, in_functor, entered, body, build) in enumerate(queue):  # the loop sees what it appends
+        # compiles it, _device_build; the parameters its call leaves to their defaults, _defaulted)
+        queue: list[tuple[int, int, bool, int | None, int, str, frozenset[int]]] = [
+            (node, 0, False, None, body, walk.build, _NONE_DEFAULTED)]
+        for i, (current, level, in_functor, entered, body, build, defaulted) in enumerate(queue):  # the loop sees
+            # what it appends
             walk.reads.add(current)
             if not self._read(current, in_functor):  # every node queued is expanded: their edges in one read
                 self.prefetch((q[0] for q in queue[i:] if not q[2]), False)
                 self.prefetch((q[0] for q in queue[i:] if q[2]), True)
             walk.build = build
-            for fields, target, functor in self._expand(current, level, in_functor, walk, body):
+            for fields, target, functor in self._expand(current, level, in_functor, walk, body, defaulted):
                 at = walk.add(fields, entered)
                 if target is None or target.id in walk.visited:
                     continue
                 if level < depth:
                     walk.visited.add(target.id)
                     below = _device_build(fields) if walk.composite else None
-                    queue.append((target.id, level + 1, functor, at, _body(fields, target, body), below or build))
+                    queue.append((target.id, level + 1, functor, at, _body(fields, target, body), below or build,
+                                  self._defaulted(fields, target, defaulted)))
                 else:
                     walk.too_deep[target.name] = None
         return walk
+
+    def _defaulted(self, fields: tuple, target: _Node, defaulted: frozenset[int]) -> frozenset[int]:
+        """The parameters of a function the walk goes on in that the call it is entered by leaves to their default
+        values: those past the arguments written, and those handed the caller's own parameters left so
+        (calls.forwards: 2.6.0 ScalarOps.h:48, wrapped_scalar_tensor's `scalar_to_tensor(scalar, device)`). Read
+        only where a branch of the function tests such a parameter (device_branches.parameter); a kernel the
+        dispatcher runs is handed every argument."""
+        site, loc = fields[5], target.loc
+        if fields[0] != StepKind.CALL or site is None or loc is None or \
+                not self.branches.by_parameter(loc.file):
+            return _NONE_DEFAULTED
+        name = target.name.rsplit("::", 1)[-1].split("<", 1)[0]
+        got: frozenset[int] | None = None
+        for argc, forwards in self.conn.execute("SELECT argc, forwards FROM calls WHERE callee_name = ? AND file = ? "
+                                                "AND line = ?", (name, site.file, site.line)):
+            left = set(range(argc, argc + _DEFAULTS_PAST))
+            for pair in (forwards or "").split(","):
+                place, _, parameter = pair.partition(":")
+                if parameter.isdigit() and int(parameter) in defaulted:
+                    left.add(int(place))
+            got = frozenset(left) if got is None else got & left  # calls of it on one line: what all leave
+        return got or _NONE_DEFAULTED
 
     def _loops(self, node: int) -> bool:
         """Whether a function node's definition has a loop in its body (definitions.loops), read once per node:
@@ -772,7 +799,8 @@ class Linker:
         row = self.conn.execute("SELECT device_path FROM nodes WHERE id = ?", (node,)).fetchone()
         return row[0] if row and row[0] is not None else 0
 
-    def _expand(self, node: int, level: int, in_functor: bool, walk: _Walk, body: int = NOT_BODY):
+    def _expand(self, node: int, level: int, in_functor: bool, walk: _Walk, body: int = NOT_BODY,
+                defaulted: frozenset[int] = frozenset()):
         """(step fields, node to go on with, whether that node is run as a functor) for each edge out of a node;
         `body`: the node is a thin kernel or a helper of its body (_walk), whose calls of functions that reach
         device work only through the dispatcher are steps, and whose redispatches are followed."""
@@ -800,7 +828,7 @@ class Linker:
                     f"{target} -> {dn.name} {dn.loc} ({_build_detail(how, detail)})"] = None
                 continue
             if (kind != _CALLS or (dn is not None and need <= shown)) and (
-                    why := self.branches.ruled_out(file, line, device, walk.dense, walk.build)) is not None:
+                    why := self.branches.ruled_out(file, line, device, walk.dense, walk.build, defaulted)) is not None:
                 walk.left_out(why, target or str(kind), self.branches.never)
                 continue
             if kind == _CALLS:
@@ -819,7 +847,8 @@ class Linker:
                     ambiguous.setdefault((file, line, target), []).append((dn, how, detail, loc))
                 elif need in (COMPOSITE_OR_FUNCTOR, FUNCTOR_ONLY) and how not in SEVERAL and \
                         _instantiated(edges, target, dn) and (need == FUNCTOR_ONLY or self._loops(dn.id)):
-                    if (why := self.branches.ruled_out(file, line, device, walk.dense, walk.build)) is not None:  # as above
+                    if (why := self.branches.ruled_out(file, line, device, walk.dense, walk.build,
+                                                       defaulted)) is not None:  # as above
                         walk.left_out(why, target, self.branches.never)
                     else:
                         yield _step(StepKind.CALL, dn.name, dn.loc, level, how=how, site=loc, detail=PER_DTYPE), dn, \

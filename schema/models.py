@@ -253,6 +253,7 @@ class Call(Base):
     arg_types: Mapped[str | None] = mapped_column(String, comment="JSON list of each argument's type where the written text says it for certain (a literal: int, unsigned long, double, float, bool, const char*, std::nullptr_t; a variable of the caller declared with a written type, normalised as receiver_type, * for a pointer, & after it: an lvalue), null for the others: [\"int\",null,\"Tensor\"]; NULL when none is known")
     receiver_const: Mapped[int | None] = mapped_column(Integer, comment="1 when the object of a member call is const (`const Args& args`: args.idesc.desc() is called on a const object), 0 when it is not, NULL when not known (a call in the chain, an auto& variable, a field)")
     lambda_line: Mapped[int | None] = mapped_column(Integer, comment="`f(x)` with f a variable of the caller initialised with a lambda (`auto f = [&](...) {...};`): the lambda's line; NULL otherwise")
+    forwards: Mapped[str | None] = mapped_column(String, comment="the arguments that are a parameter of the caller with a default value, handed on as they are: place:parameter, 0-based, comma-joined (1:1: the second argument is the caller's second parameter); NULL: none. kernels-for knows the callee's parameter is left to its default where the caller's is")
 
 
 class Launch(Base):
@@ -497,6 +498,12 @@ class DeviceBranch(Base):
                                                         "whose build does not compile it, or empty")
     condition: Mapped[str] = mapped_column(Text, comment="the condition as written, whitespace collapsed; #if: the "
                                                          "stretch's guard, as definitions.guard writes it")
+    parameter: Mapped[int | None] = mapped_column(Integer, comment="the condition tests only this parameter of the "
+                                                  "function (0-based), whose default value is a device: where a call "
+                                                  "leaves it to that default, the branch runs as on default_device, "
+                                                  "whatever the key; NULL: the condition tests the key's device")
+    default_device: Mapped[str | None] = mapped_column(String, comment="that default's device (CPU for "
+                                                       "`const Device device = at::kCPU`); NULL with parameter")
 
 
 class PyMethodDefRow(Base):

@@ -1,6 +1,6 @@
 """The schema version, importable without SQLAlchemy (the query side and the build's quick check use it)."""
 
-SCHEMA_VERSION = 24  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
+SCHEMA_VERSION = 25  # 2: no file_id indexes (a build deletes stale rows in one pass per table); 3: the graph;
 # 4: dispatcher_registrations, registration_macro_uses; 5: dispatch_keys, dispatch_keysets, dispatch_table;
 # 6: Python method tables (py_method_defs, py_method_installs); 7: py_branches and py_flags (the conditions
 # that pick a Python call); 8: definitions.template_params and definitions.returns (the link stage
@@ -26,7 +26,9 @@ SCHEMA_VERSION = 24  # 2: no file_id indexes (a build deletes stale rows in one 
 # definitions' guards take that condition, link/includes.py inclusion_guards); 23: py_attributes (what a method
 # assigns to an attribute of self from a call: trace follows `self.self_attn(...)` into the class's forward);
 # 24: ix_edges_bindings (the bindings of template parameters by their detail: an update asks, without reading
-# every edge, which were deduced at its files' call sites)
+# every edge, which were deduced at its files' call sites); 25: device_branches.parameter and default_device, and
+# calls.forwards (a branch that tests a parameter with a device default runs as on that device where a call leaves
+# the parameter to its default)
 
 # Every table of models.py, sorted (tests/test_schema.py checks it against the models): an index
 # that lacks one is rebuilt.

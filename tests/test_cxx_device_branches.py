@@ -89,6 +89,35 @@ Tensor& copy(Tensor& self, const Tensor& src) {
     assert mps_after == (7, 10, {"MPS"}, 4, "after")
 
 
+def test_the_lines_after_an_if_whose_branches_all_return_run_only_when_it_is_false():
+    # as 1.13.1 ScalarOps.h:37-58: the then-branch ends in an if-else chain whose every branch returns
+    src = """\
+Tensor to_tensor(const Scalar& s, const Tensor& self) {
+  if (self.is_cpu()) {
+    if (s.isFloatingPoint()) {
+      return fast(s, kDouble);
+    } else if (s.isComplex()) {
+      return fast(s, kComplexDouble);
+    } else {
+      check(s);
+      return fast(s, kLong);
+    }
+  }
+  return slow(s);
+}
+void g(const Scalar& s, const Tensor& self) {
+  if (self.is_cpu()) {
+    if (s.isFloatingPoint()) {
+      return;
+    }
+  }
+  slow(s);
+}
+"""
+    assert _branches(src) == [(3, 10, ALL - {"CPU"}, 2, "then"), (12, 12, {"CPU"}, 2, "after"),
+                              (16, 18, ALL - {"CPU"}, 15, "then")]  # :16's if has no else: :20 may run on CPU
+
+
 def test_an_else_if_chain_nests():
     src = """\
 void f(TensorIterator& iter) {

@@ -204,7 +204,10 @@ def _keep_class_operands(f: SourceFile, operators: list[int]) -> None:
         if not any(t is not None and t.rstrip("&") not in _BUILT_IN for t in known):
             drop.add(index)
     if drop:
-        f.calls[:] = [c for i, c in enumerate(f.calls) if i not in drop]
+        kept = [i for i in range(len(f.calls)) if i not in drop]
+        f.calls[:] = [f.calls[i] for i in kept]
+        place = {old: new for new, old in enumerate(kept)}  # call_names is by index in calls: renumbered
+        f.call_names = {place[i]: names for i, names in f.call_names.items() if i in place}
 
 
 _DECLARATORS = ("function_declarator", "identifier", "call_expression")

@@ -218,6 +218,8 @@ def _definition(f: SourceFile, node) -> DefinitionFact | None:
     min_args, max_args = declarator_arity(fd)
     qualified = "::".join(scope + pieces)
     f.parameters[(qualified, node.start_point[0] + 1)] = parameter_names(fd)
+    if (defaults := parameter_defaults(fd)):
+        f.defaults[(qualified, node.start_point[0] + 1)] = defaults
     return DefinitionFact(
         name=pieces[-1].split("<", 1)[0] if not pieces[-1].startswith("operator") else pieces[-1],
         qualified_name=qualified,
@@ -256,6 +258,41 @@ def parameter_names(fd) -> tuple[str | None, ...]:
                 None)
         out.append(dec(node.text) if node is not None else None)
     return tuple(out)
+
+
+def parameter_defaults(fd) -> dict[int, str]:
+    """The default values of a function_declarator's parameters, by position (as parameter_names counts them),
+    spaces removed: {1: "at::kCPU"} for `(const Scalar& s, const Device device = at::kCPU)`."""
+    params = fd.child_by_field_name("parameters")
+    out: dict[int, str] = {}
+    k = 0
+    for p in params.named_children if params is not None else ():
+        if p.type not in _PARAMETER_KINDS:
+            continue
+        if p.type == "optional_parameter_declaration" and (value := p.child_by_field_name("default_value")) is not None:
+            out[k] = nospace(dec(value.text))
+        k += 1
+    return out
+
+
+def forwarded_defaults(f: SourceFile) -> None:
+    """calls.forwards: the arguments of each call that are a parameter of the caller with a default value, named
+    alone (`scalar_to_tensor(scalar, device)` in 2.6.0 ScalarOps.h:48, wrapped_scalar_tensor's `device =
+    at::kCPU`): where the caller's parameter is left to its default, so is the callee's that it fills."""
+    if not f.defaults or not f.call_names:
+        return
+    spans = [(d.line, d.end_line, d.qualified_name, f.defaults[(d.qualified_name, d.line)], f.parameters.get(
+        (d.qualified_name, d.line), ())) for d in f.definitions if (d.qualified_name, d.line) in f.defaults]
+    for k, names in f.call_names.items():
+        c = f.calls[k]
+        for first, last, caller, defaults, params in spans:
+            if c.caller != caller or not first <= c.line <= last:
+                continue
+            handed = [f"{at}:{params.index(name)}" for at, name in names
+                      if name in params and params.index(name) in defaults]
+            if handed:
+                f.calls[k] = c._replace(forwards=",".join(handed))
+            break
 
 
 def called_parameters(f: SourceFile) -> None:

@@ -34,8 +34,10 @@ from __future__ import annotations
 import re
 
 from ..vocab import BRANCH_DEVICES, DENSE
+from .definitions import parameter_defaults, parameter_names
 from .facts import DeviceBranchFact
 from .scan import dec
+from .scopes import function_declarator
 from .sourcefile import SourceFile
 from .trees import uncommented
 
@@ -81,13 +83,73 @@ def device_branches(f: SourceFile) -> None:
             continue
         text = " ".join(dec(f.orig[cond.start_byte:cond.end_byte]).split())[:CONDITION_CAP]
         line = node.start_point[0] + 1
+        by_default = _defaulted_parameter(node, expr)
         then, other = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
-        _add(f, then, [d for d, t in truth.items() if t is False], line, "then", text)
+        _add(f, then, [d for d, t in truth.items() if t is False], line, "then", text, by_default)
         if other is not None:
             inner = other.named_children[-1] if other.type == "else_clause" and other.named_children else other
-            _add(f, inner, [d for d, t in truth.items() if t is True], line, "else", text)
+            _add(f, inner, [d for d, t in truth.items() if t is True], line, "else", text, by_default)
         elif then is not None and _exits(then):
-            _add_after(f, node, [d for d, t in truth.items() if t is True], line, text)
+            _add_after(f, node, [d for d, t in truth.items() if t is True], line, text, by_default)
+
+
+def _defaulted_parameter(node, expr) -> tuple[int, str] | None:
+    """(position, device) when everything the condition tests is one parameter of the function around the `if`
+    whose default value is a device constant (2.6.0 ScalarOps.h:35, `if (device == at::kCPU)` in
+    `scalar_to_tensor(const Scalar& s, const Device device = at::kCPU)`): a call that leaves it to its default
+    decides the branch, not the key's device. None otherwise."""
+    tested = _tested(expr)
+    if len(tested) != 1:
+        return None
+    fn = node.parent
+    while fn is not None and fn.type not in ("function_definition", "lambda_expression"):
+        fn = fn.parent
+    if fn is None or fn.type != "function_definition":
+        return None
+    fd = function_declarator(fn.child_by_field_name("declarator"))
+    if fd is None:
+        return None
+    names = parameter_names(fd)
+    [name] = tested
+    if name not in names:
+        return None
+    place = names.index(name)
+    default = parameter_defaults(fd).get(place)
+    m = _CONSTANT.match(default or "")
+    device = m and (m.group(1) or m.group(2))
+    return (place, device) if device in DEVICES else None
+
+
+def _tested(node) -> set[str]:
+    """What the device tests of a condition test, as _object writes it (`device`, `self`); a name that is no device
+    test's (`n > 0`) is not counted."""
+    kind = node.type
+    if kind in ("parenthesized_expression", "condition_clause"):
+        return _tested(node.named_children[-1]) if node.named_children else set()
+    if kind == "unary_expression":
+        arg = node.child_by_field_name("argument")
+        return _tested(arg) if arg is not None else set()
+    if kind == "call_expression":
+        if _device_test(node, DEVICES[0], False) is None:
+            return set()
+        fn = node.child_by_field_name("function")
+        return {_object(fn.child_by_field_name("argument"))} if fn is not None and fn.type == "field_expression" \
+            else {"(layout)"}
+    if kind != "binary_expression":
+        return set()
+    op = node.child_by_field_name("operator")
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if op is None or left is None or right is None:
+        return set()
+    if op.type in ("&&", "||"):
+        return _tested(left) | _tested(right)
+    if op.type in ("==", "!="):
+        for constant, other in ((left, right), (right, left)):
+            if _compared(constant, other, DEVICES[0]) is not None:
+                return {_object(other)}
+            if _layout_compared(constant, other) is not None:
+                return {"(layout)"}
+    return set()
 
 
 def _if_of(node, offset: int):
@@ -226,12 +288,20 @@ def _layout_compared(constant, other) -> Truth:
 
 
 def _exits(stmt) -> bool:
-    """The statement always leaves the function: a return or throw, or a block that ends with one."""
+    """The statement always leaves the function: a return or throw, a block that ends with one, or an `if` with an
+    else whose branches all do (1.13.1 ScalarOps.h:38-47, `if (s.isFloatingPoint()) return ...; else if ... else
+    {...; return ...;}`)."""
     if stmt.type in _EXITS:
         return True
     if stmt.type == "compound_statement":
         body = uncommented(stmt)
-        return bool(body) and body[-1].type in _EXITS
+        return bool(body) and _exits(body[-1])
+    if stmt.type == "if_statement":
+        then, other = stmt.child_by_field_name("consequence"), stmt.child_by_field_name("alternative")
+        if then is None or other is None or not _exits(then):
+            return False
+        inner = other.named_children[-1] if other.type == "else_clause" and other.named_children else other
+        return _exits(inner)
     return False
 
 
@@ -245,13 +315,16 @@ def _span(stmt) -> tuple[int, int] | None:
     return stmt.start_point[0] + 1, stmt.end_point[0] + 1
 
 
-def _add(f: SourceFile, stmt, not_on: list[str], line: int, branch: str, text: str) -> None:
+def _add(f: SourceFile, stmt, not_on: list[str], line: int, branch: str, text: str,
+         by_default: tuple[int, str] | None = None) -> None:
     span = _span(stmt) if stmt is not None and not_on else None
     if span is not None:
-        f.device_branches.append(DeviceBranchFact(span[0], span[1], ",".join(not_on), line, branch, text))
+        f.device_branches.append(DeviceBranchFact(span[0], span[1], ",".join(not_on), line, branch, text,
+                                                  *(by_default or (None, None))))
 
 
-def _add_after(f: SourceFile, node, not_on: list[str], line: int, text: str) -> None:
+def _add_after(f: SourceFile, node, not_on: list[str], line: int, text: str,
+               by_default: tuple[int, str] | None = None) -> None:
     """The lines after an `if` that returns, to the end of the block it is in (an `#ifdef` around the `if` is
     looked through): they run only when its condition is false."""
     block = node.parent
@@ -262,4 +335,5 @@ def _add_after(f: SourceFile, node, not_on: list[str], line: int, text: str) -> 
     body = uncommented(block)
     first, last = node.end_point[0] + 2, body[-1].end_point[0] + 1 if body else 0
     if first <= last:
-        f.device_branches.append(DeviceBranchFact(first, last, ",".join(not_on), line, "after", text))
+        f.device_branches.append(DeviceBranchFact(first, last, ",".join(not_on), line, "after", text,
+                                                  *(by_default or (None, None))))

@@ -59,6 +59,7 @@ def _extract(source: bytes, path: str, macros: StubMacros, language: str, expand
     calls.device_stub_calls(f)
     calls.stub_arguments(f)
     definitions.called_parameters(f)
+    definitions.forwarded_defaults(f)
     chevron_launches(f)
     definitions.unshaped_kernels(f)
     registrations.registrations(f)

@@ -77,6 +77,9 @@ class CallFact(NamedTuple):
     arg_types: str | None = None  # JSON list, each argument's type where the text says it for certain (argument_types.py)
     receiver_const: bool | None = None  # whether the object a member call is made on is const; None: not known
     lambda_line: int | None = None  # `f(x)` with f a local variable holding a lambda: the lambda's line
+    forwards: str | None = None  # the arguments that are a parameter of the caller with a default value, handed on
+    # as they are: "place:parameter" comma-joined, 0-based ("1:1": the second argument is the caller's second
+    # parameter); the walk knows the callee's parameter is left to its default when the caller's is
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,9 @@ class DeviceBranchFact:
     line: int  # the `if`; for PREPROCESSOR, the line of the directive that opens the stretch
     branch: str  # then, else, after (the statements after an `if` whose then-branch returns), or PREPROCESSOR
     condition: str  # the condition as written, whitespace collapsed, cut at 200 characters; for PREPROCESSOR the guard
+    parameter: int | None = None  # the condition tests only this parameter of the function (0-based), which has a
+    # device as its default value: where a call leaves it to that default, the branch runs as on default_device
+    default_device: str | None = None  # that default's device: "CPU" for `Device device = at::kCPU`
 
 
 @dataclass(frozen=True)

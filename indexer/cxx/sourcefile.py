@@ -45,6 +45,7 @@ class SourceFile:
         # the facts so far
         self.definitions: list = []
         self.parameters: dict[tuple[str, int], tuple[str | None, ...]] = {}  # a definition's parameter names, in order
+        self.defaults: dict[tuple[str, int], dict[int, str]] = {}  # a definition's parameters' default values
         self.stubs: list = []
         self.stub_uses: list = []
         self.calls: list = []
