@@ -120,10 +120,12 @@ _SLOTS = {StepKind.STUB: "stubs", StepKind.REGISTERED: "registered", StepKind.UF
 
 
 # The GPU libraries whose host calls run the library's own kernels (cublasGemmEx, cusolverDnSpotrfBatched,
-# magma_dgetrf_gpu, cudnnConvolutionForward): such a call is the device work as much as a `<<<...>>>`, and competes
-# with the __global__ kernels by depth. Without it a GEMM's line named a kernel of the tuning path beside it
-# (cuda/tunable: flush_icache_kernel) where the work is cublasLtMatmul. Thrust, CUB, cuRAND and CUTLASS calls are
-# mostly made inside device code (thrust::pair, curand_uniform2_double) and stay behind the __global__ kernels.
+# magma_dgetrf_gpu, cudnnConvolutionForward, cufftXtExec): where a kernel hands its work to one, the __global__
+# kernels beside the call prepare or finish it (2.6.0 cuda/linalg/BatchLinearAlgebra.cpp's lu_solve_kernel applies
+# pivots with an elementwise kernel one level above cuSOLVER's getrs; SpectralOps.cpp:331 _fft_r2c_cufft fills the
+# conjugate half after cufftXtExec; ConvolutionMM2d.cu's col2im around cublasDgemm). Such a call ends a line before
+# any __global__, at any depth, as a BLAS or LAPACK routine does on the CPU. Thrust, CUB, cuRAND and CUTLASS calls
+# are mostly made inside device code (thrust::pair, curand_uniform2_double) and stay behind the __global__ kernels.
 _HOST_LIBRARIES = frozenset(("cublas", "cublaslt", "cusolver", "cusparse", "cufft", "cudnn", "magma", "miopen",
                              "rocblas", "nccl"))
 
@@ -167,10 +169,11 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
     dtype steps written in the functions on that path (sort's CUDA AT_DISPATCH in launch_stable_sort_kernel, two
     levels below the kernel, is the set of the sort it launches).
 
-    The path ends at the shallowest __global__ kernel (of several at one depth, one named for the kernel's work:
-    _names_the_work; one launched as one thread only where there is nothing else: _ONE_THREAD) or GPU library host call (_HOST_LIBRARIES) of the op's own
-    work, the steps not below a redispatched op (else a BLAS, LAPACK or MKL call, else library call or launch
-    helper, else registered kernel, stub or ufunc device function). Where its own steps have none of these, the
+    The path ends at the shallowest GPU library host call (_HOST_LIBRARIES) of the op's own work, the steps not
+    below a redispatched op; else at the shallowest __global__ kernel (of several at one depth, one named for the
+    kernel's work: _names_the_work; one launched as one thread only where there is nothing else: _ONE_THREAD); else
+    a BLAS, LAPACK or MKL call, else library call or launch helper, else registered kernel, stub or ufunc device
+    function. Where its own steps have none of these, the
     work is the redispatched ops': a backend kernel's path goes on into them (mean_out's CPU line is its sum_out's
     reduction); a composite kernel's does not (its redispatches run CPU's or CUDA's kernels: the brief names those
     ops), unless none of them does device work either. The path is that end and the steps above it (`parent`, or
@@ -208,8 +211,8 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
     ops = working() if composite else []  # a composite's own redispatches with device work below them
     pool = own if ops or any(chain[i].kind in _SLOTS for i in own) else everything
     path: set[int] = set()
-    ends = [i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL and not _one_thread(chain, up, i) or
-            _host_library(chain[i])] or [
+    ends = [i for i in pool if _host_library(chain[i])] or [
+        i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL and not _one_thread(chain, up, i)] or [
         i for i in pool if _host_library(chain[i], _CPU_LIBRARIES)] or [
         i for i in pool if chain[i].kind in _ENDS and not _secondary(chain[i]) and not _one_thread(chain, up, i)] or [
         i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS]

@@ -334,9 +334,10 @@ def test_a_backend_kernel_whose_stub_function_works_through_the_dispatcher_names
 def test_a_gpu_library_s_host_call_is_device_work_beside_the_kernels():
     """mm's CUDA kernel (2.6.0 cuda/Blas.cpp:599) calls at::cuda::blas::gemm, which calls cublasLtMatmul
     (CUDABlas.cpp) or, when TunableOp is on, tunes through cuda/tunable, whose tuning launches flush_icache_kernel.
-    The GEMM's host call is the work: a GPU library's (cuBLAS, cuSOLVER, cuFFT, cuDNN, MAGMA ...) competes with the
-    __global__ kernels by depth, the shallower first. A cuRAND or Thrust call made in device code
-    (curand_uniform2_double in a __device__ lambda) stays behind the kernel that runs it."""
+    The GEMM's host call is the work: a GPU library's (cuBLAS, cuSOLVER, cuFFT, cuDNN, MAGMA ...) ends the line
+    before any __global__ kernel, at any depth (2.6.0 cuda/linalg/BatchLinearAlgebra.cpp's lu_solve_kernel applies
+    the pivots with an elementwise kernel one level above cuSOLVER's getrs, which is the solve). A cuRAND or Thrust
+    call made in device code (curand_uniform2_double in a __device__ lambda) stays behind the kernel that runs it."""
     from types import SimpleNamespace
 
     from tg_index.queries import brief
@@ -360,6 +361,18 @@ def test_a_gpu_library_s_host_call_is_device_work_beside_the_kernels():
     key = SimpleNamespace(**{**vars(key), "kernel": "normal_", "chain": rng})
     assert brief.key_brief_text(brief.key_brief(key), ["CUDA"], {}) == \
         "  CUDA: normal_ [] -> distribution_elementwise_grid_stride_kernel <<<>>>"
+    solve = [
+        _step("stub", "lu_solve_stub", 0, None),  # 0
+        _step("registered", "lu_solve_kernel", 0, None, "CUDA"),  # 1
+        _step("definition", "at::native::lu_solve_kernel", 0, None),  # 2
+        _step("launch", "_elementwise_kernel", 1, 2, "<<<grid, num_threads, 0, stream>>>"),  # 3: the pivots
+        _step("global_kernel", "at::native::_elementwise_kernel", 1, 2),  # 4
+        _step("call", "at::native::lu_solve_looped_cusolver", 1, 2),  # 5
+        _step("library", "cusolverDnDgetrs", 2, 5, "cusolver"),  # 6
+    ]
+    key = SimpleNamespace(**{**vars(key), "kernel": "linalg_lu_solve_out", "chain": solve})
+    assert brief.key_brief_text(brief.key_brief(key), ["CUDA"], {}) == \
+        "  CUDA: linalg_lu_solve_out [] -> lu_solve_stub -> lu_solve_kernel -> cusolver:cusolverDnDgetrs"
 
 
 def test_a_blas_or_lapack_call_ends_a_cpu_line_before_a_launch_helper():
