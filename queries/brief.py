@@ -12,7 +12,7 @@ names only (the data keeps the whole path), and a list cut at LIST_CAP says `+N`
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from ..indexer.vocab import StepKind
 from .api import KernelsFor, Reach, Trace
@@ -172,8 +172,8 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
     The path ends at the shallowest GPU library host call (_HOST_LIBRARIES) of the op's own work, the steps not
     below a redispatched op; else at the shallowest __global__ kernel (of several at one depth, one named for the
     kernel's work: _names_the_work; one launched as one thread only where there is nothing else: _ONE_THREAD); else
-    a BLAS, LAPACK or MKL call, else library call or launch helper, else registered kernel, stub or ufunc device
-    function. Where its own steps have none of these, the
+    a BLAS, LAPACK or MKL call, else library call or launch helper (one below a stub named for the work first:
+    _stub_named_end), else registered kernel, stub or ufunc device function. Where its own steps have none of these, the
     work is the redispatched ops': a backend kernel's path goes on into them (mean_out's CPU line is its sum_out's
     reduction); a composite kernel's does not (its redispatches run CPU's or CUDA's kernels: the brief names those
     ops), unless none of them does device work either. The path is that end and the steps above it (`parent`, or
@@ -221,6 +221,7 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
         end = min(ends, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK)),
                                        not _names_the_work(chain[i], words),
                                        not any(chain[j].kind == StepKind.STUB for j in above(i))))
+        end = _stub_named_end(chain, up, above, pool, ends, end, words)
         path = set(above(end))
         if not ops and chain[end].kind not in _ENDS and not redispatched[end]:
             # a backend kernel whose own path ends at a stub's registered function (or the stub) that does its
@@ -232,6 +233,36 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
     slots = list(dict.fromkeys(_SLOTS[chain[i].kind] for i in order if i in path and chain[i].kind in _SLOTS))
     on_path = {id(chain[i]) for i in everything if chain[i].kind == StepKind.DTYPES and up[i] in path}
     return [chain[i] for i in order], slots, {id(chain[i]) for i in own}, ops, on_path
+
+
+def _stub_named_end(chain: tuple[Any, ...] | list[Any], up: list[int | None], above: Callable[[int | None], list[int]],
+                    pool: list[int], ends: list[int], end: int, words: frozenset[str]) -> int:
+    """The end a line takes when the one chosen is a launch helper below no stub named for the kernel's work and a stub
+    of the kernel's own steps is (its name holds a word of the kernel's name, _name_words): the shallowest end below
+    that stub, else its registered function. 2.6.0 TensorShape.cpp:594, cat_out_cpu: the parallel_for of copy_stub's
+    kernel is as shallow as anything below cat_serial_stub; Normalization.cpp:810, batch_norm_cpu: a cpu_kernel of its
+    own beside batch_norm_cpu_stub's kernel; TensorAdvancedIndexing.cpp:1841, scatter_src_out: fill_stub's kernel
+    beside scatter_reduce_stub's and scatter_stub's, whose work is a functor's loop."""
+    if not words or chain[end].kind != StepKind.LAUNCH:
+        return end
+    stubs = [j for j in above(end) if chain[j].kind == StepKind.STUB]
+    if stubs and _names_work(chain[stubs[0]], words):
+        return end
+    named = [i for i in pool if chain[i].kind == StepKind.STUB and _names_work(chain[i], words)]
+    if not named:
+        return end
+    below = [i for i in ends if any(j in named for j in above(i))]
+    if below:
+        return min(below, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK))))
+    registered = [i for i in pool if chain[i].kind == StepKind.REGISTERED and up[i] in named and
+                  chain[i].name != "nullptr"]
+    return registered[0] if registered else named[0]
+
+
+def _names_work(step: Any, words: frozenset[str]) -> bool:
+    """Whether a step's name (its last component) holds one of the words of a kernel's name."""
+    name = step.name.split("::")[-1].lower()
+    return any(w in name for w in words)
 
 
 _NOT_WORK_WORDS = frozenset(("out", "cpu", "cuda", "mps", "xpu", "kernel", "impl", "native", "structured", "symint",
@@ -246,10 +277,7 @@ def _name_words(kernel: str) -> frozenset[str]:
 
 def _names_the_work(step: Any, words: frozenset[str]) -> bool:
     """A __global__ kernel whose name holds one of those words (gatherTopK for topk_out_cuda)."""
-    if step.kind != StepKind.GLOBAL_KERNEL:
-        return False
-    name = step.name.split("::")[-1].lower()
-    return any(w in name for w in words)
+    return step.kind == StepKind.GLOBAL_KERNEL and _names_work(step, words)
 
 
 def key_brief(k: Any) -> dict[str, Any]:

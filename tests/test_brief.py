@@ -466,3 +466,36 @@ def test_of_ends_at_one_depth_the_line_follows_the_one_below_the_kernel_s_stub()
     assert item["path"] == ["stubs", "registered", "launches"]
     assert brief.key_brief_text(item, ["CPU"], {}) == \
         "  CPU: grid_sampler_2d_cpu [] -> grid_sampler_2d_cpu_kernel -> grid_sampler_2d_cpu_kernel_impl -> parallel_for"
+
+
+def test_a_launch_helper_gives_way_to_a_stub_named_for_the_work():
+    """2.6.0 TensorShape.cpp:594, cat_out_cpu: copy_stub's kernel runs a launch helper (cpu/CopyKernel.cpp) as shallow
+    as anything below cat_serial_stub (:620), whose kernel's loop (cpu/CatKernel.cpp cat_serial_kernel_impl) runs no
+    launch helper. A line that would end at a launch helper below no stub named for the kernel's work goes down the
+    stub that is (a word of cat_out_cpu: cat), to the end below it or else its registered function."""
+    from types import SimpleNamespace
+
+    from tg_index.queries import brief
+    chain = [
+        _step("stub", "copy_stub", 0, None),  # 0
+        _step("registered", "copy_kernel", 0, None, "DEFAULT"),  # 1
+        _step("definition", "at::native::copy_kernel", 0, None),  # 2
+        _step("stub", "cat_serial_stub", 0, None),  # 3
+        _step("registered", "cat_serial_kernel", 0, None, "DEFAULT"),  # 4
+        _step("definition", "at::native::cat_serial_kernel", 0, None),  # 5
+        _step("launch", "lambda at line 12", 1, 2, "cpu_kernel_vec"),  # 6: copy_kernel's
+    ]
+    key = SimpleNamespace(key="CPU", kernel="cat_out_cpu", origin="yaml", via=None, note=None, definition=None,
+                          chain=chain)
+    item = brief.key_brief(key)
+    assert item["path"] == ["stubs", "registered"]
+    assert brief.key_brief_text(item, ["CPU"], {}) == "  CPU: cat_out_cpu [] -> cat_serial_stub +1 -> cat_serial_kernel +1"
+    # below the named stub, its own launch helper is the end
+    more = chain + [_step("launch", "lambda at line 40", 1, 5, "parallel_for")]  # 7: cat_serial_kernel's
+    item = brief.key_brief(SimpleNamespace(**{**vars(key), "chain": more}))
+    assert brief.key_brief_text(item, ["CPU"], {}) == \
+        "  CPU: cat_out_cpu [] -> cat_serial_stub +1 -> cat_serial_kernel +1 -> parallel_for +1"
+    # a kernel whose name says nothing of either stub keeps the shallowest end
+    other = brief.key_brief(SimpleNamespace(**{**vars(key), "kernel": "stack_out_cpu"}))
+    assert brief.key_brief_text(other, ["CPU"], {}) == \
+        "  CPU: stack_out_cpu [] -> copy_stub +1 -> copy_kernel +1 -> cpu_kernel_vec"
