@@ -135,15 +135,12 @@ def _tested(node) -> set[str]:
         fn = node.child_by_field_name("function")
         return {_object(fn.child_by_field_name("argument"))} if fn is not None and fn.type == "field_expression" \
             else {"(layout)"}
-    if kind != "binary_expression":
+    if (parts := _binary(node)) is None:
         return set()
-    op = node.child_by_field_name("operator")
-    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if op is None or left is None or right is None:
-        return set()
-    if op.type in ("&&", "||"):
+    op, left, right = parts
+    if op in ("&&", "||"):
         return _tested(left) | _tested(right)
-    if op.type in ("==", "!="):
+    if op in ("==", "!="):
         for constant, other in ((left, right), (right, left)):
             if _compared(constant, other, DEVICES[0]) is not None:
                 return {_object(other)}
@@ -177,18 +174,15 @@ def _truth(node, device: str, dense: bool) -> Truth:
         return None if value is None else not value
     if kind == "call_expression":
         return _device_test(node, device, dense)
-    if kind != "binary_expression":
+    if (parts := _binary(node)) is None:
         return None
-    op = node.child_by_field_name("operator")
-    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if op is None or left is None or right is None:
-        return None
-    if op.type in ("&&", "||"):
+    op, left, right = parts
+    if op in ("&&", "||"):
         a, b = _truth(left, device, dense), _truth(right, device, dense)
-        if op.type == "&&":
+        if op == "&&":
             return False if a is False or b is False else (True if a and b else None)
         return True if a is True or b is True else (False if a is False and b is False else None)
-    if op.type in ("==", "!="):
+    if op in ("==", "!="):
         value = _compared(left, right, device)
         if value is None:
             value = _compared(right, left, device)
@@ -196,8 +190,17 @@ def _truth(node, device: str, dense: bool) -> Truth:
             value = _layout_compared(left, right)
             if value is None:
                 value = _layout_compared(right, left)
-        return None if value is None else (value if op.type == "==" else not value)
+        return None if value is None else (value if op == "==" else not value)
     return None
+
+
+def _binary(node) -> tuple[str, object, object] | None:
+    """A binary expression's operator and operands; None for any other node, or one tree-sitter left incomplete."""
+    if node.type != "binary_expression":
+        return None
+    op = node.child_by_field_name("operator")
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    return None if op is None or left is None or right is None else (op.type, left, right)
 
 
 def _one_device(expr, device: str, value: Truth) -> Truth:
@@ -221,18 +224,15 @@ def _required(node, device: str) -> frozenset[str]:
         if _device_test(node, device, False) is not True:
             return frozenset()
         return frozenset((_object(node.child_by_field_name("function").child_by_field_name("argument")),))
-    if kind != "binary_expression":
+    if (parts := _binary(node)) is None:
         return frozenset()
-    op = node.child_by_field_name("operator")
-    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if op is None or left is None or right is None:
-        return frozenset()
-    if op.type == "&&":
+    op, left, right = parts
+    if op == "&&":
         return _required(left, device) | _required(right, device)
-    if op.type == "||":
+    if op == "||":
         sides = [_required(n, device) for n in (left, right) if _truth(n, device, False) is True]
         return frozenset.intersection(*sides) if sides else frozenset()
-    if op.type == "==":
+    if op == "==":
         for constant, other in ((left, right), (right, left)):
             if _compared(constant, other, device) is True:
                 return frozenset((_object(other),))
