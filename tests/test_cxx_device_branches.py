@@ -118,6 +118,28 @@ void g(const Scalar& s, const Tensor& self) {
                               (16, 18, ALL - {"CPU"}, 15, "then")]  # :16's if has no else: :20 may run on CPU
 
 
+def test_a_condition_that_calls_a_predicate_of_the_file_reads_what_it_returns():
+    # as 2.6.0 Dropout.cpp:43 is_fused_kernel_acceptable and :138 dropout's condition; is_privateuseone() tests a
+    # device no walk asks about: false on each
+    src = """\
+bool fused_ok(const Tensor& t, double p) {
+  return (t.is_cuda() || t.is_xpu() || t.is_privateuseone()) && p > 0;
+}
+bool twice(const Tensor& t) { return t.is_cuda(); }
+bool twice(const Tensor& t, int n) { return t.is_cpu(); }
+Tensor drop(const Tensor& input, double p, bool train) {
+  if (train && fused_ok(input, p)) {
+    return fused(input);
+  }
+  if (twice(input)) {
+    other(input);
+  }
+  return plain(input);
+}
+"""
+    assert _branches(src) == [(8, 8, ALL - {"CUDA", "XPU"}, 7, "then")]  # :10's twice is defined twice: unknown
+
+
 def test_an_else_if_chain_nests():
     src = """\
 void f(TensorIterator& iter) {

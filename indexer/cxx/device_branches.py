@@ -42,7 +42,10 @@ from .sourcefile import SourceFile
 from .trees import uncommented
 
 DEVICES = BRANCH_DEVICES
-_BY_METHOD = {f"is_{d.lower()}": d for d in DEVICES}
+# The devices a walk never asks about have tests too: on every device of DEVICES they are false
+# (Dropout.cpp:13's `input.is_privateuseone()`).
+_BY_METHOD = {f"is_{d.lower()}": d for d in (*DEVICES, "PrivateUse1", "IPU", "VE", "MAIA")}
+_BY_METHOD["is_privateuseone"] = _BY_METHOD.pop("is_privateuse1")
 LAYOUT_TESTS = frozenset(("is_quantized", "is_sparse", "is_sparse_csr", "is_nested", "is_mkldnn"))
 _CONSTANT = re.compile(r"(?:(?:at|c10)::)*(?:k(\w+)|(?:DeviceType::)(\w+))$")
 # A layout constant (c10/core/Layout.h), and the tests of a layout: `x.layout()` (a tensor's or its options'; a
@@ -66,8 +69,14 @@ Truth = bool | None
 def device_branches(f: SourceFile) -> None:
     """Phase: a DeviceBranchFact per branch of an `if` that tests a device and rules some device out."""
     seen: set[int] = set()
-    for m in _SEARCH.finditer(f.src):
-        node = _if_of(f.root.descendant_for_byte_range(m.start(), m.end()), m.start())
+    preds = _predicates(f)
+    found = [(m.start(), m.end()) for m in _SEARCH.finditer(f.src)]
+    if preds:  # an `if` whose condition calls one of them tests a device too
+        found += [(m.start(), m.end()) for m in re.finditer(
+            rb"\b(?:" + b"|".join(re.escape(k.encode()) for k in preds) + rb")\s*\(", f.src)]
+        found.sort()
+    for start, end in found:
+        node = _if_of(f.root.descendant_for_byte_range(start, end), start)
         if node is None or node.start_byte in seen:
             continue
         seen.add(node.start_byte)
@@ -75,15 +84,15 @@ def device_branches(f: SourceFile) -> None:
         expr = cond.named_children[-1] if cond is not None and cond.named_children else None
         if expr is None:
             continue
-        truth = {d: _one_device(expr, d, _truth(expr, d, False)) for d in DEVICES}
+        truth = {d: _one_device(expr, d, _truth(expr, d, False, preds)) for d in DEVICES}
         for d in DEVICES:  # where layout tests decide what the device tests alone leave open
-            if truth[d] is None and (dense := _one_device(expr, d, _truth(expr, d, True))) is not None:
+            if truth[d] is None and (dense := _one_device(expr, d, _truth(expr, d, True, preds))) is not None:
                 truth[DENSE + d] = dense
         if all(t is None for t in truth.values()):
             continue
         text = " ".join(dec(f.orig[cond.start_byte:cond.end_byte]).split())[:CONDITION_CAP]
         line = node.start_point[0] + 1
-        by_default = _defaulted_parameter(node, expr)
+        by_default = _defaulted_parameter(node, expr, preds)
         then, other = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
         _add(f, then, [d for d, t in truth.items() if t is False], line, "then", text, by_default)
         if other is not None:
@@ -93,12 +102,39 @@ def device_branches(f: SourceFile) -> None:
             _add_after(f, node, [d for d, t in truth.items() if t is True], line, text, by_default)
 
 
-def _defaulted_parameter(node, expr) -> tuple[int, str] | None:
+def _predicates(f: SourceFile) -> dict[str, object]:
+    """The file's functions that return a device test and nothing else, by name: `bool name(...) { return EXPR; }`
+    with EXPR a test _truth reads (2.6.0 Dropout.cpp:12, `is_fused_kernel_acceptable(input, p)` returns
+    `(input.is_cuda() || input.is_xpu() || input.is_lazy() || input.is_privateuseone()) && p > 0 && ...`) -> EXPR. A
+    condition that calls one is read with EXPR in its place; a name defined twice in the file is none."""
+    if b"return" not in f.src or b"bool" not in f.src:
+        return {}
+    found: dict[str, object] = {}
+    twice: set[str] = set()
+    for node in f.get("definition"):
+        kind, body = node.child_by_field_name("type"), node.child_by_field_name("body")
+        if kind is None or body is None or dec(kind.text) != "bool":
+            continue
+        fd = function_declarator(node.child_by_field_name("declarator"))
+        head = fd.child_by_field_name("declarator") if fd is not None else None
+        stmts = uncommented(body)
+        if head is None or head.type != "identifier" or len(stmts) != 1 or stmts[0].type != "return_statement" or \
+                not stmts[0].named_children:
+            continue
+        name = dec(head.text)
+        if name in found:
+            twice.add(name)
+        found[name] = stmts[0].named_children[0]
+    return {k: e for k, e in found.items()
+            if k not in twice and any(_truth(e, d, False) is not None for d in DEVICES)}
+
+
+def _defaulted_parameter(node, expr, preds: dict | None = None) -> tuple[int, str] | None:
     """(position, device) when everything the condition tests is one parameter of the function around the `if`
     whose default value is a device constant (2.6.0 ScalarOps.h:35, `if (device == at::kCPU)` in
     `scalar_to_tensor(const Scalar& s, const Device device = at::kCPU)`): a call that leaves it to its default
     decides the branch, not the key's device. None otherwise."""
-    tested = _tested(expr)
+    tested = _tested(expr, preds or {})
     if len(tested) != 1:
         return None
     fn = node.parent
@@ -120,18 +156,18 @@ def _defaulted_parameter(node, expr) -> tuple[int, str] | None:
     return (place, device) if device in DEVICES else None
 
 
-def _tested(node) -> set[str]:
+def _tested(node, preds: dict) -> set[str]:
     """What the device tests of a condition test, as _object writes it (`device`, `self`); a name that is no device
     test's (`n > 0`) is not counted."""
     kind = node.type
     if kind in ("parenthesized_expression", "condition_clause"):
-        return _tested(node.named_children[-1]) if node.named_children else set()
+        return _tested(node.named_children[-1], preds) if node.named_children else set()
     if kind == "unary_expression":
         arg = node.child_by_field_name("argument")
-        return _tested(arg) if arg is not None else set()
+        return _tested(arg, preds) if arg is not None else set()
     if kind == "call_expression":
         if _device_test(node, DEVICES[0], False) is None:
-            return set()
+            return {"(predicate)"} if _predicate(node, preds) is not None else set()
         fn = node.child_by_field_name("function")
         return {_object(fn.child_by_field_name("argument"))} if fn is not None and fn.type == "field_expression" \
             else {"(layout)"}
@@ -139,7 +175,7 @@ def _tested(node) -> set[str]:
         return set()
     op, left, right = parts
     if op in ("&&", "||"):
-        return _tested(left) | _tested(right)
+        return _tested(left, preds) | _tested(right, preds)
     if op in ("==", "!="):
         for constant, other in ((left, right), (right, left)):
             if _compared(constant, other, DEVICES[0]) is not None:
@@ -159,26 +195,29 @@ def _if_of(node, offset: int):
     return None
 
 
-def _truth(node, device: str, dense: bool) -> Truth:
+def _truth(node, device: str, dense: bool, preds: dict | None = None) -> Truth:
     """The condition's value when everything it tests is on `device` (and, if `dense`, is a dense tensor):
-    True, False, or None (unknown)."""
+    True, False, or None (unknown). preds: the file's predicates (_predicates), a call of which is its expression."""
     kind = node.type
     if kind in ("parenthesized_expression", "condition_clause"):
-        return _truth(node.named_children[-1], device, dense) if node.named_children else None
+        return _truth(node.named_children[-1], device, dense, preds) if node.named_children else None
     if kind == "unary_expression":
         op = node.child_by_field_name("operator")
         arg = node.child_by_field_name("argument")
         if op is None or arg is None or op.type != "!":
             return None
-        value = _truth(arg, device, dense)
+        value = _truth(arg, device, dense, preds)
         return None if value is None else not value
     if kind == "call_expression":
-        return _device_test(node, device, dense)
+        value = _device_test(node, device, dense)
+        if value is None and (expr := _predicate(node, preds)) is not None:
+            return _truth(expr, device, dense)  # a predicate's own calls of predicates are not read
+        return value
     if (parts := _binary(node)) is None:
         return None
     op, left, right = parts
     if op in ("&&", "||"):
-        a, b = _truth(left, device, dense), _truth(right, device, dense)
+        a, b = _truth(left, device, dense, preds), _truth(right, device, dense, preds)
         if op == "&&":
             return False if a is False or b is False else (True if a and b else None)
         return True if a is True or b is True else (False if a is False and b is False else None)
@@ -192,6 +231,14 @@ def _truth(node, device: str, dense: bool) -> Truth:
                 value = _layout_compared(right, left)
         return None if value is None else (value if op == "==" else not value)
     return None
+
+
+def _predicate(call, preds: dict | None):
+    """The expression a call of one of the file's predicates returns (_predicates), else None."""
+    if not preds:
+        return None
+    fn = call.child_by_field_name("function")
+    return preds.get(dec(fn.text)) if fn is not None and fn.type == "identifier" else None
 
 
 def _binary(node) -> tuple[str, object, object] | None:
