@@ -710,31 +710,28 @@ class Linker:
         kernel that reaches device work only through the dispatcher (device_path 3) is thin: see _body. So is a
         backend kernel whose walk meets no device work (no stub, launch, __global__, library call or dtype dispatch)
         and that has no loop of its own: device_path is read without the build, and a call that leads to device
-        work only under an #if the key's build does not compile (1.13.1 Linear.cpp:31, `xnnpack::linear` under `#if defined(C10_MOBILE)`) made
-        linear, and transformer_encoder_layer_forward above it, look like kernels with work of their own, whose
-        helpers' redispatches (at::addmm, at::matmul) were not followed. Such a kernel is walked again with every
-        helper it calls as its body, as a composite kernel walked for a runtime key is."""
+        work only under an #if the key's build does not compile (1.13.1 Linear.cpp:32, `xnnpack::linear` under
+        `#if defined(C10_MOBILE)`) made linear, and transformer_encoder_layer_forward above it, look like kernels
+        with work of their own, whose helpers' redispatches (at::addmm, at::matmul) were not followed. Such a kernel
+        is walked again with every helper it calls as its body, as a composite kernel walked for a runtime key is."""
         runtime, _, via = key.partition(RUNS_ON)  # `CUDA <- CompositeImplicitAutograd`: a composite kernel for CUDA
         composite = runtime in COMPOSITE
         thin = kernel and not composite and self._device_path(node) == 3
-        walk = self._walk_as(node, key, depth, kernel, thin)
+        body = COMPOSITE_BODY if kernel and via in COMPOSITE else THIN if thin else NOT_BODY
+        walk = self._walk_as(node, runtime, depth, thin, body)
         if kernel and not composite and not thin and via not in COMPOSITE and \
                 not any(s.kind in _DEVICE_WORK for s in walk.steps) and not self._loops(node):
             first = walk
-            walk = self._walk_as(node, key, depth, kernel, True, COMPOSITE_BODY)
+            walk = self._walk_as(node, runtime, depth, True, COMPOSITE_BODY)
             walk.reads |= first.reads  # an edit of what the first walk read may give it work: walked again then
             walk.names |= first.names
         return walk.steps, walk.truncations(depth), walk
 
-    def _walk_as(self, node: int, key: str, depth: int, kernel: bool, thin: bool, body: int | None = None) -> _Walk:
-        """One walk (_walk); body: what the node is to the kernel's body (_body), else as the key and thin say."""
-        runtime, _, via = key.partition(RUNS_ON)
+    def _walk_as(self, node: int, runtime: str, depth: int, thin: bool, body: int) -> _Walk:
+        """One walk (_walk) for a runtime key (the key before ` <- `); body: what the node is to the kernel's body."""
         device = device_of(runtime)
-        composite = runtime in COMPOSITE
-        walk = _Walk(runtime, device, composite, branch_device(device, runtime), dense(runtime),
+        walk = _Walk(runtime, device, runtime in COMPOSITE, branch_device(device, runtime), dense(runtime),
                      thin=thin, build=key_build(runtime))
-        if body is None:
-            body = COMPOSITE_BODY if kernel and via in COMPOSITE else THIN if walk.thin else NOT_BODY
         walk.visited.add(node)
         # (node, level, run as a functor, the step that entered it, part of a thin kernel's body, the build below
         # it: a composite walk goes on in a redispatched op's or a stub's kernel for a device as that device's build

@@ -44,8 +44,9 @@ from .trees import uncommented
 DEVICES = BRANCH_DEVICES
 # The devices a walk never asks about have tests too: on every device of DEVICES they are false
 # (Dropout.cpp:13's `input.is_privateuseone()`).
-_BY_METHOD = {f"is_{d.lower()}": d for d in (*DEVICES, "PrivateUse1", "IPU", "VE", "MAIA")}
-_BY_METHOD["is_privateuseone"] = _BY_METHOD.pop("is_privateuse1")
+_OTHERS = {"is_privateuseone": "PrivateUse1", "is_ipu": "IPU", "is_ve": "VE", "is_maia": "MAIA"}
+_BY_METHOD = {**{f"is_{d.lower()}": d for d in DEVICES}, **_OTHERS}
+_OTHER_DEVICES = re.compile(rb"\b(?:" + b"|".join(k.encode() for k in _OTHERS) + rb")\s*\(")
 LAYOUT_TESTS = frozenset(("is_quantized", "is_sparse", "is_sparse_csr", "is_nested", "is_mkldnn"))
 _CONSTANT = re.compile(r"(?:(?:at|c10)::)*(?:k(\w+)|(?:DeviceType::)(\w+))$")
 # A layout constant (c10/core/Layout.h), and the tests of a layout: `x.layout()` (a tensor's or its options'; a
@@ -69,8 +70,9 @@ Truth = bool | None
 def device_branches(f: SourceFile) -> None:
     """Phase: a DeviceBranchFact per branch of an `if` that tests a device and rules some device out."""
     seen: set[int] = set()
-    preds = _predicates(f)
     found = [(m.start(), m.end()) for m in _SEARCH.finditer(f.src)]
+    # a predicate returns a device test: a file with none that _SEARCH or _OTHER_DEVICES finds has none
+    preds = _predicates(f) if found or _OTHER_DEVICES.search(f.src) else {}
     if preds:  # an `if` whose condition calls one of them tests a device too
         found += [(m.start(), m.end()) for m in re.finditer(
             rb"\b(?:" + b"|".join(re.escape(k.encode()) for k in preds) + rb")\s*\(", f.src)]
