@@ -18,6 +18,8 @@ offset and line are the same in the file as written:
   #else template <class T> #endif struct Vectorized {`, and its `blendv(` head) keeps its last branch, the others
   and the directive lines blanked: tree-sitter reads no declaration across directives (the guards of the lines are
   read from the file as written, directives.py);
+- an `#if` group whose branches go on an if-else chain written before it (`#ifdef USE_ROCM` / `else if (...) {...}` /
+  `#endif` / `else {...}`) loses its directive lines, so the chain is one statement: _if_chain_continuations;
 - a use of the file's own statement macro (its body ends with `}` or `else`) alone on its line gets the `;` its
   writer left out, on the next line's indent;
 - a branch hint written as the condition's parentheses (`if C10_LIKELY (x)`) is blanked to `if (x)`;
@@ -69,6 +71,8 @@ def prepare(source: bytes, path: str = "") -> tuple[bytes, list[tuple[int, int, 
         source = _short_raw_delimiters(source)
     if b"#else" in source or b"#elif" in source:
         source = _one_branch_of_split_declarations(source)
+    if b"else" in source and b"#" in source:
+        source = _if_chain_continuations(source)
     if b"#define" in source:
         source = _end_statement_macro_uses(source)
     if b"LIKELY" in source:
@@ -221,6 +225,78 @@ def _one_branch_of_split_declarations(source: bytes) -> bytes:
         else:
             i += 1
     return bytes(out)
+
+
+_CONTINUATION = re.compile(rb"[ \t]*(?:\}[ \t]*)?else\b")  # a line that goes on an if-else chain
+_BARE_ELSE = re.compile(rb"[ \t]*(?:\}[ \t]*)?else[ \t]*(?:\{|$|//)")  # its last link (`else {`), no `if`
+
+
+def _if_chain_continuations(source: bytes) -> bytes:
+    """Blank the directive lines of an #if group whose every branch goes on an if-else chain begun before the group
+    (its first line of code starts with `else` or `} else`) and closes every block it opens: the chain's links under
+    the group and after it are then one statement, as the preprocessor makes them. tree-sitter reads a branch that
+    starts with `else` as no statement; what follows went astray: 2.6.0 sparse/cuda/cuSPARSELtOps.cpp:217
+    `#if defined(CUSPARSELT_VERSION) && CUSPARSELT_VERSION >= 602` / `else if (input_type == CUDA_R_8F_E4M3) {` ...
+    `#endif` / `else {` ended _cslt_sparse_mm_impl (:94) at :248, and its cusparseLtMatmul (:440) was read outside
+    any function. Of several branches, all are kept when only the last is a bare `else`; else only the last is. The
+    guards of the lines are read from the file as written (directives.py). Nested groups inside a branch stay."""
+    lines = source.split(b"\n")
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    out: bytearray | None = None
+    for i, line in enumerate(lines):
+        d = CONDITIONAL.match(line)
+        if d is None or d.group(1) not in (b"if", b"ifdef", b"ifndef"):
+            continue
+        group = _whole_if_group(lines, i)
+        if group is None:
+            continue
+        marks, branches = group
+        firsts = [_first_code_line(lines, b) for b in branches]
+        if any(k is None or not _CONTINUATION.match(lines[k]) for k in firsts) or \
+                any(sum(_braces(lines[k]) for k in b) != 0 for b in branches):
+            continue
+        blank = list(marks)
+        if any(_BARE_ELSE.match(lines[k]) for k in firsts[:-1]):  # `else {...} else {...}`: one branch
+            blank += [k for b in branches[:-1] for k in b]
+        if out is None:
+            out = bytearray(source)
+        for k in blank:
+            out[starts[k]:starts[k] + len(lines[k])] = lines[k].translate(_BLANK)
+    return source if out is None else bytes(out)
+
+
+def _whole_if_group(lines: list[bytes], i: int) -> tuple[list[int], list[list[int]]] | None:
+    """(its #if, #elif, #else and #endif lines, each branch's other lines) of the #if group starting at line i, the
+    lines of groups nested in a branch being that branch's; None when the file ends first."""
+    marks, branches, depth = [i], [[]], 0
+    for j in range(i + 1, len(lines)):
+        d = CONDITIONAL.match(lines[j])
+        kind = d.group(1) if d else b""
+        if kind in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif kind == b"endif" and depth:
+            depth -= 1
+        elif kind in (b"elif", b"else") and not depth:
+            marks.append(j)
+            branches.append([])
+            continue
+        elif kind == b"endif":
+            marks.append(j)
+            return marks, branches
+        branches[-1].append(j)
+    return None
+
+
+def _first_code_line(lines: list[bytes], branch: list[int]) -> int | None:
+    """The first line of a branch that holds code (not blank, not a comment or a directive)."""
+    for k in branch:
+        code = lines[k].strip()
+        if code and not code.startswith((b"//", b"/*", b"*", b"#")):
+            return k
+    return None
 
 
 _NAMESPACE_WORD = re.compile(rb"\bnamespace\b")
