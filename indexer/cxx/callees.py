@@ -27,15 +27,18 @@ DEVICE_ARG = re.compile(
     r".*\bdevice_type\(\)|.*\.device\(\)\.type\(\)|.*\bdevice\.type\(\)|device_type|.*_device_type\(\)"
 )
 
+# The vendor families by the callee's name. A CUDA library's C API is its name, then a capital (cudnnRNNForward); a
+# name that only starts with it is the checkout's or a local's (cudnn_conv_suggest_memory_format, a `cudnn_method`
+# function pointer).
 _LIBRARY_FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (f, re.compile(p))
     for f, p in (
-        ("cublaslt", r"(^|::)cublasLt\w*$"),
-        ("cublas", r"(^|::)cublas\w*$|(^|::)cuda::blas::\w+$"),
-        ("cudnn", r"(^|::)cudnn\w*$|(^|::)cudnn_frontend::"),
-        ("cufft", r"(^|::)cufft\w*$"),
-        ("cusparse", r"(^|::)cusparse\w*$"),
-        ("cusolver", r"(^|::)cusolver\w*$"),
+        ("cublaslt", r"(^|::)cublasLt[A-Z]\w*$"),
+        ("cublas", r"(^|::)cublas[A-Z]\w*$|(^|::)cuda::blas::\w+$"),
+        ("cudnn", r"(^|::)cudnn[A-Z]\w*$|(^|::)cudnn_frontend::"),
+        ("cufft", r"(^|::)cufft[A-Z]\w*$"),
+        ("cusparse", r"(^|::)cusparse[A-Z]\w*$"),
+        ("cusolver", r"(^|::)cusolver[A-Z]\w*$"),
         ("magma", r"(^|::)magma\w*$"),
         ("onednn", r"(^|::)(ideep|dnnl|mkldnn|onednn)(::|_)|^(mkldnn|onednn)\w*$"),
         ("mkl", r"(^|::)(mkl_\w+|Dfti\w+|MKL_\w+|cblas_\w+)$|(^|::)mkl::"),

@@ -39,13 +39,15 @@ int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintp
 ptrdiff_t""".split())
 
 # The namespaces of the libraries PyTorch builds with (third_party, vendors' SDKs): a name in one of them that the
-# checkout does not define is the library's.
+# checkout does not define is the library's. So is a name of a CUDA library's C API (cublasSgemm, cudnnRNNForward: the
+# library's name, then a capital); not a name that only starts with it (2.6.0 cudnn/RNN.cpp:728 `cudnn_method(...)`
+# calls a local function pointer).
 VENDOR_NAMESPACES = ("thrust", "cub", "dnnl", "ideep", "mkldnn", "cutlass", "cute", "cudnn_frontend", "mkl", "fbgemm",
                      "pytorch_qnnpack", "qnnpack", "xnnpack", "sleef", "Sleef", "nnpack", "cpuinfo", "pocketfft", "ducc0",
                      "tensorpipe", "gloo", "nccl", "ncclx")
 _VENDOR = re.compile(
-    r"(^|::)(cublas\w*|cudnn\w*|cusparse\w*|cufft\w*|curand\w*|cusolver\w*|nvrtc\w*|nvtx\w*|nccl\w*|magma\w*|"
-    r"mkl_\w+|cblas_\w+|Dfti\w+|vsl\w*|vml\w*|v[sdi]Rng\w+|cuda[A-Z]\w*|cu[A-Z]\w*|hip[A-Z]\w*|rocblas\w*|miopen\w*|hipblas\w*|"
+    r"(^|::)((?:cublas|cudnn|cusparse|cufft|cusolver)[A-Z]\w*|curand\w*|nvrtc\w*|nvtx\w*|nccl\w*|magma\w*|"
+    r"mkl_\w+|cblas_\w+|Dfti\w+|vsl[A-Z]\w*|vml[A-Z]\w*|v[sdi]Rng\w+|cuda[A-Z]\w*|cu[A-Z]\w*|hip[A-Z]\w*|rocblas\w*|miopen\w*|hipblas\w*|"
     r"MPS(?:Graph|NDArray|Shape|DataType|Kernel|Image|Matrix|Vector|Command|CNN|RNN|Temporary|State|Tensor)\w*|"
     r"MTL[A-Z]\w*|dispatch_[a-z]\w*|vk[A-Z]\w*|vma[A-Z]\w*|cutlass[A-Z]\w*)$|^(" + "|".join(VENDOR_NAMESPACES) +
     r"|at::cuda::blas)::|^(xnn|pytorch_qnnp|qnnp|nnp|Sleef|ducc|cpuinfo)_\w+$")
@@ -92,27 +94,30 @@ COMPUTE_FAMILIES = frozenset(("cublaslt", "cublas", "cudnn", "cusparse", "cufft"
                               "sleef", "rocblas", "miopen", "mps", "nnpack", "pocketfft", "ducc", "lapack", "blas"))
 
 
-# Vendor calls that configure or ask the library (threads, version, memory; the CUDA libraries' handles,
-# streams and descriptors made, set or destroyed: cusparseCreateMatDescr, cudnnSetTensorNdDescriptor,
-# cublasSetStream; their Get* queries, such as a workspace size, stay calls of the library) or that only name what an algorithm runs on (thrust's execution policies, iterators and
-# pointer wrappers: thrust::cuda::par, thrust::make_counting_iterator; fbgemm's CPU capability checks,
-# fbgemm::is_radix_sort_accelerated_with_openmp, and any library's check_ or is_ functions in its namespace,
+# Vendor calls that configure or ask the library (threads, version, memory; the CUDA libraries' handles, streams,
+# descriptors, plans and attributes made, set, initialised or destroyed, the verb after any words of the name:
+# cusparseCreateMatDescr, cudnnSetTensorNdDescriptor, cublasSetStream, cublasLtMatmulDescSetAttribute, cusparseLtInit,
+# cusparseLtMatmulPlanInit; their Get* queries, such as a workspace size, stay calls of the library) or that only name
+# what an algorithm runs on (thrust's execution policies, iterators and pointer wrappers: thrust::cuda::par,
+# thrust::make_counting_iterator; fbgemm's CPU capability checks, fbgemm::is_radix_sort_accelerated_with_openmp, and any
+# library's check_, is_ or has_ functions in its namespace (ideep::has_bf16_type_support),
 # aotriton::v2::flash::check_gpu (transformers/cuda/attention.cu:1131, the ROCm build's test of the GPU); MAGMA's
-# version, initialisation and queues (magma_version, magma_init, magma_queue_create_from_cuda); oneDNN's attributes, scales, dims, engines, streams and the
-# descriptors it expects, ideep::attr_t::fuse_relu, and a primitive's cache of computations,
-# ideep::convolution_forward::t_store().clear() (mkldnn/IDeepRegistration.cpp:28, which at::set_num_threads calls); the C APIs of QNNPACK, XNNPACK and NNPACK making, setting up,
-# reshaping and deleting an operator, pytorch_qnnp_create_add_nc_q8, whose pytorch_qnnp_run_operator, xnn_run_operator
-# or nnp_convolution_output then computes) rather than compute: an edge to the
-# vendor (How.VENDOR), not a calls-library edge that ends a chain as the work done.
+# version, initialisation and queues (magma_version, magma_init, magma_queue_create_from_cuda); oneDNN's attributes,
+# scales, dims, engines, streams and the descriptors it expects, ideep::attr_t::fuse_relu, and a primitive's cache of
+# computations, ideep::convolution_forward::t_store().clear() (mkldnn/IDeepRegistration.cpp:28, which
+# at::set_num_threads calls); the C APIs of QNNPACK, XNNPACK and NNPACK making, setting up, reshaping and deleting an
+# operator, pytorch_qnnp_create_add_nc_q8, whose pytorch_qnnp_run_operator, xnn_run_operator or nnp_convolution_output
+# then computes) rather than compute: an edge to the vendor (How.VENDOR), not a calls-library edge that ends a chain as
+# the work done.
 _SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak|finalize|thread)\w*|"
                       r"vsl(New|Delete|Copy|SkipAhead|LeapFrog|Get|Save|Load)\w*|"
                       r"Dfti(Create|Free|Commit|Set|Get|Error|Copy)\w*|"
-                      r"(cublas|cublasLt|cusparse|cudnn|cusolverDn|cusolverSp|cufft|curand|miopen|rocblas)"
-                      r"(Create|Destroy|Set)\w*|"
+                      r"(cublas|cusparse|cudnn|cusolver|cufft|curand|miopen|rocblas)(?:[A-Z][a-z]*)*?"
+                      r"(Create|Destroy|Set[A-Z]|Init$)\w*|"
                       r"thrust::(\w+::)?(par|par_nosync|seq|device|host)|"
                       r"thrust::(\w*_iterator|make_\w*_iterator|device_ptr|device_pointer_cast|raw_pointer_cast)(<.*>)?|"
                       r"fbgemm::(fbgemmSupportedCPU|is_\w+)|"
-                      r"(\w+::)+(check|is)_\w+|"
+                      r"(\w+::)+(check|is|has)_\w+|"
                       r"magma_(version|init\w*|finalize|queue_\w+)|"
                       r"(pytorch_qnnp|qnnp|xnn|nnp)_(create|setup|reshape|define|delete|initialize|deinitialize|log)\w*|"
                       r"ideep::(attr_t(::\w+)?|scale_t|zero_point_t|dims|engine(::\w+)?|stream(::\w+)?|tensor::desc|"
@@ -124,8 +129,18 @@ _SERVICE = re.compile(r"(^|::)(mkl_(set|get|free|enable|disable|verbose|mem|peak
 # cudnn/MHA.cpp) configure it; the work is cudnnBackendExecute, or the graph's execute.
 _FRONTEND = re.compile(r"^cudnn_frontend::")
 # The member of a library's object that runs what was built: `mha_graph->execute(handle, variant_pack, workspace)`
-# on a cudnn_frontend graph (cudnn/MHA.cpp:851), whose receiver's type is in a namespace outside the checkout.
+# on a cudnn_frontend graph (cudnn/MHA.cpp:851), whose receiver's type is in a namespace outside the checkout; a
+# CUTLASS device-level operator's `run(stream)` (cuda/MixedDtypesLinear.cu:147 `gemm_op.run(...)` on a
+# cutlass::gemm::device::GemmUniversalBase, after its can_implement and initialize).
 RUN_METHOD = "execute"
+_RUN_BY_LIBRARY = {"cutlass": "run"}  # by the library of the receiver's class
+
+
+def runs_what_was_built(library: str | None, name: str) -> bool:
+    """Whether a member call of this name on an object of a library's class runs the library's work."""
+    return bool(library) and (name == RUN_METHOD or name == _RUN_BY_LIBRARY.get(library))
+
+
 _RUNS = re.compile(r"(?:^|::|\.|->)" + RUN_METHOD + r"$")
 
 

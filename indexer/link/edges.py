@@ -13,7 +13,7 @@ from pathlib import Path
 from .. import index_file
 from ..vocab import Origin, StubKind
 from .kernels import CLONE, autogen_detail, autogen_target, implementation, view_copy_detail, view_copy_target
-from .classify import RUN_METHOD, compute_family, is_service_call
+from .classify import compute_family, is_service_call, runs_what_was_built
 from .dtype_macros import DtypeMacros
 from .kinds import VIEW_COPY, EdgeKind, How, NodeKind
 from .nodes import Nodes
@@ -258,7 +258,7 @@ class _Calls:
             if t.how is How.TYPE and functors is not None:
                 for op_node in functors(ctx, callee, name):
                     yield (EdgeKind.RUNS_FUNCTOR, src.node, op_node, file, line, How.TYPE, callee, "constructed")
-            if t.how is How.VENDOR and family is None and (t.detail is None or t.library and name == RUN_METHOD) \
+            if t.how is How.VENDOR and family is None and (t.detail is None or runs_what_was_built(t.library, name)) \
                     and (family := compute_family(callee if t.detail is None else f"{t.library}::{name}")) is not None:
                 new_library = (family, callee) not in nodes.library
             if t.how is How.OP:  # an op through the dispatcher, though its name reads as a library's
