@@ -17,7 +17,7 @@ from typing import Any, Callable
 from ..indexer.vocab import StepKind
 from .api import KernelsFor, Reach, Trace
 from .results import block_parents
-from .chain import COMPOSITE, PER_DTYPE, RUNS_ON
+from .chain import COMPOSITE, PER_DTYPE, RUNS_ON, device_of
 
 LIST_CAP = 1  # stubs and registered kernels shown per key line; "+N" says how many more there are
 BRIEF_DTYPE_DEPTH = 1  # the dtype sets of the kernel and of the function one level below it (a registered kernel),
@@ -109,10 +109,12 @@ _ENDS = (StepKind.GLOBAL_KERNEL, StepKind.LIBRARY, StepKind.LAUNCH)  # a chain's
 # Library calls that are not the computing the op is about: a conversion of a buffer between floating-point formats
 # (fbgemm::FloatToFloat16_simd, Copy.cpp's copy_ of float to half, which a `.to(kFloat)` on the way reaches: data
 # moved), and a query made before the work (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize,
-# cublasLtMatmulAlgoGetHeuristic, cusolverDnXgeqrf_bufferSize, magma_get_dgeqrf_nb). Each is the end of the brief's
+# cublasLtMatmulAlgoGetHeuristic, cusolverDnXgeqrf_bufferSize, magma_get_dgeqrf_nb; a C API's size query,
+# cusparseLtSpMMACompressedSize2 before the cusparseLtSpMMACompress2 of _cslt_compress). Each is the end of the brief's
 # path only where the chain has no other end: mean's CPU path is its sum_out's reduction, mm's CUDA path the matmul.
 _SECONDARY = re.compile(r"(?:^|::)(?:(?:Float|Half|Float16|Bfloat16|BFloat16)To(?:Float|Half|Float16|Bfloat16|BFloat16)"
-                        r"(?:_\w+)?|\w*Get[A-Z]\w*|magma_get_\w+|\w*_?[bB]ufferSize\w*|\w*WorkspaceSize\w*)(?:<.*>)?$")
+                        r"(?:_\w+)?|\w*Get[A-Z]\w*|magma_get_\w+|\w*_?[bB]ufferSize\w*|\w*WorkspaceSize\w*|"
+                        r"[a-z]+[A-Z]\w*Size\d*)(?:<.*>)?$")
 _RANK = {kind: i for i, kind in enumerate((*_ENDS, StepKind.REGISTERED, StepKind.STUB, StepKind.UFUNC))}
 _WORK = frozenset((*_ENDS, StepKind.STUB))  # device work below a redispatched op
 _SLOTS = {StepKind.STUB: "stubs", StepKind.REGISTERED: "registered", StepKind.UFUNC: "device_functions",
@@ -136,6 +138,21 @@ _HOST_LIBRARIES = frozenset(("cublas", "cublaslt", "cusolver", "cusparse", "cuff
 _CPU_LIBRARIES = frozenset(("blas", "lapack", "mkl"))
 
 
+# The libraries that run on one kind of device only: a CPU key's line does not end in a GPU library's call, nor a GPU
+# key's in a CPU one's. A composite kernel is the same code for every device, and a branch that picks a backend by
+# other tests than the device's (2.6.0 Convolution.cpp:1534, _convolution's `case ConvBackend::Xnnpack2d:`) had the
+# CUDA line of _convolution name XNNPACK's xnn_run_operator.
+_GPU_LIBRARIES = _HOST_LIBRARIES | {"curand", "flash_attention", "mem_efficient_attention"}
+_CPU_ONLY_LIBRARIES = _CPU_LIBRARIES | {"onednn", "xnnpack", "qnnpack", "nnpack", "fbgemm", "sleef", "pocketfft", "ducc"}
+
+
+def _elsewhere(step: Any, device: str | None) -> bool:
+    """Whether a step is a call of a library that does not run on the key's device."""
+    if step.kind != StepKind.LIBRARY or device is None:
+        return False
+    return step.detail in (_GPU_LIBRARIES if device == "CPU" else _CPU_ONLY_LIBRARIES)
+
+
 # A launch of one block of one thread (`<<<1, 1, 0, stream>>>`) does bookkeeping beside the work: it unpacks seeds
 # (attention.cu:810 unpack_cudnn, where cuDNN's mha_graph->execute is the work), checks a size or writes a count
 # (IndexKernel.cu:392 masked_scatter_size_check, UniqueCub.cu:271). Its __global__ ends the brief's path only
@@ -150,16 +167,23 @@ def _one_thread(chain: tuple[Any, ...] | list[Any], up: list[int | None], i: int
         _ONE_THREAD.search(chain[j].detail or "") is not None
 
 
+# A GPU library's object running what was built on the host (the link stage's runs_what_was_built: a CUTLASS
+# operator's `gemm_op.run(stream)`, cuda/MixedDtypesLinear.cu:147; cudnn_frontend's `mha_graph->execute(...)`): a host
+# call of the library, though CUTLASS's other calls are its device code (a cutlass::TensorRef made before it).
+_RUNS_BUILT = re.compile(r"(?:\.|->)(?:run|execute)$")
+
+
 def _host_library(step: Any, families: frozenset[str] = _HOST_LIBRARIES) -> bool:
-    return step.kind == StepKind.LIBRARY and step.detail in families and not _secondary(step)
+    return step.kind == StepKind.LIBRARY and not _secondary(step) and (
+        step.detail in families or (families is _HOST_LIBRARIES and _RUNS_BUILT.search(step.name) is not None))
 
 
 def _secondary(step: Any) -> bool:
     return step.kind == StepKind.LIBRARY and _SECONDARY.search(step.name) is not None
 
 
-def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, kernel: str = ""
-                ) -> tuple[list[Any], list[str], set[int], list[str], set[int]]:
+def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, kernel: str = "",
+                device: str | None = None) -> tuple[list[Any], list[str], set[int], list[str], set[int]]:
     """The chain's steps (one path's first, then the op's own others, then its redispatches', each shallowest
     first), the brief lists (_SLOTS) whose first name is then on that path, each below the one before, the
     ids of the op's own steps (those not below a redispatched op), and, for a composite kernel, the ops its own
@@ -173,11 +197,14 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
     below a redispatched op; else at the shallowest __global__ kernel (of several at one depth, one named for the
     kernel's work: _names_the_work; one launched as one thread only where there is nothing else: _ONE_THREAD); else
     a BLAS, LAPACK or MKL call, else library call or launch helper (one below a stub named for the work first:
-    _stub_named_end), else registered kernel, stub or ufunc device function. Where its own steps have none of these, the
-    work is the redispatched ops': a backend kernel's path goes on into them (mean_out's CPU line is its sum_out's
-    reduction); a composite kernel's does not (its redispatches run CPU's or CUDA's kernels: the brief names those
-    ops), unless none of them does device work either. The path is that end and the steps above it (`parent`, or
-    the head of its block: results.block_parents). None of them: no path, and []."""
+    _stub_named_end), else registered kernel (not a nullptr registration), stub or ufunc device function; never a call
+    of a library that does not run on the key's `device` (_elsewhere). Where its own steps have none of these, or only
+    queries and bookkeeping (_SECONDARY, _ONE_THREAD) while the redispatched ops' have work, the work is the
+    redispatched ops': a backend kernel's path goes on into them (mean_out's CPU line is its sum_out's reduction); a
+    composite kernel's does not (its redispatches run CPU's or CUDA's kernels: the brief names those ops; its path
+    ends at its own stub or registered function, if any), unless none of them does device work either. The path is
+    that end and the steps above it (`parent`, or the head of its block: results.block_parents). None of them: no
+    path, and []."""
     everything = range(len(chain))
     up = block_parents(chain)  # a block one node's expansion yields: a stub, then each device's registration and
     # that function's definition; a launch, then its __global__
@@ -211,11 +238,38 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
     ops = working() if composite else []  # a composite's own redispatches with device work below them
     pool = own if ops or any(chain[i].kind in _SLOTS for i in own) else everything
     path: set[int] = set()
-    ends = [i for i in pool if _host_library(chain[i])] or [
-        i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL and not _one_thread(chain, up, i)] or [
-        i for i in pool if _host_library(chain[i], _CPU_LIBRARIES)] or [
-        i for i in pool if chain[i].kind in _ENDS and not _secondary(chain[i]) and not _one_thread(chain, up, i)] or [
-        i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS]
+
+    def weak(i: int) -> bool:
+        return _secondary(chain[i]) or _one_thread(chain, up, i)
+
+    registers: set[int] = set()  # the stubs with a kernel registered (not nullptr) for the walk's device
+    for i, s in enumerate(chain):
+        if s.kind == StepKind.REGISTERED and s.name != "nullptr" and up[i] is not None:
+            registers.add(up[i])
+
+    def nothing(i: int) -> bool:  # a stub that has no kernel for the walk's device, or a registration of nullptr
+        return (chain[i].kind == StepKind.REGISTERED and chain[i].name == "nullptr") or (
+            chain[i].kind == StepKind.STUB and i not in registers)
+
+    def candidates(pool: list[int] | range) -> list[int]:
+        pool = [i for i in pool if not _elsewhere(chain[i], device)]
+        return [i for i in pool if _host_library(chain[i])] or [
+            i for i in pool if chain[i].kind == StepKind.GLOBAL_KERNEL and not _one_thread(chain, up, i)] or [
+            i for i in pool if _host_library(chain[i], _CPU_LIBRARIES)] or [
+            i for i in pool if chain[i].kind in _ENDS and not weak(i)] or [
+            i for i in pool if chain[i].kind in _ENDS] or [i for i in pool if chain[i].kind in _SLOTS and not nothing(i)]
+
+    ends = candidates(pool)
+    if pool is own and ends and all(chain[i].kind in _ENDS and weak(i) for i in ends) and \
+            any(chain[i].kind in _ENDS and not weak(i) for i in everything):
+        # the op's own steps end only in queries and bookkeeping, its redispatched ops in work (2.6.0 gru_cudnn asks
+        # cuDNN for the weights' sizes, cudnn/RNN.cpp:565, and its at::_cudnn_rnn, :2544, runs the RNN): a composite
+        # kernel's line ends at its stub or registered function and names those ops; a backend kernel's goes on
+        ends = [i for i in own if chain[i].kind in (StepKind.REGISTERED, StepKind.STUB, StepKind.UFUNC) and
+                not nothing(i)] if ops else []
+        if not ends:
+            pool = everything
+            ends = candidates(pool)
     if ends:  # the shallowest; at one depth a library call before a launch helper, a stub step last
         words = _name_words(kernel)
         end = min(ends, key=lambda i: (chain[i].depth, _RANK.get(chain[i].kind, len(_RANK)),
@@ -285,7 +339,7 @@ def key_brief(k: Any) -> dict[str, Any]:
     starts with its step on one path from the kernel to its end (`path`: those lists), then the others
     shallowest first."""
     composite = k.key.rsplit(RUNS_ON, 1)[-1] in COMPOSITE  # `CPU <- CompositeImplicitAutograd`: the key asked for
-    steps, path, own, ops, path_dtypes = _path_first(k.chain, composite, k.kernel)
+    steps, path, own, ops, path_dtypes = _path_first(k.chain, composite, k.kernel, device_of(k.key.split(RUNS_ON)[0]))
     if ops:  # the work is the redispatched ops', named in `redispatches`: the lists keep its own steps
         steps = [s for s in steps if id(s) in own]
     item: dict[str, Any] = {"key": k.key, "kernel": k.kernel, "origin": k.origin,

@@ -970,12 +970,27 @@ class Linker:
                     body: int = NOT_BODY):
         """The op, and its kernel for the walk's key (a composite walk: for CPU and CUDA) to go on in."""
         yield _step(StepKind.REDISPATCH, op.name, loc, level, how=How.OP, detail=detail), None, False
-        if level > 0 and not walk.composite and not body:
+        if level > 0 and not walk.composite and not body and not self._device_only(op.id, walk.key):
             return  # a backend kernel's helpers call many small ops; only its own body's redispatches are followed
         walk.reads.add(op.id)
         for key, dn in self._kernels_of(op.id, walk.key):
             yield _step(StepKind.DEFINITION, dn.name, dn.loc, level, key, detail=f"{op.name} {key}", how=How.YAML,
                         site=loc), dn, False
+
+    def _device_only(self, op: int, key: str) -> bool:
+        """Whether an op has a kernel for the walk's key (one of a device's) and none for a key of another device nor
+        a composite one: the device's own implementation of some work (cudnn_convolution, _cudnn_rnn,
+        _flash_attention_forward, batch_norm_stats on CUDA), which a backend kernel's helper hands its work to. Such a
+        redispatch is followed wherever the walk meets it: 2.6.0 cudnn/RNN.cpp:2544, `_cudnn_impl`'s at::_cudnn_rnn,
+        two helpers below gru_cudnn, is where gru's cuDNN work is done (RNN.cpp:1384, cudnnRNNForwardTraining). An op
+        of SparseCsrCPU and SparseCsrCUDA kernels is no SparseCsrCUDA walk's; a Meta walk has none."""
+        device = device_of(key)
+        if device is None:
+            return False
+        if op not in self._kernel_table:
+            self._prefetch_kernels([op])
+        keys = self._kernel_table[op]
+        return key in keys and not any(k in COMPOSITE or device_of(k) not in (None, device) for k in keys)
 
     def _prefetch_kernels(self, ops: list[int]) -> None:
         """The kernels of these op nodes: for each (op, key) row, the definition that implements it, one
