@@ -20,6 +20,9 @@ offset and line are the same in the file as written:
   read from the file as written, directives.py);
 - an `#if` group whose branches go on an if-else chain written before it (`#ifdef USE_ROCM` / `else if (...) {...}` /
   `#endif` / `else {...}`) loses its directive lines, so the chain is one statement: _if_chain_continuations;
+- an `#if` group inside an argument list whose branches are arguments (`array_of<...>(a, b,` / `#ifdef USE_ROCM` /
+  `c<true>` / `#else` / `d` / `#endif` / `);`) keeps its last branch, the others and the directive lines blanked:
+  _argument_alternatives;
 - a use of the file's own statement macro (its body ends with `}` or `else`) alone on its line gets the `;` its
   writer left out, on the next line's indent;
 - a branch hint written as the condition's parentheses (`if C10_LIKELY (x)`) is blanked to `if (x)`;
@@ -73,6 +76,8 @@ def prepare(source: bytes, path: str = "") -> tuple[bytes, list[tuple[int, int, 
         source = _one_branch_of_split_declarations(source)
     if b"else" in source and b"#" in source:
         source = _if_chain_continuations(source)
+    if b"#if" in source:
+        source = _argument_alternatives(source)
     if b"#define" in source:
         source = _end_statement_macro_uses(source)
     if b"LIKELY" in source:
@@ -288,6 +293,55 @@ def _whole_if_group(lines: list[bytes], i: int) -> tuple[list[int], list[list[in
             return marks, branches
         branches[-1].append(j)
     return None
+
+
+_ARGUMENTS_OPEN = re.compile(rb"[(,]\s*(?://.*)?$")  # a line of code that leaves an argument list open
+
+
+def _argument_alternatives(source: bytes) -> bytes:
+    """Keep the last branch of an #if group written inside an argument list (the line of code before it ends with
+    `(` or `,`) whose every branch is 1 to _SPLIT_BRANCH_LINES lines of arguments (no `;`, `{` or `}`, its parentheses
+    balanced, no nested directive): the other branches and the directive lines are blanked. tree-sitter reads no
+    directive inside an expression: 2.6.0 transformers/cuda/sdp_utils.cpp:668-672 (`#ifdef USE_ROCM` /
+    `check_head_dim_size_flash<true>` / `#else` / `check_head_dim_size_mem_efficient` / `#endif` in array_of's
+    arguments) ended can_use_mem_efficient_attention (:647) at :705, and its checks after it were read outside any
+    function. One branch, as a compiler reads it, so that the call keeps its argument count (1.13.1
+    cuda/Blas.cpp:255, gemm_and_bias's last argument under `#if 0` / `#else`); the last, as for split declarations,
+    is the `#else` of `#if 0` and of `#ifdef USE_ROCM`. The lines keep their guards (directives.py)."""
+    lines = source.split(b"\n")
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    out: bytearray | None = None
+    for i, line in enumerate(lines):
+        d = CONDITIONAL.match(line)
+        if d is None or d.group(1) not in (b"if", b"ifdef", b"ifndef"):
+            continue
+        before = i - 1
+        while before >= 0 and (not lines[before].strip() or lines[before].lstrip().startswith(b"//")):
+            before -= 1
+        if before < 0 or lines[before].lstrip().startswith(b"#") or \
+                not _ARGUMENTS_OPEN.search(_without_literals(lines[before])):
+            continue
+        group = _whole_if_group(lines, i)
+        if group is None:
+            continue
+        marks, branches = group
+        if not all(0 < _code_lines(lines, b) <= _SPLIT_BRANCH_LINES and _arguments_only(lines, b) for b in branches):
+            continue
+        if out is None:
+            out = bytearray(source)
+        for k in marks + [k for b in branches[:-1] for k in b]:
+            out[starts[k]:starts[k] + len(lines[k])] = lines[k].translate(_BLANK)
+    return source if out is None else bytes(out)
+
+
+def _arguments_only(lines: list[bytes], branch: list[int]) -> bool:
+    """Whether a branch's lines are arguments: no directive, `;`, `{` or `}`, parentheses balanced."""
+    code = [_without_literals(lines[k]).split(b"//", 1)[0] for k in branch]
+    return not any(c.lstrip().startswith(b"#") or b";" in c or b"{" in c or b"}" in c for c in code) and \
+        sum(c.count(b"(") - c.count(b")") for c in code) == 0
 
 
 def _first_code_line(lines: list[bytes], branch: list[int]) -> int | None:
