@@ -196,17 +196,37 @@ def _parens(line: bytes) -> int:
     return code.count(b"(") - code.count(b")")
 
 
+def _lines(source: bytes) -> tuple[list[bytes], list[int]]:
+    """The source's lines (without their newlines) and the offset each starts at."""
+    lines = source.split(b"\n")
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    return lines, starts
+
+
+def _if_openers(lines: list[bytes]):
+    """The indexes of the lines that open an #if group (#if, #ifdef, #ifndef)."""
+    for i, line in enumerate(lines):
+        if b"#" in line and (d := CONDITIONAL.match(line)) is not None and d.group(1) in (b"if", b"ifdef", b"ifndef"):
+            yield i
+
+
+def _blanked(out: bytearray, lines: list[bytes], starts: list[int], blank: list[int]) -> bytearray:
+    """out with these lines (indexes into lines) blanked, their newlines kept."""
+    for k in blank:
+        out[starts[k]:starts[k] + len(lines[k])] = lines[k].translate(_BLANK)
+    return out
+
+
 def _one_branch_of_split_declarations(source: bytes) -> bytes:
     """Blank an #if group (no nested directive) whose branches are alternative pieces of one declaration: each
     branch at most _SPLIT_BRANCH_LINES lines, and every branch only template heads, or a branch whose parentheses
     do not balance: the last branch is kept. Or every branch, of at most _BLOCK_HEAD_LINES lines, the head of one
     block (_block_heads): the branch with the most lines of code is kept, the last of equals (2.6.0
     torch/csrc/cuda/comm.cpp:53-65 keeps USE_NCCL's ten lines, not `{`). One pass over the lines."""
-    lines = source.split(b"\n")
-    starts, at = [], 0
-    for line in lines:
-        starts.append(at)
-        at += len(line) + 1
+    lines, starts = _lines(source)
     out = bytearray(source)
     i = 0
     while i < len(lines):
@@ -224,8 +244,7 @@ def _one_branch_of_split_declarations(source: bytes) -> bytes:
         else:
             kept = None
         if kept is not None:
-            for k in marks + [k for b, ks in enumerate(branches) if b != kept for k in ks]:
-                out[starts[k]:starts[k] + len(lines[k])] = lines[k].translate(_BLANK)
+            _blanked(out, lines, starts, marks + [k for b, ks in enumerate(branches) if b != kept for k in ks])
             i = marks[-1] + 1
         else:
             i += 1
@@ -245,16 +264,9 @@ def _if_chain_continuations(source: bytes) -> bytes:
     `#endif` / `else {` ended _cslt_sparse_mm_impl (:94) at :248, and its cusparseLtMatmul (:440) was read outside
     any function. Of several branches, all are kept when only the last is a bare `else`; else only the last is. The
     guards of the lines are read from the file as written (directives.py). Nested groups inside a branch stay."""
-    lines = source.split(b"\n")
-    starts, at = [], 0
-    for line in lines:
-        starts.append(at)
-        at += len(line) + 1
+    lines, starts = _lines(source)
     out: bytearray | None = None
-    for i, line in enumerate(lines):
-        d = CONDITIONAL.match(line)
-        if d is None or d.group(1) not in (b"if", b"ifdef", b"ifndef"):
-            continue
+    for i in _if_openers(lines):
         group = _whole_if_group(lines, i)
         if group is None:
             continue
@@ -266,10 +278,7 @@ def _if_chain_continuations(source: bytes) -> bytes:
         blank = list(marks)
         if any(_BARE_ELSE.match(lines[k]) for k in firsts[:-1]):  # `else {...} else {...}`: one branch
             blank += [k for b in branches[:-1] for k in b]
-        if out is None:
-            out = bytearray(source)
-        for k in blank:
-            out[starts[k]:starts[k] + len(lines[k])] = lines[k].translate(_BLANK)
+        out = _blanked(out if out is not None else bytearray(source), lines, starts, blank)
     return source if out is None else bytes(out)
 
 
@@ -308,16 +317,9 @@ def _argument_alternatives(source: bytes) -> bytes:
     function. One branch, as a compiler reads it, so that the call keeps its argument count (1.13.1
     cuda/Blas.cpp:255, gemm_and_bias's last argument under `#if 0` / `#else`); the last, as for split declarations,
     is the `#else` of `#if 0` and of `#ifdef USE_ROCM`. The lines keep their guards (directives.py)."""
-    lines = source.split(b"\n")
-    starts, at = [], 0
-    for line in lines:
-        starts.append(at)
-        at += len(line) + 1
+    lines, starts = _lines(source)
     out: bytearray | None = None
-    for i, line in enumerate(lines):
-        d = CONDITIONAL.match(line)
-        if d is None or d.group(1) not in (b"if", b"ifdef", b"ifndef"):
-            continue
+    for i in _if_openers(lines):
         before = i - 1
         while before >= 0 and (not lines[before].strip() or lines[before].lstrip().startswith(b"//")):
             before -= 1
@@ -330,10 +332,8 @@ def _argument_alternatives(source: bytes) -> bytes:
         marks, branches = group
         if not all(0 < _code_lines(lines, b) <= _SPLIT_BRANCH_LINES and _arguments_only(lines, b) for b in branches):
             continue
-        if out is None:
-            out = bytearray(source)
-        for k in marks + [k for b in branches[:-1] for k in b]:
-            out[starts[k]:starts[k] + len(lines[k])] = lines[k].translate(_BLANK)
+        out = _blanked(out if out is not None else bytearray(source), lines, starts,
+                       marks + [k for b in branches[:-1] for k in b])
     return source if out is None else bytes(out)
 
 
