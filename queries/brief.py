@@ -265,9 +265,10 @@ def _path_first(chain: tuple[Any, ...] | list[Any], composite: bool = False, ker
         # the op's own steps end only in queries and bookkeeping, its redispatched ops in work (2.6.0 gru_cudnn asks
         # cuDNN for the weights' sizes, cudnn/RNN.cpp:565, and its at::_cudnn_rnn, :2544, runs the RNN): a composite
         # kernel's line ends at its stub or registered function and names those ops; a backend kernel's goes on
-        ends = [i for i in own if chain[i].kind in (StepKind.REGISTERED, StepKind.STUB, StepKind.UFUNC) and
-                not nothing(i)] if ops else []
-        if not ends:
+        if ops:
+            ends = [i for i in own if chain[i].kind in (StepKind.REGISTERED, StepKind.STUB, StepKind.UFUNC) and
+                    not nothing(i)]
+        else:
             pool = everything
             ends = candidates(pool)
     if ends:  # the shallowest; at one depth a library call before a launch helper, a stub step last

@@ -29,6 +29,9 @@ YAML = """\
 - func: zero_thing_(Tensor(a!) self) -> Tensor(a!)
   dispatch:
     CPU, CUDA: zero_thing_
+- func: ask_thing(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: ask_thing
 - func: conv_thing(Tensor self) -> Tensor
   dispatch:
     CPU: conv_thing_cpu
@@ -53,6 +56,11 @@ Tensor seq_thing(const Tensor& self) {
 Tensor zero_thing_(Tensor& self) {
   for (int i = 0; i < 4; i++) { self.fill_(0); }
   return self;
+}
+Tensor ask_thing(const Tensor& self) {
+  size_t size = 0;
+  cudnnGetRNNParamsSize(nullptr, &size);                                     // :16
+  return at::_seq_cudnn(self);                                               // :17
 }
 Tensor conv_thing_cpu(const Tensor& self) {
   for (int i = 0; i < 4; i++) { self.fill_(1); }
@@ -144,3 +152,13 @@ def test_a_backend_line_goes_on_into_the_device_only_op(ix: Index):
     [line] = [b for b in kernels_for_brief(answer)["keys"] if b["key"] == "CUDA"]
     assert line["library"][0] == "cudnn:cudnnRNNForwardTraining"  # not the workspace query at :24
     assert line["path"] == ["library"]
+
+
+def test_a_composite_line_with_only_queries_of_its_own_has_no_path(ix: Index):
+    """A composite kernel without a stub whose own steps end only in a query (Seq.cpp:16): its line names the op
+    whose kernel works (`=> _seq_cudnn`) and goes no further, as a composite line does."""
+    answer, _k = _key(ix, "ask_thing", "CUDA <- CompositeExplicitAutograd")
+    [line] = [b for b in kernels_for_brief(answer)["keys"] if b["key"].startswith("CUDA")]
+    assert "path" not in line
+    assert line["redispatches"] == ["_seq_cudnn"]
+    assert line["library"] == ["cudnn:cudnnGetRNNParamsSize"]  # its own steps only
