@@ -162,3 +162,23 @@ def test_a_composite_line_with_only_queries_of_its_own_has_no_path(ix: Index):
     assert "path" not in line
     assert line["redispatches"] == ["_seq_cudnn"]
     assert line["library"] == ["cudnn:cudnnGetRNNParamsSize"]  # its own steps only
+
+
+def test_an_edit_that_gives_the_op_another_device_s_kernel_walks_the_chain_again(tmp_path):
+    """Whether a helper's redispatch is followed depends on the op's kernels, which native_functions.yaml gives: an
+    edit of it walks every op again (indexer/chain_stage.py), and the chain answers as a fresh build does."""
+    from tg_index.indexer.build import build
+
+    keys = FIXTURES / "dispatch_keys"
+    files = {str(p.relative_to(keys)): p.read_text() for p in (keys / "c10").rglob("*") if p.is_file()}
+    tree = tmp_path / "tree"
+    db = built_tree(tree, {**files, N + "native_functions.yaml": YAML, N + "Seq.h": SEQ_H, N + "Seq.cpp": SEQ_CPP,
+                           N + "cudnn/Seq.cpp": CUDNN_CPP, N + "cuda/Zero.cu": ZERO_CU})
+    _answer, k = _key(Index.open(db), "conv_thing", "CUDA")
+    assert "at::native::_seq_cudnn_cuda" in {s.name for s in k.chain}
+    yaml = tree / N / "native_functions.yaml"  # _seq_cudnn gets a CPU kernel: no longer CUDA's alone
+    yaml.write_text(YAML.replace("    CUDA: _seq_cudnn_cuda", "    CPU: zero_thing_\n    CUDA: _seq_cudnn_cuda"))
+    build(tree, db, jobs=1)
+    _answer, k = _key(Index.open(db), "conv_thing", "CUDA")
+    names = {s.name for s in k.chain}
+    assert "_seq_cudnn" in names and "at::native::_seq_cudnn_cuda" not in names
