@@ -265,8 +265,12 @@ def _if_chain_continuations(source: bytes) -> bytes:
     any function. Of several branches, all are kept when only the last is a bare `else`; else only the last is. The
     guards of the lines are read from the file as written (directives.py). Nested groups inside a branch stay."""
     lines, starts = _lines(source)
+    following = _next_code_lines(lines)
     out: bytearray | None = None
     for i in _if_openers(lines):
+        k = following[i + 1] if i + 1 < len(lines) else None
+        if k is None or not _CONTINUATION.match(lines[k]):
+            continue  # the first branch's first code line, if it has one, is no link: the group is not read whole
         group = _whole_if_group(lines, i)
         if group is None:
             continue
@@ -280,6 +284,19 @@ def _if_chain_continuations(source: bytes) -> bytes:
             blank += [k for b in branches[:-1] for k in b]
         out = _blanked(out if out is not None else bytearray(source), lines, starts, blank)
     return source if out is None else bytes(out)
+
+
+def _next_code_lines(lines: list[bytes]) -> list[int | None]:
+    """Per line, the first line from it on that holds code (_first_code_line's test), None when none does: one pass
+    from the end, so that a file of many nested #if groups is not read once per group."""
+    got: list[int | None] = [None] * len(lines)
+    nxt: int | None = None
+    for k in range(len(lines) - 1, -1, -1):
+        code = lines[k].strip()
+        if code and not code.startswith((b"//", b"/*", b"*", b"#")):
+            nxt = k
+        got[k] = nxt
+    return got
 
 
 def _whole_if_group(lines: list[bytes], i: int) -> tuple[list[int], list[list[int]]] | None:
